@@ -1,0 +1,133 @@
+"""Shuffle batches (S): the lower bound of chua24 Sec. 4.3 from the sets E_C.
+
+The pair (chua24 eq. 1-2) P_S = (1/T) sum_t N(2 e_t, sigma^2 I), Q_S = (1/T) sum_t N(e_t, sigma^2 I)
+is realised by one adjacent pair of datasets, so any set E gives delta_S(eps) >= P(E) - e^eps Q(E).
+With E_C = {w : max_t w_t >= C},
+
+    p_C = P_S(E_C) = 1 - Phi((C - 2)/sigma) Phi(C/sigma)^(T-1),
+    q_C = Q_S(E_C) = 1 - Phi((C - 1)/sigma) Phi(C/sigma)^(T-1).
+
+remove (P_S||Q_S): max_C p_C - e^eps q_C          (the paper's bound (3));
+add    (Q_S||P_S): max_C (1 - q_C) - e^eps (1 - p_C)  (the complements {max_t w_t < C}).
+
+For K epochs (independent shuffles, same worst-case instance) the pair is (P_S^K, Q_S^K); the
+number N of epochs whose maximum reaches C is Bin(K, p_C) under P and Bin(K, q_C) under Q, and
+the sets {N >= j} (remove) and {N < j} (add), j = 1..K, give the bound; K = 1 is the paper's.
+
+Since every set gives a valid bound, the maximum over a C grid (the paper: 0..100 step 0.01)
+is a lower bound, and a local refinement around the best grid point is kept only where it
+raises it. The eps lower bound for a target delta is, per set, eps_E = log((P(E) - delta)/Q(E))
+(delta_S(eps) > delta for every eps < eps_E), maximised the same way. Upper bound: Thm 4.1,
+delta_S <= delta_D.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import optimize, special, stats
+
+from ..validation import check_array, check_int_at_least, check_nonnegative, check_open_unit, check_positive
+
+DEFAULT_C_GRID = (0.0, 100.0, 0.01)
+"""(start, stop, step) of the C grid: the paper's 0 to 100 in steps of 0.01."""
+
+
+def c_grid(start: float = 0.0, stop: float = 100.0, step: float = 0.01) -> np.ndarray:
+    """The grid start, start + step, ..., stop (inclusive)."""
+    if not stop > start:
+        raise ValueError(f"C grid stop must be greater than start {start}; got {stop}")
+    step = check_positive("C grid step", step)
+    return start + step * np.arange(int(round((stop - start) / step)) + 1)
+
+
+def _event_probabilities(c, sigma: float, steps: int):
+    """(p_C, q_C, 1 - p_C, 1 - q_C) for the sets E_C, each accurate to full relative precision."""
+    c = np.asarray(c, dtype=float)
+    log_rest = (steps - 1) * special.log_ndtr(c / sigma)
+    log_not_p = special.log_ndtr((c - 2.0) / sigma) + log_rest  # log(1 - p_C)
+    log_not_q = special.log_ndtr((c - 1.0) / sigma) + log_rest  # log(1 - q_C)
+    return -np.expm1(log_not_p), -np.expm1(log_not_q), np.exp(log_not_p), np.exp(log_not_q)
+
+
+def _set_pairs(c, sigma: float, steps: int, epochs: int, direction: str):
+    """Probabilities (under the first, under the second distribution) of every set, shape (len(c), K)."""
+    p, q, not_p, not_q = _event_probabilities(c, sigma, steps)
+    if epochs == 1:
+        pairs = (p, q) if direction == "remove" else (not_q, not_p)
+        return pairs[0][:, None], pairs[1][:, None]
+    counts = np.arange(1, epochs + 1)
+    if direction == "remove":  # sets {N >= j}
+        first = stats.binom.sf(counts[None, :] - 1, epochs, p[:, None])
+        second = stats.binom.sf(counts[None, :] - 1, epochs, q[:, None])
+    else:  # sets {N <= j - 1}, probabilities under Q then P
+        first = stats.binom.cdf(counts[None, :] - 1, epochs, q[:, None])
+        second = stats.binom.cdf(counts[None, :] - 1, epochs, p[:, None])
+    return first, second
+
+
+def _delta_for_sets(first, second, eps):
+    return first - np.exp(eps) * second
+
+
+def _eps_for_sets(first, second, delta):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        value = np.log((first - delta) / second)
+    return np.where(first > delta, value, -np.inf)
+
+
+def _best(objective, grid, sigma, steps, epochs, direction, target, refine):
+    """max over the grid (and a local refinement) of objective(first, second, target)."""
+    first, second = _set_pairs(grid, sigma, steps, epochs, direction)
+    values = objective(first, second, target)
+    flat = int(np.nanargmax(values))
+    i, j = divmod(flat, values.shape[1])
+    best_value, best_c = float(values[i, j]), float(grid[i])
+    if refine and np.isfinite(best_value) and len(grid) > 1:
+        step = float(grid[1] - grid[0])
+
+        def negative(c):
+            f, s = _set_pairs(np.array([c]), sigma, steps, epochs, direction)
+            v = objective(f[:, j], s[:, j], target)[0]
+            return -v if np.isfinite(v) else np.inf
+
+        result = optimize.minimize_scalar(
+            negative, bounds=(best_c - step, best_c + step), method="bounded", options={"xatol": 1e-9}
+        )
+        if result.success and -result.fun > best_value:
+            best_value, best_c = float(-result.fun), float(result.x)
+    return best_value, best_c
+
+
+def _check(sigma, steps, epochs):
+    return check_positive("sigma", sigma), check_int_at_least("steps", steps, 1), check_int_at_least("epochs", epochs, 1)
+
+
+def shuffle_delta_lower(epsilon, sigma: float, steps: int, epochs: int = 1, grid=None, refine: bool = True) -> dict:
+    """Lower bounds on delta_S(eps) per direction and their maximum, with the maximising C.
+
+    Returns ``{"remove": array, "add": array, "max": array, "c_remove": array, "c_add": array}``.
+    """
+    eps = check_array("epsilon", epsilon, check_nonnegative)
+    sigma, steps, epochs = _check(sigma, steps, epochs)
+    grid = c_grid(*DEFAULT_C_GRID) if grid is None else np.asarray(grid, dtype=float)
+    out = {}
+    for direction in ("remove", "add"):
+        best = [_best(_delta_for_sets, grid, sigma, steps, epochs, direction, e, refine) for e in eps]
+        out[direction] = np.maximum(np.array([b[0] for b in best]), 0.0)
+        out[f"c_{direction}"] = np.array([b[1] for b in best])
+    out["max"] = np.maximum(out["remove"], out["add"])
+    return out
+
+
+def shuffle_epsilon_lower(delta, sigma: float, steps: int, epochs: int = 1, grid=None, refine: bool = True) -> dict:
+    """Lower bounds on eps_S(delta) per direction and their maximum (0 where no set beats delta)."""
+    deltas = check_array("delta", delta, check_open_unit)
+    sigma, steps, epochs = _check(sigma, steps, epochs)
+    grid = c_grid(*DEFAULT_C_GRID) if grid is None else np.asarray(grid, dtype=float)
+    out = {}
+    for direction in ("remove", "add"):
+        best = [_best(_eps_for_sets, grid, sigma, steps, epochs, direction, d, refine) for d in deltas]
+        out[direction] = np.maximum(np.array([b[0] for b in best]), 0.0)
+        out[f"c_{direction}"] = np.array([b[1] for b in best])
+    out["max"] = np.maximum(out["remove"], out["add"])
+    return out

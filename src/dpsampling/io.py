@@ -1,0 +1,107 @@
+"""Parquet files that record how they were computed.
+
+Every table is written with a JSON document under the schema metadata key ``dpsampling``:
+the parameters it was computed from, plus the package and dependency versions. Writes are
+atomic (a temporary file in the same folder, then ``os.replace``), so an interrupted job
+leaves no half-written result. ``read_table`` refuses a file that is not readable Parquet or
+whose recorded parameters differ from the ones the caller expects.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import tempfile
+from importlib import metadata as importlib_metadata
+from pathlib import Path
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from . import __version__
+
+METADATA_KEY = b"dpsampling"
+DEPENDENCIES = ("numpy", "scipy", "pandas", "pyarrow", "numba", "dp-accounting", "matplotlib", "snakemake")
+
+
+def environment_versions() -> dict:
+    """Versions of Python, this package and its dependencies (None when not installed)."""
+    versions = {"python": platform.python_version(), "dpsampling": __version__}
+    for name in DEPENDENCIES:
+        try:
+            versions[name] = importlib_metadata.version(name)
+        except importlib_metadata.PackageNotFoundError:
+            versions[name] = None
+    return versions
+
+
+def _jsonable(value):
+    """Turn numpy scalars/arrays and tuples into plain JSON values."""
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    return value
+
+
+def write_table(frame: pd.DataFrame, path, parameters: dict) -> Path:
+    """Write ``frame`` to ``path`` atomically with ``parameters`` and versions in its metadata."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if not os.access(path.parent, os.W_OK):
+        raise PermissionError(f"output directory {path.parent} is not writable")
+    document = {"parameters": _jsonable(parameters), "versions": environment_versions()}
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+    schema_metadata = dict(table.schema.metadata or {})
+    schema_metadata[METADATA_KEY] = json.dumps(document, sort_keys=True).encode()
+    table = table.replace_schema_metadata(schema_metadata)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    try:
+        pq.write_table(table, tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def read_metadata(path) -> dict:
+    """The ``{"parameters": ..., "versions": ...}`` document of a file written by write_table."""
+    path = Path(path)
+    try:
+        schema = pq.read_schema(path)
+    except FileNotFoundError:
+        raise
+    except Exception as error:  # pyarrow raises several types for damaged files
+        raise ValueError(f"{path} is not a readable Parquet file ({error})") from error
+    raw = (schema.metadata or {}).get(METADATA_KEY)
+    if raw is None:
+        raise ValueError(f"{path} has no dpsampling metadata; it was not written by this package")
+    return json.loads(raw)
+
+
+def read_table(path, expected_parameters: dict | None = None) -> tuple[pd.DataFrame, dict]:
+    """Read a table and its metadata; refuse it if its parameters differ from ``expected_parameters``.
+
+    Only the keys of ``expected_parameters`` are compared, after the same JSON normalisation
+    used when writing (so tuples and lists compare equal).
+    """
+    path = Path(path)
+    document = read_metadata(path)
+    if expected_parameters is not None:
+        recorded = document["parameters"]
+        wanted = json.loads(json.dumps(_jsonable(expected_parameters)))
+        mismatched = {k: (recorded.get(k), v) for k, v in wanted.items() if recorded.get(k) != v}
+        if mismatched:
+            detail = "; ".join(f"{k}: file has {a!r}, requested {b!r}" for k, (a, b) in mismatched.items())
+            raise ValueError(f"{path} was computed with other parameters ({detail})")
+    try:
+        frame = pq.read_table(path).to_pandas()
+    except Exception as error:
+        raise ValueError(f"{path} is not a readable Parquet file ({error})") from error
+    return frame, document
