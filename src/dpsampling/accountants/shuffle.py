@@ -13,6 +13,7 @@ add    (Q_S||P_S): max_C (1 - q_C) - e^eps (1 - p_C)  (the complements {max_t w_
 For K epochs (independent shuffles, same worst-case instance) the pair is (P_S^K, Q_S^K); the
 number N of epochs whose maximum reaches C is Bin(K, p_C) under P and Bin(K, q_C) under Q, and
 the sets {N >= j} (remove) and {N < j} (add), j = 1..K, give the bound; K = 1 is the paper's.
+The add direction searches C over the grid and its mirror image (see _direction_grid).
 
 Since every set gives a valid bound, the maximum over a C grid (the paper: 0..100 step 0.01)
 is a lower bound, and a local refinement around the best grid point is kept only where it
@@ -24,7 +25,7 @@ delta_S <= delta_D.
 from __future__ import annotations
 
 import numpy as np
-from scipy import optimize, special, stats
+from scipy import optimize, special
 
 from ..validation import check_array, check_int_at_least, check_nonnegative, check_open_unit, check_positive
 
@@ -40,29 +41,51 @@ def c_grid(start: float = 0.0, stop: float = 100.0, step: float = 0.01) -> np.nd
     return start + step * np.arange(int(round((stop - start) / step)) + 1)
 
 
-def _event_probabilities(c, sigma: float, steps: int):
-    """(p_C, q_C, 1 - p_C, 1 - q_C) for the sets E_C, each accurate to full relative precision."""
+def _log_event_probabilities(c, sigma: float, steps: int):
+    """log of (p_C, q_C, 1 - p_C, 1 - q_C) for the sets E_C, accurate to full relative precision."""
     c = np.asarray(c, dtype=float)
     log_rest = (steps - 1) * special.log_ndtr(c / sigma)
     log_not_p = special.log_ndtr((c - 2.0) / sigma) + log_rest  # log(1 - p_C)
     log_not_q = special.log_ndtr((c - 1.0) / sigma) + log_rest  # log(1 - q_C)
-    return -np.expm1(log_not_p), -np.expm1(log_not_q), np.exp(log_not_p), np.exp(log_not_q)
+    with np.errstate(divide="ignore"):
+        return np.log(-np.expm1(log_not_p)), np.log(-np.expm1(log_not_q)), log_not_p, log_not_q
+
+
+def _event_probabilities(c, sigma: float, steps: int):
+    """(p_C, q_C, 1 - p_C, 1 - q_C) for the sets E_C."""
+    return tuple(np.exp(v) for v in _log_event_probabilities(c, sigma, steps))
+
+
+def _binomial_tails(log_p, log_not_p, epochs: int, upper: bool):
+    """Pr[Bin(K, p) >= j] (upper) or Pr[Bin(K, p) <= j - 1] for j = 1..K, summed in log space.
+
+    scipy's binom.sf is 1 - cdf and loses everything below ~1e-16; here each term
+    C(K, i) p^i (1 - p)^(K - i) is formed from log p and log(1 - p) and the tails are summed
+    with logsumexp, so tails of 1e-200 keep their relative precision.
+    """
+    i = np.arange(epochs + 1)
+    with np.errstate(invalid="ignore"):
+        log_terms = (
+            special.gammaln(epochs + 1) - special.gammaln(i + 1) - special.gammaln(epochs - i + 1)
+        )[None, :] + i[None, :] * log_p[:, None] + (epochs - i)[None, :] * log_not_p[:, None]
+    log_terms = np.where(np.isnan(log_terms), -np.inf, log_terms)  # 0 * log 0
+    tails = np.empty((len(log_p), epochs))
+    for j in range(1, epochs + 1):
+        part = log_terms[:, j:] if upper else log_terms[:, :j]
+        tails[:, j - 1] = np.exp(special.logsumexp(part, axis=1))
+    return tails
 
 
 def _set_pairs(c, sigma: float, steps: int, epochs: int, direction: str):
     """Probabilities (under the first, under the second distribution) of every set, shape (len(c), K)."""
-    p, q, not_p, not_q = _event_probabilities(c, sigma, steps)
+    log_p, log_q, log_not_p, log_not_q = _log_event_probabilities(c, sigma, steps)
     if epochs == 1:
-        pairs = (p, q) if direction == "remove" else (not_q, not_p)
-        return pairs[0][:, None], pairs[1][:, None]
-    counts = np.arange(1, epochs + 1)
-    if direction == "remove":  # sets {N >= j}
-        first = stats.binom.sf(counts[None, :] - 1, epochs, p[:, None])
-        second = stats.binom.sf(counts[None, :] - 1, epochs, q[:, None])
-    else:  # sets {N <= j - 1}, probabilities under Q then P
-        first = stats.binom.cdf(counts[None, :] - 1, epochs, q[:, None])
-        second = stats.binom.cdf(counts[None, :] - 1, epochs, p[:, None])
-    return first, second
+        pairs = (log_p, log_q) if direction == "remove" else (log_not_q, log_not_p)
+        return np.exp(pairs[0])[:, None], np.exp(pairs[1])[:, None]
+    if direction == "remove":  # sets {N >= j}: N ~ Bin(K, p_C) under P, Bin(K, q_C) under Q
+        return (_binomial_tails(log_p, log_not_p, epochs, True), _binomial_tails(log_q, log_not_q, epochs, True))
+    # sets {N <= j - 1}, probabilities under Q then under P
+    return (_binomial_tails(log_q, log_not_q, epochs, False), _binomial_tails(log_p, log_not_p, epochs, False))
 
 
 def _delta_for_sets(first, second, eps):
@@ -98,6 +121,14 @@ def _best(objective, grid, sigma, steps, epochs, direction, target, refine):
     return best_value, best_c
 
 
+def _direction_grid(grid: np.ndarray, direction: str) -> np.ndarray:
+    """remove: the grid as given; add: also its mirror image -C, since the best C of the
+    complement sets {max_t w_t < C} moves below zero as eps grows (for T = 1 it is 1.5 - sigma^2 eps)."""
+    if direction == "remove":
+        return grid
+    return np.unique(np.concatenate([-grid, grid]))
+
+
 def _check(sigma, steps, epochs):
     return check_positive("sigma", sigma), check_int_at_least("steps", steps, 1), check_int_at_least("epochs", epochs, 1)
 
@@ -112,7 +143,7 @@ def shuffle_delta_lower(epsilon, sigma: float, steps: int, epochs: int = 1, grid
     grid = c_grid(*DEFAULT_C_GRID) if grid is None else np.asarray(grid, dtype=float)
     out = {}
     for direction in ("remove", "add"):
-        best = [_best(_delta_for_sets, grid, sigma, steps, epochs, direction, e, refine) for e in eps]
+        best = [_best(_delta_for_sets, _direction_grid(grid, direction), sigma, steps, epochs, direction, e, refine) for e in eps]
         out[direction] = np.maximum(np.array([b[0] for b in best]), 0.0)
         out[f"c_{direction}"] = np.array([b[1] for b in best])
     out["max"] = np.maximum(out["remove"], out["add"])
@@ -126,7 +157,7 @@ def shuffle_epsilon_lower(delta, sigma: float, steps: int, epochs: int = 1, grid
     grid = c_grid(*DEFAULT_C_GRID) if grid is None else np.asarray(grid, dtype=float)
     out = {}
     for direction in ("remove", "add"):
-        best = [_best(_eps_for_sets, grid, sigma, steps, epochs, direction, d, refine) for d in deltas]
+        best = [_best(_eps_for_sets, _direction_grid(grid, direction), sigma, steps, epochs, direction, d, refine) for d in deltas]
         out[direction] = np.maximum(np.array([b[0] for b in best]), 0.0)
         out[f"c_{direction}"] = np.array([b[1] for b in best])
     out["max"] = np.maximum(out["remove"], out["add"])

@@ -1,0 +1,59 @@
+"""Parquet tables keep their metadata, refuse mismatches and damage, and never leave partial files."""
+
+import os
+
+import pandas as pd
+import pytest
+
+from dpsampling import io
+
+
+def test_round_trip_keeps_parameters_and_versions(tmp_path):
+    frame = pd.DataFrame({"epsilon": [0.5, 1.0], "delta_upper": [0.1, 0.01]})
+    path = io.write_table(frame, tmp_path / "a" / "bounds.parquet", {"sigma": 0.4, "steps": 10, "grid": (0, 1)})
+    back, document = io.read_table(path, {"sigma": 0.4, "grid": [0, 1]})
+    pd.testing.assert_frame_equal(back, frame)
+    assert document["parameters"]["steps"] == 10
+    assert document["versions"]["dpsampling"] and document["versions"]["numpy"]
+    assert [p.name for p in path.parent.iterdir()] == ["bounds.parquet"]
+
+
+def test_mismatched_parameters_are_refused_naming_the_file(tmp_path):
+    path = io.write_table(pd.DataFrame({"x": [1]}), tmp_path / "t.parquet", {"sigma": 0.4})
+    with pytest.raises(ValueError, match=r"t\.parquet was computed with other parameters \(sigma: file has 0.4, requested 0.5\)"):
+        io.read_table(path, {"sigma": 0.5})
+
+
+def test_truncated_file_is_refused_naming_the_file(tmp_path):
+    path = io.write_table(pd.DataFrame({"x": range(100)}), tmp_path / "t.parquet", {"a": 1})
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+    with pytest.raises(ValueError, match=r"t\.parquet is not a readable Parquet file"):
+        io.read_table(path)
+
+
+def test_foreign_parquet_without_metadata_is_refused(tmp_path):
+    path = tmp_path / "plain.parquet"
+    pd.DataFrame({"x": [1]}).to_parquet(path)
+    with pytest.raises(ValueError, match="has no dpsampling metadata"):
+        io.read_table(path)
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root can write anywhere")
+def test_unwritable_directory_is_a_clear_error(tmp_path):
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o500)
+    with pytest.raises(PermissionError, match="not writable"):
+        io.write_table(pd.DataFrame({"x": [1]}), locked / "t.parquet", {})
+    assert list(locked.iterdir()) == []
+
+
+def test_failed_write_leaves_nothing(tmp_path, monkeypatch):
+    def boom(*args, **kwargs):
+        raise RuntimeError("disk full")
+
+    monkeypatch.setattr(io.pq, "write_table", boom)
+    with pytest.raises(RuntimeError):
+        io.write_table(pd.DataFrame({"x": [1]}), tmp_path / "t.parquet", {})
+    assert list(tmp_path.iterdir()) == []
