@@ -36,7 +36,7 @@ class AccountingOptions:
     """Numerical settings; every result records them."""
 
     pld_discretization: float = 1e-4  # PLD value discretization for delta queries
-    pld_relative_accuracy: float = 1e-3  # eps queries: interval = this * eps (clipped)
+    pld_relative_accuracy: float = 1e-2  # eps queries: refine until eps_upper moves less than this
     pld_min_discretization: float = 1e-6
     c_grid: tuple = shuffle.DEFAULT_C_GRID  # (start, stop, step) of the shuffle C grid
     refine_c: bool = True

@@ -8,9 +8,9 @@ an upper bound with ``pessimistic_estimate=True`` (connect-the-dots) and a lower
 discretization interval, which every result records. RDP (Mironov 2017, dp-accounting's
 conversion) bounds the maximum of the two directions only.
 
-For eps queries the discretization is relative: a coarse pessimistic pass (interval 1e-3)
-gives eps0, and the final interval is clip(relative_accuracy * eps0, min, max), so that small
-eps (0.01 at sigma = 1.3, T = 1e5) are resolved without paying for it at large eps.
+For eps queries the interval starts at ``max_discretization`` and shrinks 4x at a time until
+the upper bound moves by less than ``relative_accuracy`` (relative), so that small eps (0.01
+at sigma = 1.3, T = 1e5) are resolved without paying for fine grids at large eps.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from dp_accounting.pld import privacy_loss_distribution as pld_lib
 
 from ..validation import check_array, check_int_at_least, check_nonnegative, check_open_unit, check_positive, check_rate
 
-COARSE_DISCRETIZATION = 1e-3
+REFINEMENT_FACTOR = 4.0
 
 
 @dataclass(frozen=True)
@@ -80,25 +80,43 @@ def pld_delta(epsilon, run: PoissonAccounting, discretization: float = 1e-4) -> 
     return out
 
 
+def _converged_upper_epsilon(run, delta, relative_accuracy, max_discretization, min_discretization):
+    """Refine the interval by 4x until eps_upper moves by <= relative_accuracy (relative).
+
+    Every pessimistic PLD gives a valid upper bound; the one with the smallest eps is returned
+    with its interval.
+    """
+    interval = max_discretization
+    pld = poisson_pld(run, True, interval)
+    best = pld.get_epsilon_for_delta(delta)
+    while interval / REFINEMENT_FACTOR >= min_discretization:
+        finer_pld = poisson_pld(run, True, interval / REFINEMENT_FACTOR)
+        value = finer_pld.get_epsilon_for_delta(delta)
+        improvement = best - value
+        if value < best:
+            best, pld, interval = value, finer_pld, interval / REFINEMENT_FACTOR
+        if improvement <= relative_accuracy * best:
+            break
+    return interval, pld
+
+
 def pld_epsilon(
     delta,
     run: PoissonAccounting,
-    relative_accuracy: float = 1e-3,
+    relative_accuracy: float = 1e-2,
     max_discretization: float = 1e-4,
     min_discretization: float = 1e-6,
 ) -> dict:
     """eps_P(delta) bounds per direction and their maximum, plus the discretization used per delta."""
     deltas = check_array("delta", delta, check_open_unit)
     relative_accuracy = check_positive("relative_accuracy", relative_accuracy)
-    coarse = poisson_pld(run, True, COARSE_DISCRETIZATION)
     keys = [f"{d}_{b}" for d in ("remove", "add") for b in ("upper", "lower")]
     out = {k: np.zeros(len(deltas)) for k in keys + ["discretization"]}
     for i, d in enumerate(deltas):
-        eps0 = coarse.get_epsilon_for_delta(float(d))
-        interval = float(np.clip(relative_accuracy * eps0, min_discretization, max_discretization))
+        interval, upper = _converged_upper_epsilon(run, float(d), relative_accuracy, max_discretization, min_discretization)
         out["discretization"][i] = interval
-        for bound, pessimistic in (("upper", True), ("lower", False)):
-            for direction, pmf in _directions(poisson_pld(run, pessimistic, interval)).items():
+        for bound, pld in (("upper", upper), ("lower", poisson_pld(run, False, interval))):
+            for direction, pmf in _directions(pld).items():
                 out[f"{direction}_{bound}"][i] = pmf.get_epsilon_for_delta(float(d))
     out["upper"] = np.maximum(out["remove_upper"], out["add_upper"])
     out["lower"] = np.maximum(out["remove_lower"], out["add_lower"])

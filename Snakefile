@@ -1,0 +1,36 @@
+# dpsampling: regenerate every figure and table of the papers.
+#   snakemake --cores all                                  quick scale (config/config.yaml)
+#   snakemake --cores all --configfile config/paper.yaml   the papers' scale
+#   snakemake chua24_fig3                                   one experiment
+import sys
+from pathlib import Path
+
+from snakemake.utils import min_version, validate
+
+from dpsampling.config import ConfigError, check_config
+from dpsampling.workflow import CHUA24_EXPERIMENTS, package_sources, spec_lookup
+
+min_version("9.0")
+
+
+configfile: "config/config.yaml"
+
+
+try:  # one line per bad key, before any job runs; then snakemake fills in the defaults
+    check_config(config, Path(workflow.basedir) / "workflow/schemas/config.schema.yaml")
+except ConfigError as error:
+    sys.exit(f"Invalid configuration, nothing was run:\n{error}")
+validate(config, "workflow/schemas/config.schema.yaml")
+experiment_spec = spec_lookup(config)
+
+
+include: "workflow/rules/chua24.smk"
+include: "workflow/rules/claims.smk"
+
+
+rule all:
+    default_target: True
+    input:
+        rules.chua24.input,
+        "results/claims.csv",
+        "results/claims.md",

@@ -1,0 +1,1 @@
+"""Experiment computations: pure functions from a config block to a long-format table."""

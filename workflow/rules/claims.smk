@@ -1,0 +1,19 @@
+# The papers' stated numbers, checked against our results.
+
+
+rule claims:
+    """results/claims.csv and .md: every registered claim with our value and a verdict."""
+    input:
+        expand("results/{experiment}/bounds.parquet", experiment=CHUA24_EXPERIMENTS),
+        code=package_sources("claims"),
+    output:
+        csv="results/claims.csv",
+        md="results/claims.md",
+    params:
+        results_dir=lambda wildcards, input: str(Path(input[0]).parents[1]),
+    log:
+        "logs/claims.log",
+    conda:
+        "../envs/dpsampling.yaml"
+    script:
+        "../../scripts/check_claims.py"
