@@ -50,7 +50,8 @@ def _footer(parameters: dict) -> str:
     grid = parameters.get("shuffle", {}).get("c_grid", {})
     return (f"{parameters.get('experiment', '')}: both adjacency directions, max shown. PLD discretization "
             f"{pld.get('discretization')} (eps queries refined to rel. {pld.get('relative_accuracy')}); "
-            f"C grid {grid.get('start')}..{grid.get('stop')} step {grid.get('step')}. dp-accounting RDP with default orders.")
+            f"C grid {grid.get('start')}..{grid.get('stop')} step {grid.get('step')}. dp-accounting RDP with default orders. "
+            "PLD values below ~1e-12 are dominated by dp-accounting's tail-mass truncation (1e-15).")
 
 
 def plot_epsilon_vs_sigma(frame: pd.DataFrame, parameters: dict, path_pdf, path_png) -> None:
