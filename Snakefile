@@ -8,7 +8,7 @@ from pathlib import Path
 from snakemake.utils import min_version, validate
 
 from dpsampling.config import ConfigError, check_config
-from dpsampling.workflow import CHUA24_EXPERIMENTS, package_sources, spec_lookup
+from dpsampling.workflow import CHUA24_EXPERIMENTS, chua25_fig1_panels, package_sources, spec_lookup
 
 min_version("9.0")
 
@@ -22,9 +22,11 @@ except ConfigError as error:
     sys.exit(f"Invalid configuration, nothing was run:\n{error}")
 validate(config, "workflow/schemas/config.schema.yaml")
 experiment_spec = spec_lookup(config)
+CHUA25_FIG1_PANELS = chua25_fig1_panels(config)
 
 
 include: "workflow/rules/chua24.smk"
+include: "workflow/rules/chua25_utility.smk"
 include: "workflow/rules/claims.smk"
 
 
@@ -32,5 +34,6 @@ rule all:
     default_target: True
     input:
         rules.chua24.input,
+        rules.chua25_fig1.input,
         "results/claims.csv",
         "results/claims.md",

@@ -31,7 +31,7 @@ def _snakemake(directory: Path, *args, check=False):
 def tiny_run(tmp_path_factory):
     """One real run of every chua24 target and the claims on the tiny test config."""
     directory = _copy_workflow(tmp_path_factory.mktemp("tiny"))
-    result = _snakemake(directory, "chua24", "claims", "--configfile", ".test/config/config.yaml")
+    result = _snakemake(directory, "chua24", "chua25_fig1", "claims", "--configfile", ".test/config/config.yaml")
     assert result.returncode == 0, result.stderr[-3000:]
     return directory
 
@@ -48,6 +48,8 @@ def test_dry_run_of_the_whole_dag_schedules_every_experiment(tmp_path):
     assert result.returncode == 0, result.stderr
     for figure in ("fig1", "fig2", "fig3", "fig4", "fig5", "fig6", "fig7", "thm41"):
         assert f"experiment=chua24_{figure}" in result.stdout
+    for panel in ("nonprivate", "dp_b1024", "dp_b8192"):
+        assert f"panel={panel}" in result.stdout
     assert "rule claims:" in result.stdout
 
 
@@ -60,6 +62,9 @@ def test_dry_run_of_the_whole_dag_schedules_every_experiment(tmp_path):
     ("sede: 3", "config (top level): unknown key 'sede'"),
     ("seed: three", "config seed: must be of type integer; got 'three'"),
     ("shuffle: {c_grid: {step: 0}}", "config shuffle.c_grid.step: must be > 0; got 0"),
+    ("chua25: {fig1: {clip_norm: 0}}", "config chua25.fig1.clip_norm: must be > 0; got 0"),
+    ("chua25: {fig1: {data: {source: criteo_pctr}}}", "config chua25.fig1.data.path: must be of type string; got None"),
+    ("chua25: {fig1: {optimizer: rmsprop}}", "config chua25.fig1.optimizer: must be one of sgd, adam; got 'rmsprop'"),
 ])
 def test_bad_config_stops_before_any_job(tmp_path, bad, message):
     directory = _copy_workflow(tmp_path)
@@ -83,6 +88,15 @@ def test_tiny_run_writes_every_result_with_metadata(tiny_run):
     assert theorem["holds"].all()
 
 
+def test_tiny_run_trains_every_utility_point(tiny_run):
+    runs, document = read_table(tiny_run / "results" / "chua25_fig1" / "auc.parquet")
+    assert document["parameters"]["panels"] == ["nonprivate", "dp_b512"]
+    # 2 non-private batch sizes + 2 sigmas, 3 generators, 1 learning rate, 2 seeds
+    assert len(runs) == (2 + 2) * 3 * 1 * 2 and runs["selected"].all()
+    assert runs["test_auc"].between(0, 1).all()
+    assert (tiny_run / "figures" / "chua25_fig1.png").stat().st_size > 1000
+
+
 def test_tiny_run_claims_table_lists_every_claim(tiny_run):
     table = pd.read_csv(tiny_run / "results" / "claims.csv")
     assert list(table.columns) == CLAIM_COLUMNS
@@ -94,5 +108,5 @@ def test_tiny_run_claims_table_lists_every_claim(tiny_run):
 
 
 def test_rerun_is_a_no_op(tiny_run):
-    result = _snakemake(tiny_run, "chua24", "claims", "-n", "--configfile", ".test/config/config.yaml")
+    result = _snakemake(tiny_run, "chua24", "chua25_fig1", "claims", "-n", "--configfile", ".test/config/config.yaml")
     assert "Nothing to be done" in result.stdout + result.stderr

@@ -8,6 +8,11 @@ CHUA24_FIGURES = ["fig1", "fig2", "fig3", "fig4", "fig5", "fig6", "fig7"]
 CHUA24_EXPERIMENTS = [f"chua24_{name}" for name in CHUA24_FIGURES] + ["chua24_thm41"]
 
 
+def chua25_fig1_panels(config: dict) -> list[str]:
+    """Panel ids of chua25 Fig. 1: nonprivate and dp_b<batch> per DP batch size."""
+    return ["nonprivate"] + [f"dp_b{b}" for b in config["chua25"]["fig1"]["dp_batch_sizes"]]
+
+
 def spec_lookup(config: dict):
     """An input function: wildcards.experiment (e.g. chua24_fig3) -> its config block."""
 

@@ -5,6 +5,7 @@ rule claims:
     """results/claims.csv and .md: every registered claim with our value and a verdict."""
     input:
         expand("results/{experiment}/bounds.parquet", experiment=CHUA24_EXPERIMENTS),
+        "results/chua25_fig1/auc.parquet",
         code=package_sources("claims"),
     output:
         csv="results/claims.csv",

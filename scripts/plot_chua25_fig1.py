@@ -1,0 +1,10 @@
+"""Snakemake script: draw chua25 Fig. 1 from the combined runs."""
+
+import sys
+
+from dpsampling.io import read_table
+from dpsampling.plotting import plot_utility
+
+sys.stderr = open(snakemake.log[0], "w", buffering=1)  # noqa: F821
+runs, document = read_table(snakemake.input[0])  # noqa: F821
+plot_utility(runs, document["parameters"], snakemake.output.pdf, snakemake.output.png)  # noqa: F821

@@ -1,0 +1,58 @@
+"""The config schema: names shared with the code, every key described and defaulted, configs valid."""
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from dpsampling.accounting import ACCOUNTED_SAMPLERS
+from dpsampling.batches import GENERATORS
+from dpsampling.config import ConfigError, check_config
+from dpsampling.training.sgd import OPTIMIZERS
+
+ROOT = Path(__file__).resolve().parents[1]
+SCHEMA_PATH = ROOT / "workflow" / "schemas" / "config.schema.yaml"
+SCHEMA = yaml.safe_load(SCHEMA_PATH.read_text())
+
+
+def test_name_lists_are_the_codes():
+    assert tuple(SCHEMA["definitions"]["sampler"]["enum"]) == ACCOUNTED_SAMPLERS
+    fig1 = SCHEMA["properties"]["chua25"]["properties"]["fig1"]["properties"]
+    assert tuple(fig1["generators"]["items"]["enum"]) == GENERATORS
+    assert tuple(fig1["optimizer"]["enum"]) == OPTIMIZERS
+
+
+def _walk(node, path=""):
+    if isinstance(node, dict):
+        if "properties" in node:
+            for key, child in node["properties"].items():
+                yield f"{path}.{key}".lstrip("."), child
+                yield from _walk(child, f"{path}.{key}")
+        for key in ("definitions",):
+            for name, child in node.get(key, {}).items():
+                yield from _walk(child, f"#{name}")
+
+
+def test_every_key_is_described_and_closed():
+    for path, node in _walk(SCHEMA):
+        target = SCHEMA["definitions"][node["$ref"].split("/")[-1]] if "$ref" in node else node
+        assert "description" in node or "description" in target, f"{path} has no description"
+        if target.get("type") == "object":
+            assert target.get("additionalProperties") is False, f"{path} accepts unknown keys"
+
+
+def test_top_level_keys_have_defaults():
+    for path, node in _walk(SCHEMA):
+        if "." not in path and not path.startswith("#"):
+            assert "default" in node, f"{path} has no default"
+
+
+@pytest.mark.parametrize("name", ["config/config.yaml", "config/paper.yaml", ".test/config/config.yaml"])
+def test_shipped_configs_are_valid(name):
+    check_config(yaml.safe_load((ROOT / name).read_text()), SCHEMA_PATH)
+
+
+def test_an_empty_config_is_valid_and_a_typo_is_not():
+    check_config({}, SCHEMA_PATH)
+    with pytest.raises(ConfigError, match="unknown key 'chua42'"):
+        check_config({"chua42": {}}, SCHEMA_PATH)

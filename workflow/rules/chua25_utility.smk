@@ -1,0 +1,62 @@
+# chua25 Fig. 1: what each batch sampler costs in model quality.
+
+
+rule train_chua25_fig1:
+    """All runs (generators x settings x learning rates x seeds) of one panel of Fig. 1."""
+    input:
+        code=package_sources("training", "batches", "experiments/chua25_utility", "accountants/truncation"),
+    output:
+        "results/chua25_fig1/runs_{panel}.parquet",
+    wildcard_constraints:
+        panel="nonprivate|dp_b[0-9]+",
+    params:
+        spec=config["chua25"]["fig1"],
+        seed=config["seed"],
+    log:
+        "logs/chua25_fig1/train_{panel}.log",
+    benchmark:
+        "benchmarks/chua25_fig1/train_{panel}.tsv"
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=120,
+    conda:
+        "../envs/dpsampling.yaml"
+    script:
+        "../../scripts/train_chua25_fig1.py"
+
+
+rule combine_chua25_fig1:
+    """Every run of Fig. 1 in one table, the selected learning rate of each point flagged."""
+    input:
+        expand("results/chua25_fig1/runs_{panel}.parquet", panel=CHUA25_FIG1_PANELS),
+    output:
+        "results/chua25_fig1/auc.parquet",
+    log:
+        "logs/chua25_fig1/combine.log",
+    conda:
+        "../envs/dpsampling.yaml"
+    script:
+        "../../scripts/combine_chua25_fig1.py"
+
+
+rule plot_chua25_fig1:
+    input:
+        "results/chua25_fig1/auc.parquet",
+        code=package_sources("plotting"),
+    output:
+        pdf="figures/chua25_fig1.pdf",
+        png="figures/chua25_fig1.png",
+    log:
+        "logs/chua25_fig1/plot.log",
+    conda:
+        "../envs/dpsampling.yaml"
+    script:
+        "../../scripts/plot_chua25_fig1.py"
+
+
+rule chua25_fig1:
+    input:
+        "results/chua25_fig1/auc.parquet",
+        "figures/chua25_fig1.pdf",
+        "figures/chua25_fig1.png",
