@@ -112,3 +112,22 @@ def test_more_epochs_never_lower_the_shuffle_bound():
     one = shuffle.shuffle_delta_lower([1.0, 3.0], 0.8, 100, epochs=1)["max"]
     three = shuffle.shuffle_delta_lower([1.0, 3.0], 0.8, 100, epochs=3)["max"]
     assert np.all(three >= one)
+
+
+@pytest.mark.parametrize("upper", [True, False])
+def test_binomial_tails_match_mpmath_down_to_tiny_values(upper):
+    """Pr[Bin(K, p) >= j] / Pr[Bin(K, p) <= j - 1] keep their relative precision at 1e-250."""
+    epochs = 6
+    probabilities = [1e-50, 1e-8, 0.3, 1 - 1e-9]
+    log_p = np.log(probabilities)
+    log_not_p = np.log1p(-np.array(probabilities))
+    tails = shuffle._binomial_tails(log_p, log_not_p, epochs, upper)
+    for row, p in enumerate(probabilities):
+        p = mpmath.mpf(p)
+        for j in range(1, epochs + 1):
+            terms = range(j, epochs + 1) if upper else range(0, j)
+            exact = mpmath.fsum(mpmath.binomial(epochs, i) * p**i * (1 - p) ** (epochs - i) for i in terms)
+            if exact < 1e-300:
+                assert tails[row, j - 1] < 1e-290
+            else:
+                assert tails[row, j - 1] == pytest.approx(float(exact), rel=1e-9)

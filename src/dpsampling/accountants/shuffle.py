@@ -61,7 +61,8 @@ def _binomial_tails(log_p, log_not_p, epochs: int, upper: bool):
 
     scipy's binom.sf is 1 - cdf and loses everything below ~1e-16; here each term
     C(K, i) p^i (1 - p)^(K - i) is formed from log p and log(1 - p) and the tails are summed
-    with logsumexp, so tails of 1e-200 keep their relative precision.
+    shifted by each row's largest term (so no term underflows earlier than its own exp would),
+    so tails of 1e-200 keep their relative precision.
     """
     i = np.arange(epochs + 1)
     with np.errstate(invalid="ignore"):
@@ -69,11 +70,15 @@ def _binomial_tails(log_p, log_not_p, epochs: int, upper: bool):
             special.gammaln(epochs + 1) - special.gammaln(i + 1) - special.gammaln(epochs - i + 1)
         )[None, :] + i[None, :] * log_p[:, None] + (epochs - i)[None, :] * log_not_p[:, None]
     log_terms = np.where(np.isnan(log_terms), -np.inf, log_terms)  # 0 * log 0
-    tails = np.empty((len(log_p), epochs))
-    for j in range(1, epochs + 1):
-        part = log_terms[:, j:] if upper else log_terms[:, :j]
-        tails[:, j - 1] = np.exp(special.logsumexp(part, axis=1))
-    return tails
+    shift = np.max(log_terms, axis=1, keepdims=True)
+    shift = np.where(np.isfinite(shift), shift, 0.0)  # all terms -inf: every tail is 0
+    scaled = np.exp(log_terms - shift)
+    if upper:  # column j - 1 holds sum_{i >= j}, j = 1..K
+        sums = np.cumsum(scaled[:, ::-1], axis=1)[:, ::-1][:, 1:]
+    else:  # column j - 1 holds sum_{i <= j - 1}
+        sums = np.cumsum(scaled, axis=1)[:, :-1]
+    with np.errstate(divide="ignore"):
+        return np.exp(shift + np.log(sums))
 
 
 def _set_pairs(c, sigma: float, steps: int, epochs: int, direction: str):
@@ -98,9 +103,11 @@ def _eps_for_sets(first, second, delta):
     return np.where(first > delta, value, -np.inf)
 
 
-def _best(objective, grid, sigma, steps, epochs, direction, target, refine):
-    """max over the grid (and a local refinement) of objective(first, second, target)."""
-    first, second = _set_pairs(grid, sigma, steps, epochs, direction)
+def _best(objective, grid, pairs, sigma, steps, epochs, direction, target, refine):
+    """max over the grid (and a local refinement) of objective(first, second, target).
+
+    ``pairs`` = _set_pairs(grid, ...), computed once and shared by every target."""
+    first, second = pairs
     values = objective(first, second, target)
     flat = int(np.nanargmax(values))
     i, j = divmod(flat, values.shape[1])
@@ -143,7 +150,9 @@ def shuffle_delta_lower(epsilon, sigma: float, steps: int, epochs: int = 1, grid
     grid = c_grid(*DEFAULT_C_GRID) if grid is None else np.asarray(grid, dtype=float)
     out = {}
     for direction in ("remove", "add"):
-        best = [_best(_delta_for_sets, _direction_grid(grid, direction), sigma, steps, epochs, direction, e, refine) for e in eps]
+        points = _direction_grid(grid, direction)
+        pairs = _set_pairs(points, sigma, steps, epochs, direction)
+        best = [_best(_delta_for_sets, points, pairs, sigma, steps, epochs, direction, e, refine) for e in eps]
         out[direction] = np.maximum(np.array([b[0] for b in best]), 0.0)
         out[f"c_{direction}"] = np.array([b[1] for b in best])
     out["max"] = np.maximum(out["remove"], out["add"])
@@ -157,7 +166,9 @@ def shuffle_epsilon_lower(delta, sigma: float, steps: int, epochs: int = 1, grid
     grid = c_grid(*DEFAULT_C_GRID) if grid is None else np.asarray(grid, dtype=float)
     out = {}
     for direction in ("remove", "add"):
-        best = [_best(_eps_for_sets, _direction_grid(grid, direction), sigma, steps, epochs, direction, d, refine) for d in deltas]
+        points = _direction_grid(grid, direction)
+        pairs = _set_pairs(points, sigma, steps, epochs, direction)
+        best = [_best(_eps_for_sets, points, pairs, sigma, steps, epochs, direction, d, refine) for d in deltas]
         out[direction] = np.maximum(np.array([b[0] for b in best]), 0.0)
         out[f"c_{direction}"] = np.array([b[1] for b in best])
     out["max"] = np.maximum(out["remove"], out["add"])
