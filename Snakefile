@@ -9,6 +9,8 @@ from snakemake.utils import min_version, validate
 
 from dpsampling.config import ConfigError, check_config
 from dpsampling.workflow import CHUA24_EXPERIMENTS, chua25_fig1_panels, package_sources, spec_lookup
+from dpsampling.workflow import (LEBEDA24_FIGURES, LEBEDA24_RESULTS, lebeda24_shards, lebeda24_sigma_curves,
+                                 lebeda24_target)
 
 min_version("9.0")
 

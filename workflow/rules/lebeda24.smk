@@ -3,43 +3,6 @@
 
 LEBEDA24 = config["lebeda24"]
 LEBEDA24_ADDREMOVE = LEBEDA24["addremove"]
-LEBEDA24_SAMPLE_DIR = "results/lebeda24_addremove/samples"
-
-
-def lebeda24_shards(compositions):
-    """Every shard file of the addremove curves with k in ``compositions``."""
-    spec = LEBEDA24_ADDREMOVE
-    return [
-        f"{LEBEDA24_SAMPLE_DIR}/{sampler}/{direction}/k{k}/shard-{shard}.parquet"
-        for sampler in spec["samplers"]
-        for direction in ("remove", "add")
-        for k in compositions
-        for shard in range(spec["shards"])
-    ]
-
-
-def lebeda24_sigma_curves():
-    spec = LEBEDA24["sigma_vs_rate"]
-    curves = [("poisson", e) for e in spec["poisson_epsilons"]] + [("wor", e) for e in spec["wor_epsilons"]]
-    return [f"results/lebeda24_sigma_vs_rate/curves/{s}_eps{float(e):g}.parquet" for s, e in curves]
-
-
-LEBEDA24_RESULTS = {
-    "lebeda24_addremove": ["results/lebeda24_addremove/delta_mc.parquet",
-                           "results/lebeda24_addremove/delta_exact.parquet",
-                           "results/lebeda24_addremove/sample_size.parquet"],
-    "lebeda24_pld_cdf": ["results/lebeda24_pld_cdf/cdf.parquet", "results/lebeda24_pld_cdf/atoms.parquet"],
-    "lebeda24_sigma_vs_rate": ["results/lebeda24_sigma_vs_rate/sigma.parquet"],
-    "lebeda24_table1": ["results/lebeda24_table1/table1.parquet", "results/lebeda24_table1/table1.csv",
-                        "results/lebeda24_table1/table1.md"],
-    "lebeda24_substitution": ["results/lebeda24_substitution/curves.parquet"],
-    "lebeda24_subst_gaussian": ["results/lebeda24_subst_gaussian/composed.parquet",
-                                "results/lebeda24_subst_gaussian/single_step.parquet"],
-    "lebeda24_rr": ["results/lebeda24_rr/rr.parquet", "results/lebeda24_rr/rr.md"],
-    "lebeda24_conj12": ["results/lebeda24_conj12/grid.parquet"],
-}
-LEBEDA24_FIGURES = ["lebeda24_addremove", "lebeda24_pld_cdf", "lebeda24_sigma_vs_rate", "lebeda24_substitution",
-                    "lebeda24_subst_gaussian", "lebeda24_conj12"]
 
 
 rule sample_lebeda24_losses:
@@ -48,7 +11,7 @@ rule sample_lebeda24_losses:
     input:
         code=package_sources("lebeda/laplace", "lebeda/pairs", "lebeda/shards", "io"),
     output:
-        LEBEDA24_SAMPLE_DIR + "/{sampler}/{direction}/k{k}/shard-{shard}.parquet",
+        "results/lebeda24_addremove/samples/{sampler}/{direction}/k{k}/shard-{shard}.parquet",
     wildcard_constraints:
         sampler="poisson|wor",
         direction="remove|add",
@@ -75,7 +38,7 @@ rule merge_lebeda24_losses:
     """Monte Carlo delta(eps) of every curve from its cached shards, with Hoeffding bands (and the
     exact value next to it for k <= 2)."""
     input:
-        shards=lebeda24_shards(LEBEDA24_ADDREMOVE["compositions"]),
+        shards=lebeda24_shards(config, LEBEDA24_ADDREMOVE["compositions"]),
         exact="results/lebeda24_addremove/delta_exact.parquet",
         code=package_sources("lebeda/laplace", "lebeda/shards", "io"),
     output:
@@ -123,7 +86,7 @@ rule compute_lebeda24_exact:
 rule compute_lebeda24_pld_cdf:
     """ICLR Fig. 2: exact single-step PLD CDFs with their atoms, empirical k-fold CDFs."""
     input:
-        shards=lebeda24_shards(LEBEDA24["pld_cdf"]["compositions"]),
+        shards=lebeda24_shards(config, LEBEDA24["pld_cdf"]["compositions"]),
         code=package_sources("lebeda/laplace", "lebeda/pairs", "lebeda/shards", "experiments/lebeda24", "io"),
     output:
         cdf="results/lebeda24_pld_cdf/cdf.parquet",
@@ -173,7 +136,7 @@ rule calibrate_lebeda24_sigma:
 
 rule combine_lebeda24_sigma:
     input:
-        curves=lebeda24_sigma_curves(),
+        curves=lebeda24_sigma_curves(config),
     output:
         "results/lebeda24_sigma_vs_rate/sigma.parquet",
     params:
@@ -327,11 +290,6 @@ rule plot_lebeda24:
         "../envs/dpsampling.yaml"
     script:
         "../../scripts/plot_lebeda24.py"
-
-
-def lebeda24_target(experiment):
-    figures = [f"figures/{experiment}.{suffix}" for suffix in ("pdf", "png")] if experiment in LEBEDA24_FIGURES else []
-    return LEBEDA24_RESULTS[experiment] + figures
 
 
 rule lebeda24_addremove:
