@@ -54,9 +54,9 @@ def _build_parser() -> argparse.ArgumentParser:
     query.add_argument("--epsilon", type=float, nargs="+", metavar="E", help="eps values (>= 0): report delta")
     query.add_argument("--delta", type=float, nargs="+", metavar="D", help="delta values in (0, 1): report eps")
     account.add_argument("--pld-discretization", type=float, default=AccountingOptions.pld_discretization,
-                         help="Poisson PLD discretization interval (largest used for eps queries)")
+                         help="Poisson and wor PLD discretization interval (largest used for eps queries)")
     account.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
-    add_rate_and_relation_group(account)
+    add_rate_and_relation_group(account, ACCOUNTED_SAMPLERS)
     add_calibrate_command(commands)
     return parser
 

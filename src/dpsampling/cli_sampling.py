@@ -25,11 +25,11 @@ the Poisson sigma under add/remove (lebeda24 Prop. 9).
 """
 
 
-def add_rate_and_relation_group(parser: argparse.ArgumentParser) -> None:
-    """--sampling-rate and --relation, in their own argument group."""
+def add_rate_and_relation_group(parser: argparse.ArgumentParser, samplers) -> None:
+    """--sampling-rate and --relation, in their own argument group (``samplers``: those offered)."""
     group = parser.add_argument_group(
         "sampling rate and adjacency relation",
-        f"Relations supported per sampler: {relation_help()}. Substitution uses the Appendix D bounds "
+        f"Relations supported per sampler: {relation_help(samplers)}. Substitution uses the Appendix D bounds "
         "of lebeda24 (upper: pointwise-maximum dominating pair; lower: the two dataset pairs of Section 7).")
     group.add_argument("--sampling-rate", type=float, default=None, metavar="Q",
                        help="rate q in (0, 1] of poisson (inclusion probability) and wor (batch size / n); "
@@ -68,7 +68,7 @@ def add_calibrate_command(commands) -> None:
     calibrate.add_argument("--pld-discretization", type=float, default=1e-4, help="PLD discretization interval")
     calibrate.add_argument("--rtol", type=float, default=1e-3, help="relative width of the final sigma bracket")
     calibrate.add_argument("--json", action="store_true", help="print one JSON object")
-    add_rate_and_relation_group(calibrate)
+    add_rate_and_relation_group(calibrate, CALIBRATED_SAMPLERS)
 
 
 def run_calibrate(args) -> int:

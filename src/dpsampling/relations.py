@@ -34,9 +34,10 @@ SAMPLER_RELATIONS = {
 """Relations each sampler's accountant supports (others raise ValueError)."""
 
 
-def relation_help() -> str:
-    """One line per sampler, for --help texts."""
-    return "; ".join(f"{sampler}: {', '.join(relations)}" for sampler, relations in SAMPLER_RELATIONS.items())
+def relation_help(samplers=None) -> str:
+    """Which relations each sampler (default: every one known) supports, for --help texts."""
+    samplers = SAMPLER_RELATIONS if samplers is None else [s for s in samplers if s in SAMPLER_RELATIONS]
+    return "; ".join(f"{sampler}: {', '.join(SAMPLER_RELATIONS[sampler])}" for sampler in samplers)
 
 
 def check_sampler_relation(sampler: str, relation) -> str:
