@@ -9,6 +9,8 @@ from snakemake.utils import min_version, validate
 
 from dpsampling.config import ConfigError, check_config
 from dpsampling.workflow import CHUA24_EXPERIMENTS, chua25_fig1_panels, package_sources, spec_lookup
+from dpsampling.workflow import (LEBEDA24_FIGURES, LEBEDA24_RESULTS, lebeda24_shards, lebeda24_sigma_curves,
+                                 lebeda24_target)
 
 min_version("9.0")
 
@@ -27,6 +29,7 @@ CHUA25_FIG1_PANELS = chua25_fig1_panels(config)
 
 include: "workflow/rules/chua24.smk"
 include: "workflow/rules/chua25_utility.smk"
+include: "workflow/rules/lebeda24.smk"
 include: "workflow/rules/claims.smk"
 
 
@@ -35,5 +38,6 @@ rule all:
     input:
         rules.chua24.input,
         rules.chua25_fig1.input,
+        rules.lebeda24.input,
         "results/claims.csv",
         "results/claims.md",

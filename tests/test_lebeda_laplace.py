@@ -127,3 +127,52 @@ def test_exact_rejects_k_above_two_and_bad_mc_parameters():
         monte_carlo_sample_size(0, 0.01, 40)
     with pytest.raises(ValueError, match="n_epsilons must be an integer >= 1; got 0"):
         monte_carlo_sample_size(1e-3, 0.01, 0)
+
+
+# --- shards: seeds, sizes, metadata, merge (Appendix B.2 at scale) ---------------------------------
+SPEC = {"samplers": ["wor"], "laplace_scale": {"poisson": 1.0, "wor": 2.0}, "sampling_rate": RATE,
+        "compositions": [2], "samples": 30_001, "shards": 3, "beta": 1e-4,
+        "epsilon_grid": {"start": 0.0, "stop": 2.0, "num": 17}}
+
+
+def test_shard_sizes_and_seeds_depend_on_identity_only():
+    from dpsampling.lebeda import shard_seed, shard_sizes
+
+    assert shard_sizes(10, 3) == [4, 3, 3] and sum(shard_sizes(3_342_306, 4)) == 3_342_306
+    first = shard_seed(7, "lebeda24_addremove", "wor", "add", 2, 1).generate_state(4)
+    again = shard_seed(7, "lebeda24_addremove", "wor", "add", 2, 1).generate_state(4)
+    assert np.array_equal(first, again)
+    others = [shard_seed(7, "lebeda24_addremove", *key).generate_state(4) for key in
+              [("wor", "add", 2, 0), ("wor", "remove", 2, 1), ("poisson", "add", 2, 1), ("wor", "add", 5, 1)]]
+    others.append(shard_seed(8, "lebeda24_addremove", "wor", "add", 2, 1).generate_state(4))
+    assert all(not np.array_equal(first, other) for other in others)
+    with pytest.raises(ValueError, match="shards must be at most samples = 2; got 3"):
+        shard_sizes(2, 3)
+
+
+def test_shards_merge_to_the_exact_curve_and_refuse_other_parameters(tmp_path):
+    from dpsampling.lebeda import merge_curves, sample_shard
+
+    curves = {}
+    for direction in ("remove", "add"):
+        for shard in range(SPEC["shards"]):
+            frame, parameters = sample_shard(SPEC, 5, "lebeda24_addremove", "wor", direction, 2, shard)
+            path = tmp_path / f"{direction}-{shard}.parquet"
+            io.write_table(frame, path, parameters)
+            curves.setdefault(("wor", direction, 2), []).append(path)
+            again, _ = sample_shard(SPEC, 5, "lebeda24_addremove", "wor", direction, 2, shard)
+            assert np.array_equal(frame["privacy_loss"], again["privacy_loss"])  # a shard is reproducible alone
+    document = io.read_metadata(curves[("wor", "add", 2)][1])
+    assert document["parameters"]["samples"] == 10_000 and document["parameters"]["seed_spawn_key"] == [1, 1, 2, 1]
+    assert document["versions"]["numpy"]
+    merged = merge_curves(curves, SPEC, 5, "lebeda24_addremove", EPS, progress=lambda m: None)
+    assert (merged["n_samples"] == 30_001).all() and (merged["shards"] == 3).all()
+    # beta = 1e-4 per curve, two curves: false-failure probability <= 2e-4 (and never with these seeds)
+    for direction in ("remove", "add"):
+        part = merged[merged["direction"] == direction]
+        exact = exact_delta(EPS, "wor", direction, 2.0, RATE, 2)
+        assert (np.abs(part["delta_mc"].to_numpy() - exact) <= part["alpha"].to_numpy()).all()
+    with pytest.raises(ValueError, match="computed with other parameters"):
+        merge_curves(curves, SPEC | {"sampling_rate": 0.5}, 5, "lebeda24_addremove", EPS, progress=lambda m: None)
+    with pytest.raises(ValueError, match="computed with other parameters"):
+        merge_curves(curves, SPEC, 6, "lebeda24_addremove", EPS, progress=lambda m: None)

@@ -57,7 +57,7 @@ def test_dry_run_of_the_whole_dag_schedules_every_experiment(tmp_path):
     ("chua24: {fig1: {steps: 0}}", "config chua24.fig1.steps: must be >= 1; got 0"),
     ("chua24: {fig3: {sigma: -0.5}}", "config chua24.fig3.sigma: must be > 0; got -0.5"),
     ("chua24: {fig1: {delta: 1.5}}", "config chua24.fig1.delta: must be < 1; got 1.5"),
-    ("chua24: {fig2: {samplers: [uniform]}}", "config chua24.fig2.samplers[0]: must be one of deterministic, poisson, shuffle; got 'uniform'"),
+    ("chua24: {fig2: {samplers: [uniform]}}", "config chua24.fig2.samplers[0]: must be one of deterministic, poisson, shuffle, wor; got 'uniform'"),
     ("pld: {discretisation: 0.001}", "config pld: unknown key 'discretisation'; allowed keys: discretization"),
     ("sede: 3", "config (top level): unknown key 'sede'"),
     ("seed: three", "config seed: must be of type integer; got 'three'"),

@@ -8,7 +8,14 @@ bounds are:
 - deterministic: exact (lower = upper), Prop. 3.1;
 - poisson: PLD optimistic (lower) and pessimistic (upper), plus the RDP upper bound
   (``*_upper_rdp``, maximum over directions only);
-- shuffle: the E_C lower bound of chua24 (3) and the upper bound delta_S <= delta_D of Thm 4.1.
+- shuffle: the E_C lower bound of chua24 (3) and the upper bound delta_S <= delta_D of Thm 4.1;
+- wor (sampling without replacement, lebeda24): PLD lower and upper bounds of the Theorem 10.2
+  pair (distance 2), RDP upper bound; under substitution the Appendix D bounds
+  (``accountants.wor``).
+
+``relation`` (``dpsampling.relations``) picks what the top-level columns bound: ``add``,
+``remove``, ``add_or_remove`` (the default: the maximum of the two directions) or, for wor only,
+``substitution``; it is recorded in the column ``relation``.
 """
 
 from __future__ import annotations
@@ -19,6 +26,8 @@ import numpy as np
 import pandas as pd
 
 from .accountants import deterministic, poisson, shuffle
+from .accountants import wor as wor_accountant
+from .relations import DEFAULT_RELATION, check_sampler_relation, select_relation
 from .validation import (
     check_array,
     check_choice,
@@ -28,7 +37,7 @@ from .validation import (
     check_positive,
 )
 
-ACCOUNTED_SAMPLERS = ("deterministic", "poisson", "shuffle")
+ACCOUNTED_SAMPLERS = ("deterministic", "poisson", "shuffle", "wor")
 
 
 @dataclass(frozen=True)
@@ -40,7 +49,7 @@ class AccountingOptions:
     pld_min_discretization: float = 1e-6
     c_grid: tuple = shuffle.DEFAULT_C_GRID  # (start, stop, step) of the shuffle C grid
     refine_c: bool = True
-    sampling_rate: float | None = None  # Poisson rate; default 1/steps
+    sampling_rate: float | None = None  # Poisson and wor rate; default 1/steps
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -69,8 +78,18 @@ def _bound_columns(quantity: str, lower: dict, upper: dict) -> dict:
     return columns
 
 
-def delta_table(sampler: str, sigma: float, steps: int, epsilons, epochs: int = 1, options=None) -> pd.DataFrame:
-    """delta bounds for each eps (rows) for one sampler."""
+def delta_table(sampler: str, sigma: float, steps: int, epsilons, epochs: int = 1, options=None,
+                relation: str = DEFAULT_RELATION) -> pd.DataFrame:
+    """delta bounds for each eps (rows) for one sampler, bounding ``relation``."""
+    check_sampler_relation(sampler, relation)
+    if sampler == "wor":
+        _check_common(sampler, sigma, steps, epochs)
+        return select_relation(wor_accountant.delta_frame(sigma, steps, epsilons, epochs, options or AccountingOptions(),
+                                                         relation), "delta", relation)
+    return select_relation(_delta_table(sampler, sigma, steps, epsilons, epochs, options), "delta", relation)
+
+
+def _delta_table(sampler: str, sigma: float, steps: int, epsilons, epochs: int = 1, options=None) -> pd.DataFrame:
     _check_common(sampler, sigma, steps, epochs)
     eps = check_array("epsilon", epsilons, check_nonnegative)
     options = options or AccountingOptions()
@@ -96,8 +115,18 @@ def delta_table(sampler: str, sigma: float, steps: int, epsilons, epochs: int = 
     return _frame("epsilon", eps, columns)
 
 
-def epsilon_table(sampler: str, sigma: float, steps: int, deltas, epochs: int = 1, options=None) -> pd.DataFrame:
-    """eps bounds for each delta (rows) for one sampler."""
+def epsilon_table(sampler: str, sigma: float, steps: int, deltas, epochs: int = 1, options=None,
+                  relation: str = DEFAULT_RELATION) -> pd.DataFrame:
+    """eps bounds for each delta (rows) for one sampler, bounding ``relation``."""
+    check_sampler_relation(sampler, relation)
+    if sampler == "wor":
+        _check_common(sampler, sigma, steps, epochs)
+        return select_relation(wor_accountant.epsilon_frame(sigma, steps, deltas, epochs, options or AccountingOptions(),
+                                                           relation), "epsilon", relation)
+    return select_relation(_epsilon_table(sampler, sigma, steps, deltas, epochs, options), "epsilon", relation)
+
+
+def _epsilon_table(sampler: str, sigma: float, steps: int, deltas, epochs: int = 1, options=None) -> pd.DataFrame:
     _check_common(sampler, sigma, steps, epochs)
     deltas = check_array("delta", deltas, check_open_unit)
     options = options or AccountingOptions()

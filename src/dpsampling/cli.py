@@ -9,16 +9,22 @@ import sys
 
 from . import __version__
 from .accounting import ACCOUNTED_SAMPLERS, AccountingOptions, delta_table, epsilon_table
+from .cli_sampling import add_calibrate_command, add_rate_and_relation_group, effective_rate, run_calibrate, sampling_rate
 
 EXAMPLES = """examples:
   dpsampling account --sampler shuffle --sigma 0.5 --steps 10000 --delta 1e-6
   dpsampling account --sampler poisson --sigma 0.4 --steps 10000 --epsilon 1 2 4 --json
   dpsampling account --sampler deterministic --sigma 0.8 --steps 1000 --epochs 3 --delta 1e-5
+  dpsampling account --sampler wor --sigma 0.8 --steps 10000 --sampling-rate 0.001 --delta 1e-6
+  dpsampling account --sampler wor --sigma 4 --steps 1000 --sampling-rate 0.05 --relation substitution --epsilon 1
+  dpsampling calibrate --sampler wor --epsilon 10 --delta 1e-6 --steps 10000 --sampling-rate 0.001
 
 Every row gives the maximum over the two adjacency directions (lower and upper bound) and
 each direction: remove = D(P||Q), add = D(Q||P). A bound that is not known is shown as '-'
 (null in JSON). Poisson also reports the RDP upper bound; shuffle's upper bound is delta_D
-(chua24 Thm 4.1) and its lower bound the E_C sets of chua24 eq. (3).
+(chua24 Thm 4.1) and its lower bound the E_C sets of chua24 eq. (3). wor (fixed-size batches
+sampled without replacement, lebeda24 Thm 10.2) reports PLD bounds and RDP like Poisson; under
+--relation add or remove the top-level bounds are that direction's.
 """
 
 
@@ -48,8 +54,10 @@ def _build_parser() -> argparse.ArgumentParser:
     query.add_argument("--epsilon", type=float, nargs="+", metavar="E", help="eps values (>= 0): report delta")
     query.add_argument("--delta", type=float, nargs="+", metavar="D", help="delta values in (0, 1): report eps")
     account.add_argument("--pld-discretization", type=float, default=AccountingOptions.pld_discretization,
-                         help="Poisson PLD discretization interval (largest used for eps queries)")
+                         help="Poisson and wor PLD discretization interval (largest used for eps queries)")
     account.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
+    add_rate_and_relation_group(account, ACCOUNTED_SAMPLERS)
+    add_calibrate_command(commands)
     return parser
 
 
@@ -88,20 +96,22 @@ def _format_table(rows: list[dict], key: str, quantity: str) -> str:
 
 
 def _account(args) -> int:
-    options = AccountingOptions(pld_discretization=args.pld_discretization)
+    options = AccountingOptions(pld_discretization=args.pld_discretization, sampling_rate=sampling_rate(args))
     if args.epsilon is not None:
-        frame = delta_table(args.sampler, args.sigma, args.steps, args.epsilon, args.epochs, options)
+        frame = delta_table(args.sampler, args.sigma, args.steps, args.epsilon, args.epochs, options, args.relation)
         key, quantity = "epsilon", "delta"
     else:
-        frame = epsilon_table(args.sampler, args.sigma, args.steps, args.delta, args.epochs, options)
+        frame = epsilon_table(args.sampler, args.sigma, args.steps, args.delta, args.epochs, options, args.relation)
         key, quantity = "delta", "epsilon"
     rows = _rows(frame, key, quantity)
     inputs = {"sampler": args.sampler, "sigma": args.sigma, "steps": args.steps, "epochs": args.epochs,
+              "relation": args.relation, "sampling_rate": effective_rate(args),
               "options": options.as_dict(), "version": __version__}
     if args.json:
         print(json.dumps({"inputs": inputs, "rows": rows}, indent=2))
     else:
-        print(f"# {args.sampler}: sigma={args.sigma}, steps={args.steps}, epochs={args.epochs}")
+        print(f"# {args.sampler}: sigma={args.sigma}, steps={args.steps}, epochs={args.epochs}, "
+              f"relation={args.relation}, sampling rate={effective_rate(args)}")
         print(_format_table(rows, key, quantity))
     return 0
 
@@ -114,6 +124,8 @@ def main(argv=None) -> int:
             if args.pld_discretization is not None and not args.pld_discretization > 0:
                 raise ValueError(f"--pld-discretization must be positive; got {args.pld_discretization!r}")
             return _account(args)
+        if args.command == "calibrate":
+            return run_calibrate(args)
     except ValueError as error:
         print(f"dpsampling {args.command}: error: {error}", file=sys.stderr)
         return 2

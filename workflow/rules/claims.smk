@@ -6,6 +6,7 @@ rule claims:
     input:
         expand("results/{experiment}/bounds.parquet", experiment=CHUA24_EXPERIMENTS),
         "results/chua25_fig1/auc.parquet",
+        [path for paths in LEBEDA24_RESULTS.values() for path in paths],
         code=package_sources("claims"),
     output:
         csv="results/claims.csv",

@@ -5,7 +5,8 @@ from __future__ import annotations
 from .base import Claim, Missing
 from .chua24 import CHUA24_CLAIMS
 from .chua25_fig1 import CHUA25_FIG1_CLAIMS
+from .lebeda24 import LEBEDA24_CLAIMS
 
-CLAIMS: list[Claim] = [*CHUA24_CLAIMS, *CHUA25_FIG1_CLAIMS]
+CLAIMS: list[Claim] = [*CHUA24_CLAIMS, *CHUA25_FIG1_CLAIMS, *LEBEDA24_CLAIMS]
 
 __all__ = ["CLAIMS", "Claim", "Missing"]

@@ -20,7 +20,8 @@ DIRECTIONS = ("max", "remove", "add")
 def _melt(wide: pd.DataFrame, quantity: str, sampler: str, fixed: dict) -> pd.DataFrame:
     """Wide accounting table -> long rows (bound x direction, plus RDP for Poisson)."""
     key = "delta" if quantity == "epsilon" else "epsilon"
-    methods = {"deterministic": ("exact", "exact"), "poisson": ("pld", "pld"), "shuffle": ("E_C sets", "Thm 4.1 (delta_D)")}
+    methods = {"deterministic": ("exact", "exact"), "poisson": ("pld", "pld"), "shuffle": ("E_C sets", "Thm 4.1 (delta_D)"),
+               "wor": ("pld", "pld")}
     lower_method, upper_method = methods[sampler]
     rows = []
     for record in wide.to_dict("records"):

@@ -10,46 +10,31 @@ Modules:
   (Appendix B.2, Fig. 1, ICLR Fig. 2).
 * ``randomized_response``: Appendix B.1 in exact fractions.
 * ``substitution``: Section 7 Laplace example and Appendix D Gaussian bounds.
+* ``shards``: Monte Carlo shards on disk and their merge (Appendix B.2 at scale).
 """
 
-from .gaussian import (
-    calibrate_sigma,
-    conjecture12_search,
-    delta_at,
-    delta_for_epsilon,
-    epsilon_for_delta,
-    gaussian_pld,
-)
-from .laplace import (
-    crossings,
-    delta_from_loss_samples,
-    empirical_pld_cdf,
-    exact_curves,
-    exact_delta,
-    exact_pld_cdf,
-    hoeffding_alpha,
-    loss_samples_frame,
-    monte_carlo_sample_size,
-    pld_atoms,
-    sample_privacy_loss,
-)
-from .pairs import SubsampledPair
-from .randomized_response import hockey_stick_discrete, randomized_response_divergences
-from .relations import (
-    ACCOUNTANT_RELATIONS,
-    RELATIONS,
-    SAMPLERS,
-    check_relation,
-    sampler_distance,
-    supported_relations,
-)
-from .substitution import (
-    gaussian_single_step_curves,
-    laplace_substitution_curves,
-    largest_intervals,
-    pld_from_curve,
-    rdp_wor_substitution_delta,
-    wor_gaussian_substitution,
-)
+from importlib import import_module
 
-__all__ = [name for name in dir() if not name.startswith("_")]
+_EXPORTS = {
+    "gaussian": ("bisect_sigma", "calibrate_sigma", "conjecture12_search", "delta_at", "delta_for_epsilon",
+                 "epsilon_for_delta", "gaussian_pld"),
+    "laplace": ("crossings", "delta_from_loss_samples", "empirical_pld_cdf", "exact_curves", "exact_delta",
+                "exact_pld_cdf", "hoeffding_alpha", "loss_samples_frame", "monte_carlo_sample_size", "pld_atoms",
+                "sample_privacy_loss"),
+    "pairs": ("SubsampledPair",),
+    "randomized_response": ("hockey_stick_discrete", "randomized_response_divergences"),
+    "relations": ("ACCOUNTANT_RELATIONS", "RELATIONS", "SAMPLERS", "check_relation", "sampler_distance",
+                  "supported_relations"),
+    "shards": ("merge_curves", "read_curve", "sample_shard", "shard_seed", "shard_sizes"),
+    "substitution": ("gaussian_single_step_curves", "laplace_substitution_curves", "largest_intervals",
+                     "pld_from_curve", "rdp_pair_delta", "rdp_wor_substitution_delta", "wor_gaussian_substitution"),
+}
+_WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
+__all__ = sorted(_WHERE)
+
+
+def __getattr__(name):
+    """Import submodules on first use (a Monte Carlo shard job then does not load dp-accounting)."""
+    if name not in _WHERE:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(import_module(f".{_WHERE[name]}", __name__), name)

@@ -44,6 +44,10 @@ def gaussian_pld(sampler: str, sigma: float, rate: float, steps: int, pessimisti
                  discretization: float = 1e-4):
     """The k-fold composed dp_accounting PLD (both directions inside) of ``sampler``."""
     sigma, rate, steps, discretization = _check(sampler, sigma, rate, steps, discretization)
+    if rate == 1.0:
+        # no subsampling: k steps of N(0) vs N(d) are N(0, sigma^2 I_k) vs N(d 1, sigma^2 I_k), whose
+        # privacy loss is that of one Gaussian step with noise sigma / sqrt(k) -- composed exactly
+        sigma, steps = sigma / math.sqrt(steps), 1
     single = pld_lib.from_gaussian_mechanism(
         sigma,
         sensitivity=sampler_distance(sampler),
@@ -131,12 +135,31 @@ def calibrate_sigma(sampler: str, epsilon: float, delta: float, rate: float, ste
     if bound not in BOUNDS:
         raise ValueError(f"bound must be one of {', '.join(BOUNDS)}; got {bound!r}")
     sigma_start = check_positive("sigma_start", sigma_start)
+
+    def delta_of_sigma(s):
+        return delta_at(sampler, relation, epsilon, s, rate, steps, BOUNDS[bound], discretization)
+
+    result = bisect_sigma(delta_of_sigma, delta, rtol, sigma_start, max_iterations)
+    return {
+        "sampler": sampler, "relation": relation, "bound": bound, "epsilon": epsilon, "delta": delta,
+        "sampling_rate": rate, "steps": steps, "discretization": discretization, "rtol": rtol, **result,
+    }
+
+
+def bisect_sigma(delta_of_sigma, delta: float, rtol: float = 1e-3, sigma_start: float = 1.0,
+                 max_iterations: int = 100) -> dict:
+    """Smallest sigma with delta_of_sigma(sigma) <= delta, for a non-increasing delta_of_sigma.
+
+    Brackets by doubling / halving from ``sigma_start``, then bisects log(sigma) until
+    sigma_high / sigma_low <= 1 + rtol. Returns {"sigma" (= sigma_high, feasible), "sigma_low"
+    (infeasible), "sigma_high", "evaluations"}.
+    """
     evaluations = 0
 
     def feasible(s):
         nonlocal evaluations
         evaluations += 1
-        return delta_at(sampler, relation, epsilon, s, rate, steps, BOUNDS[bound], discretization) <= delta
+        return delta_of_sigma(s) <= delta
 
     lo = hi = sigma_start
     if feasible(sigma_start):
@@ -151,7 +174,7 @@ def calibrate_sigma(sampler: str, epsilon: float, delta: float, rate: float, ste
         while True:
             hi = lo * 2.0
             if hi > 1e6:
-                raise ValueError(f"no sigma up to 1e6 reaches delta <= {delta} at eps = {epsilon}")
+                raise ValueError(f"delta must be reachable with sigma <= 1e6; got delta = {delta}")
             if feasible(hi):
                 break
             lo = hi
@@ -163,11 +186,7 @@ def calibrate_sigma(sampler: str, epsilon: float, delta: float, rate: float, ste
         else:
             lo = mid
         iterations += 1
-    return {
-        "sampler": sampler, "relation": relation, "bound": bound, "epsilon": epsilon, "delta": delta,
-        "sampling_rate": rate, "steps": steps, "discretization": discretization, "rtol": rtol,
-        "sigma": hi, "sigma_low": lo, "sigma_high": hi, "evaluations": evaluations,
-    }
+    return {"sigma": hi, "sigma_low": lo, "sigma_high": hi, "evaluations": evaluations}
 
 
 def conjecture12_search(sigmas, rates, steps_list, epsilons, discretization: float = 1e-3,

@@ -22,7 +22,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
+from scipy import special
 
 from ..validation import check_choice, check_positive, check_rate
 from .relations import check_direction
@@ -46,32 +46,42 @@ class SubsampledPair:
         object.__setattr__(self, "rate", check_rate("sampling_rate", self.rate))
         object.__setattr__(self, "distance", check_positive("distance", self.distance))
 
-    # --- the base noise -------------------------------------------------------------
-    def _dist(self, loc):
+    # --- the base noise (closed forms; scipy.stats' frozen distributions are ~100x slower) ----
+    def _cdf(self, y, loc):
+        z = (np.asarray(y, dtype=float) - loc) / self.scale
         if self.noise == "gaussian":
-            return stats.norm(loc=loc, scale=self.scale)
-        return stats.laplace(loc=loc, scale=self.scale)
+            return special.ndtr(z)
+        return np.where(z < 0, 0.5 * np.exp(np.minimum(z, 0.0)), 1.0 - 0.5 * np.exp(-np.maximum(z, 0.0)))
+
+    def _sf(self, y, loc):
+        return self._cdf(2 * loc - np.asarray(y, dtype=float), loc)  # both noises are symmetric
+
+    def _pdf(self, y, loc):
+        z = (np.asarray(y, dtype=float) - loc) / self.scale
+        if self.noise == "gaussian":
+            return np.exp(-0.5 * z * z) / (self.scale * math.sqrt(2 * math.pi))
+        return 0.5 * np.exp(-np.abs(z)) / self.scale
 
     def base_cdf(self, y):
-        return self._dist(0.0).cdf(y)
+        return self._cdf(y, 0.0)
 
     def base_sf(self, y):
-        return self._dist(0.0).sf(y)
+        return self._sf(y, 0.0)
 
     def mixture_cdf(self, y):
         q = self.rate
-        return (1 - q) * self._dist(0.0).cdf(y) + q * self._dist(self.distance).cdf(y)
+        return (1 - q) * self._cdf(y, 0.0) + q * self._cdf(y, self.distance)
 
     def mixture_sf(self, y):
         q = self.rate
-        return (1 - q) * self._dist(0.0).sf(y) + q * self._dist(self.distance).sf(y)
+        return (1 - q) * self._sf(y, 0.0) + q * self._sf(y, self.distance)
 
     def base_pdf(self, y):
-        return self._dist(0.0).pdf(y)
+        return self._pdf(y, 0.0)
 
     def mixture_pdf(self, y):
         q = self.rate
-        return (1 - q) * self._dist(0.0).pdf(y) + q * self._dist(self.distance).pdf(y)
+        return (1 - q) * self._pdf(y, 0.0) + q * self._pdf(y, self.distance)
 
     # --- the privacy loss ln(A/B) ---------------------------------------------------
     def _exponent(self, y):

@@ -17,9 +17,9 @@ Which accountant supports which relation is stated in :data:`ACCOUNTANT_RELATION
 
 from __future__ import annotations
 
+from ..relations import RELATIONS
 from ..validation import check_choice
 
-RELATIONS = ("add", "remove", "add_or_remove", "substitution")
 SAMPLERS = ("poisson", "wor")
 DIRECTIONS = ("remove", "add")
 

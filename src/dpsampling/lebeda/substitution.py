@@ -101,14 +101,37 @@ def pld_from_curve(curve, discretization: float, epsilon_max: float):
         pmf, infinity_mass, discretization, pessimistic_estimate=True)
 
 
-def rdp_wor_substitution_delta(epsilons, sigma: float, rate: float, steps: int, n: int = 1_000_000) -> np.ndarray:
-    """RDP upper bound (dp_accounting, WOR, REPLACE_ONE), noise multiplier sigma / 2 (distance 2)."""
+def _rdp_wor_substitution(sigma: float, rate: float, steps: int):
+    # dp-accounting's bound depends on the rate only (sample_size / source_dataset_size)
+    n = 10**9
     batch = max(1, round(rate * n))
     event = dp_accounting.SelfComposedDpEvent(
         dp_accounting.SampledWithoutReplacementDpEvent(n, batch, dp_accounting.GaussianDpEvent(sigma / 2.0)), steps)
     accountant = dp_accounting.rdp.RdpAccountant(
         neighboring_relation=dp_accounting.NeighboringRelation.REPLACE_ONE)
     accountant.compose(event)
+    return accountant
+
+
+def rdp_wor_substitution_delta(epsilons, sigma: float, rate: float, steps: int) -> np.ndarray:
+    """RDP upper bound (dp_accounting, WOR, REPLACE_ONE, Wang et al. 2019), noise multiplier sigma / 2
+    (distance 2)."""
+    accountant = _rdp_wor_substitution(sigma, rate, steps)
+    return np.array([accountant.get_delta(float(e)) for e in np.atleast_1d(epsilons)])
+
+
+def rdp_wor_substitution_epsilon(deltas, sigma: float, rate: float, steps: int) -> np.ndarray:
+    """The same RDP bound as eps(delta)."""
+    accountant = _rdp_wor_substitution(sigma, rate, steps)
+    return np.array([accountant.get_epsilon(float(d)) for d in np.atleast_1d(deltas)])
+
+
+def rdp_pair_delta(epsilons, sigma: float, rate: float, steps: int) -> np.ndarray:
+    """RDP of the remove/add pair A = (1-q) N(0) + q N(2), B = N(0) (Poisson RDP at sigma / 2): the
+    'RDP for scale' of the paper's Fig. 4 caption (PLD vs RDP for the same pair); not a bound
+    under substitution."""
+    accountant = dp_accounting.rdp.RdpAccountant()
+    accountant.compose(dp_accounting.PoissonSampledDpEvent(rate, dp_accounting.GaussianDpEvent(sigma / 2.0)), steps)
     return np.array([accountant.get_delta(float(e)) for e in np.atleast_1d(epsilons)])
 
 

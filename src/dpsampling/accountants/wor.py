@@ -1,0 +1,242 @@
+"""Sampling without replacement (W): each step a uniform batch of fixed size b of n (q = b / n).
+
+Dominating pair (Lebeda et al. 2024, Theorem 10.2 = Zhu et al. 2022 Thm 11, and Prop. 9.2): the
+base Gaussian mechanism's *substitution* pair N(0, sigma^2) vs N(2, sigma^2) (data in [-1, 1]:
+swapping -1 for 1 moves the sum by 2) gives, for one step,
+
+    A = (1 - q) N(0, sigma^2) + q N(2, sigma^2),    B = N(0, sigma^2),
+
+remove = D(A^k || B^k), add = D(B^k || A^k), k = steps * epochs. The pair is realized by
+D = (-1, ..., -1) and D' = D with one -1 replaced by 1 (Prop. 9.2), so it is tight, and since
+only distance / sigma enters, W at sigma is Poisson at sigma / 2 (sigma_W = 2 sigma_P).
+
+Bounds: dp-accounting's PLD, pessimistic connect-the-dots (upper) and optimistic (lower), as for
+Poisson; RDP upper bound = the RDP of the same pair = dp-accounting's Poisson RDP at noise
+multiplier sigma / 2 (max over directions). eps queries refine the discretization 4x at a time
+(shared by all deltas) until every eps_upper moves by less than ``relative_accuracy``.
+
+Substitution (Appendix D): the upper bound self-composes the pair whose curve is the pointwise
+maximum of the two single-step curves (connect-the-dots, ``lebeda.substitution``); the lower
+bound is the larger of the two directions' optimistic PLDs -- each is the curve of a pair of
+substitution neighbours (Section 7: (-1,...,-1,1) vs (-1,...,-1,-1) and back). RDP: dp-accounting's
+WOR replace-one bound (Wang et al. 2019) at noise multiplier sigma / 2.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import dp_accounting
+import numpy as np
+import pandas as pd
+
+from ..lebeda.gaussian import gaussian_pld
+from ..lebeda.pairs import SubsampledPair
+from ..lebeda.substitution import pld_from_curve, rdp_wor_substitution_delta, rdp_wor_substitution_epsilon
+from ..validation import check_array, check_int_at_least, check_nonnegative, check_open_unit, check_positive, check_rate
+
+REFINEMENT_FACTOR = 4.0
+SUBSTITUTION_TAIL = 1e-18  # single-step delta left at +infinity by the substitution upper bound
+
+
+@dataclass(frozen=True)
+class WorAccounting:
+    """A WOR subsampled Gaussian run: ``steps`` per epoch, each a fixed-size batch at rate ``rate``."""
+
+    sigma: float
+    steps: int
+    epochs: int = 1
+    rate: float | None = None  # b / n; default 1 / steps (n = steps * b: one epoch sees n examples)
+
+    def __post_init__(self):
+        object.__setattr__(self, "sigma", check_positive("sigma", self.sigma))
+        object.__setattr__(self, "steps", check_int_at_least("steps", self.steps, 1))
+        object.__setattr__(self, "epochs", check_int_at_least("epochs", self.epochs, 1))
+        rate = 1.0 / self.steps if self.rate is None else check_rate("sampling_rate", self.rate)
+        object.__setattr__(self, "rate", rate)
+
+    @property
+    def compositions(self) -> int:
+        return self.steps * self.epochs
+
+
+def wor_pld(run: WorAccounting, pessimistic: bool, discretization: float):
+    """The composed dp-accounting PLD of the pair (A, B) above (both directions inside)."""
+    return gaussian_pld("wor", run.sigma, run.rate, run.compositions, pessimistic, discretization)
+
+
+def _directions(pld) -> dict:
+    return {"remove": pld._pmf_remove, "add": pld._pmf_add}  # noqa: SLF001 (dp-accounting exposes only the max)
+
+
+def pld_delta(epsilon, run: WorAccounting, discretization: float = 1e-4) -> dict:
+    """delta_W(eps) bounds: keys ``{remove,add}_{upper,lower}``, ``upper``, ``lower`` (arrays)."""
+    eps = check_array("epsilon", epsilon, check_nonnegative)
+    discretization = check_positive("pld discretization", discretization)
+    out = {}
+    for bound, pessimistic in (("upper", True), ("lower", False)):
+        for direction, pmf in _directions(wor_pld(run, pessimistic, discretization)).items():
+            out[f"{direction}_{bound}"] = np.array([pmf.get_delta_for_epsilon(float(e)) for e in eps])
+        out[bound] = np.maximum(out[f"remove_{bound}"], out[f"add_{bound}"])
+    return out
+
+
+def refine_upper(build_upper, deltas, relative_accuracy: float, max_discretization: float,
+                 min_discretization: float):
+    """Shrink the interval 4x from ``max_discretization`` while some eps_upper(delta) still moves
+    by more than ``relative_accuracy`` (relative). Every pessimistic PLD is a valid upper bound,
+    so each delta keeps its smallest eps. ``build_upper(interval)`` returns an object with
+    ``get_epsilon_for_delta``. Returns (best eps per delta, interval per delta)."""
+    interval = max_discretization
+    pld = build_upper(interval)
+    best = np.array([pld.get_epsilon_for_delta(float(d)) for d in deltas])
+    chosen = np.full(len(deltas), interval)
+    while interval / REFINEMENT_FACTOR >= min_discretization:
+        interval /= REFINEMENT_FACTOR
+        pld = build_upper(interval)
+        values = np.array([pld.get_epsilon_for_delta(float(d)) for d in deltas])
+        improvement = best - values
+        better = values < best
+        best = np.where(better, values, best)
+        chosen = np.where(better, interval, chosen)
+        if np.all(improvement <= relative_accuracy * np.abs(best)):
+            break
+    return best, chosen
+
+
+def pld_epsilon(delta, run: WorAccounting, relative_accuracy: float = 1e-2, max_discretization: float = 1e-4,
+                min_discretization: float = 1e-6) -> dict:
+    """eps_W(delta) per direction and bound, their maximum, and the interval used per delta."""
+    deltas = check_array("delta", delta, check_open_unit)
+    relative_accuracy = check_positive("relative_accuracy", relative_accuracy)
+    cache = {}
+
+    def build(interval, pessimistic=True):
+        key = (interval, pessimistic)
+        if key not in cache:
+            cache[key] = wor_pld(run, pessimistic, interval)
+        return cache[key]
+
+    _, chosen = refine_upper(build, deltas, relative_accuracy, max_discretization, min_discretization)
+    out = {f"{d}_{b}": np.zeros(len(deltas)) for d in ("remove", "add") for b in ("upper", "lower")}
+    for i, (d, interval) in enumerate(zip(deltas, chosen)):
+        for bound, pessimistic in (("upper", True), ("lower", False)):
+            for direction, pmf in _directions(build(interval, pessimistic)).items():
+                out[f"{direction}_{bound}"][i] = pmf.get_epsilon_for_delta(float(d))
+    out["upper"] = np.maximum(out["remove_upper"], out["add_upper"])
+    out["lower"] = np.maximum(out["remove_lower"], out["add_lower"])
+    out["discretization"] = chosen
+    return out
+
+
+def _rdp_accountant(run: WorAccounting):
+    accountant = dp_accounting.rdp.RdpAccountant()
+    event = dp_accounting.PoissonSampledDpEvent(run.rate, dp_accounting.GaussianDpEvent(run.sigma / 2.0))
+    accountant.compose(event, run.compositions)
+    return accountant
+
+
+def rdp_delta(epsilon, run: WorAccounting) -> np.ndarray:
+    """RDP upper bound on max(remove, add) delta_W(eps) (the pair's RDP = Poisson's at sigma / 2)."""
+    eps = check_array("epsilon", epsilon, check_nonnegative)
+    accountant = _rdp_accountant(run)
+    return np.array([accountant.get_delta(float(e)) for e in eps])
+
+
+def rdp_epsilon(delta, run: WorAccounting) -> np.ndarray:
+    """RDP upper bound on max(remove, add) eps_W(delta)."""
+    deltas = check_array("delta", delta, check_open_unit)
+    accountant = _rdp_accountant(run)
+    return np.array([accountant.get_epsilon(float(d)) for d in deltas])
+
+
+# --- substitution (Appendix D) --------------------------------------------------------------
+def _single_step_max_curve(run: WorAccounting):
+    pair = SubsampledPair("gaussian", run.sigma, run.rate, 2.0)
+
+    def curve(e):
+        return np.maximum(pair.hockey_stick(e, "remove"), pair.hockey_stick(e, "add"))
+
+    return curve
+
+
+def substitution_epsilon_max(run: WorAccounting) -> float:
+    """The single-step grid's reach: smallest 2^j with max-curve delta_1(2^j) <= SUBSTITUTION_TAIL."""
+    curve = _single_step_max_curve(run)
+    reach = 1.0
+    while curve(np.array([reach]))[0] > SUBSTITUTION_TAIL:
+        reach *= 2.0
+    return reach
+
+
+def substitution_upper_pld(run: WorAccounting, discretization: float):
+    """The composed PLD of the pointwise-maximum dominating pair (an upper bound under substitution)."""
+    single = pld_from_curve(_single_step_max_curve(run), discretization, substitution_epsilon_max(run))
+    return single.self_compose(run.compositions) if run.compositions > 1 else single
+
+
+def substitution_delta(epsilon, run: WorAccounting, discretization: float = 1e-4) -> dict:
+    """delta_W under substitution: ``upper`` (dominating pair), ``lower`` (max of the directions'
+    optimistic PLDs), per-direction ``{remove,add}_{upper,lower}`` of the two dataset pairs."""
+    eps = check_array("epsilon", epsilon, check_nonnegative)
+    out = pld_delta(eps, run, discretization)
+    upper = substitution_upper_pld(run, discretization)
+    out["upper"] = np.array([upper.get_delta_for_epsilon(float(e)) for e in eps])
+    out["rdp"] = rdp_wor_substitution_delta(eps, run.sigma, run.rate, run.compositions)
+    return out
+
+
+def substitution_epsilon(delta, run: WorAccounting, relative_accuracy: float = 1e-2,
+                         max_discretization: float = 1e-4, min_discretization: float = 1e-6) -> dict:
+    """eps_W(delta) under substitution (same keys as :func:`substitution_delta`)."""
+    deltas = check_array("delta", delta, check_open_unit)
+    out = pld_epsilon(deltas, run, relative_accuracy, max_discretization, min_discretization)
+    upper, chosen = refine_upper(lambda interval: substitution_upper_pld(run, interval), deltas,
+                                 relative_accuracy, max_discretization, min_discretization)
+    out["upper"] = upper
+    out["discretization"] = chosen
+    out["rdp"] = rdp_wor_substitution_epsilon(deltas, run.sigma, run.rate, run.compositions)
+    return out
+
+
+# --- tables for dpsampling.accounting (same columns as the Poisson ones) ----------------------
+def _columns(quantity: str, bounds: dict, rdp) -> dict:
+    columns = {f"{quantity}_lower": bounds["lower"], f"{quantity}_upper": bounds["upper"]}
+    for direction in ("remove", "add"):
+        for bound in ("lower", "upper"):
+            columns[f"{direction}_{quantity}_{bound}"] = bounds[f"{direction}_{bound}"]
+    columns[f"{quantity}_upper_rdp"] = rdp
+    return columns
+
+
+def delta_frame(sigma, steps, epsilons, epochs, options, relation: str) -> pd.DataFrame:
+    """delta bounds per eps under ``relation`` (substitution: Appendix D; otherwise Thm 10.2)."""
+    eps = check_array("epsilon", epsilons, check_nonnegative)
+    run = WorAccounting(sigma, steps, epochs, options.sampling_rate)
+    if relation == "substitution":
+        bounds = substitution_delta(eps, run, options.pld_discretization)
+        rdp = bounds["rdp"]
+    else:
+        bounds = pld_delta(eps, run, options.pld_discretization)
+        rdp = rdp_delta(eps, run)
+    frame = pd.DataFrame({"epsilon": eps, **_columns("delta", bounds, rdp)})
+    frame["pld_discretization"] = options.pld_discretization
+    frame["sampling_rate"] = run.rate
+    return frame
+
+
+def epsilon_frame(sigma, steps, deltas, epochs, options, relation: str) -> pd.DataFrame:
+    """eps bounds per delta under ``relation``."""
+    deltas = check_array("delta", deltas, check_open_unit)
+    run = WorAccounting(sigma, steps, epochs, options.sampling_rate)
+    settings = (options.pld_relative_accuracy, options.pld_discretization, options.pld_min_discretization)
+    if relation == "substitution":
+        bounds = substitution_epsilon(deltas, run, *settings)
+        rdp = bounds["rdp"]
+    else:
+        bounds = pld_epsilon(deltas, run, *settings)
+        rdp = rdp_epsilon(deltas, run)
+    frame = pd.DataFrame({"delta": deltas, **_columns("epsilon", bounds, rdp)})
+    frame["pld_discretization"] = bounds["discretization"]
+    frame["sampling_rate"] = run.rate
+    return frame
