@@ -8,7 +8,7 @@ rule claims:
         "results/chua25_fig1/auc.parquet",
         code=package_sources("claims"),
     output:
-        csv="results/claims.csv",
+        csv=report("results/claims.csv", caption="../report/claims.rst", category="Claims"),
         md="results/claims.md",
     params:
         results_dir=lambda wildcards, input: str(Path(input[0]).parents[1]),
