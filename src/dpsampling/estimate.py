@@ -171,31 +171,36 @@ def format_estimate(works: list[Work], unknown: list[str], cores: int | None = N
 
 # --- chua24: deterministic accountants ----------------------------------------------------
 
+CHUA24_UNITS = {"epsilon_vs_sigma": "(sigma, T) points x 3 samplers", "delta_vs_epsilon": "delta(eps) curves",
+                "theorem_4_1": "(sigma, T, K, eps) grid points"}
+
+
 def _chua24_units(kind: str, spec: dict) -> float:
-    """Accountant evaluations: (sigma, T) points x samplers, eps values x samplers, or grid points."""
+    """Units of work whose cost does not depend on their number (measured on the quick config):
+    eps(delta) evaluations at one (sigma, T) per sampler; one delta(eps) curve per sampler (a
+    PLD or a C-grid scan, whatever the number of eps values); one Thm 4.1 grid point."""
     if kind == "epsilon_vs_sigma":
         return 3.0 * (len(spec["sigmas"]) + len(spec.get("compare_steps", [])) * len(spec.get("compare_sigmas", spec["sigmas"])))
     if kind == "delta_vs_epsilon":
-        from .experiments.chua24 import epsilon_grid
-
-        return float(len(spec["samplers"]) * len(epsilon_grid(spec)))
+        return float(len(spec["samplers"]))
     return float(len(spec["sigmas"]) * len(spec["steps"]) * len(spec["epochs"]) * spec["epsilon_grid"]["num"])
 
 
 def _chua24_slice(kind: str, spec: dict) -> dict:
-    """A few evaluations of the experiment at its own settings, for calibration."""
+    """A small piece of the experiment at its own settings, for calibration: the median sigma; two
+    eps values; one sigma and two eps values of the Thm 4.1 grid (every T and K, which set the cost)."""
     small = dict(spec)
+    grid = spec.get("epsilon_grid")
     if kind == "epsilon_vs_sigma":
         small.update(sigmas=[float(np.median(spec["sigmas"]))], compare_steps=[], compare_sigmas=[])
     elif kind == "delta_vs_epsilon":
-        grid = spec["epsilon_grid"]
-        small.update(epsilon_grid=dict(grid, num=min(grid["num"], 3)), epsilon_points=[])
+        small.update(epsilon_grid=dict(grid, num=2), epsilon_points=[])
     else:
-        small.update(sigmas=spec["sigmas"][:1], epochs=spec["epochs"][:1])
+        small.update(sigmas=spec["sigmas"][:1], epsilon_grid=dict(grid, num=2))
     return small
 
 
-COST_KEYS = ("steps", "compare_steps", "sigma", "epochs", "samplers")  # spec entries the cost per unit depends on
+COST_KEYS = ("steps", "compare_steps", "sigma", "epochs")  # spec entries the cost per unit depends on
 
 
 def _same(a, b) -> bool:
@@ -204,8 +209,8 @@ def _same(a, b) -> bool:
 
 @register("chua24")
 def chua24_work(experiment: str, config: dict, rates: Rates) -> Work:
-    """Units: accountant evaluations. A previous run's rate is used only if it had the same T,
-    PLD and shuffle settings (the cost of one evaluation grows with T and the PLD accuracy)."""
+    """Units: see _chua24_units. A previous run's rate is used only if it had the same T, PLD and
+    shuffle settings (the cost of one unit grows with T and the PLD accuracy)."""
     from .experiments import chua24
 
     name = experiment.removeprefix("chua24_")
@@ -222,7 +227,7 @@ def chua24_work(experiment: str, config: dict, rates: Rates) -> Work:
         small = _chua24_slice(kind, spec)
         rate = rates.calibrate(f"{experiment} ({_chua24_units(kind, small):g} evaluations)",
                                lambda: (cpu_seconds(lambda: chua24.COMPUTE[kind](small, settings)), _chua24_units(kind, small)))
-    return Work(experiment, _chua24_units(kind, spec), "accountant evaluations", *rate)
+    return Work(experiment, _chua24_units(kind, spec), CHUA24_UNITS[kind], *rate)
 
 
 # --- chua25 Fig. 1: DP-SGD training ---------------------------------------------------------

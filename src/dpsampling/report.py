@@ -212,6 +212,67 @@ def _link(path: str, report_dir: Path, root: Path) -> str:
     return f"[{Path(path).name}]({Path(os.path.relpath(Path(root, path), report_dir)).as_posix()})"
 
 
+def _summary_lines(summaries, statuses, timings, claims, report_dir, root) -> list[str]:
+    counts = pd.Series(list(statuses.values()), dtype=object).value_counts()
+    lines = ["## Summary", "", f"{len(summaries)} experiments: "
+             + ", ".join(f"{counts.get(k, 0)} {k}" for k in ("complete", "partial", "not run")) + "."]
+    if claims is not None:
+        verdicts = claims["verdict"].value_counts()
+        lines.append(f"{len(claims)} claims: " + ", ".join(f"{verdicts.get(v, 0)} {v}" for v in VERDICTS) + ".")
+    else:
+        lines.append("Claims not checked yet (no `results/claims.csv`: run `snakemake claims`).")
+    wall, cpu = sum(t["wall_s"] for t in timings.values()), sum(t["cpu_s"] for t in timings.values())
+    lines += [f"Compute time of the benchmarked jobs: {format_seconds(wall)} wall, {cpu / 3600:.3g} CPU hours.", ""]
+    rows = []
+    for s in summaries:
+        t, mine = timings[s.experiment], s.claims()
+        tally = "/".join(str(int((mine["verdict"] == v).sum())) for v in VERDICTS) if not mine.empty else "-"
+        figures = ", ".join(_link(f, report_dir, root) for f in s.figures() if f.endswith(".png")) or "-"
+        rows.append([s.experiment, statuses[s.experiment], tally, t["jobs"], format_seconds(t["wall_s"]),
+                     f"{t['cpu_s']:.0f}", f"{t['max_rss_mb']:.0f}", figures])
+    return lines + _table(["experiment", "status", "claims ok/not/not run", "jobs", "wall h:m:s", "CPU s", "peak MB",
+                           "figures"], rows)
+
+
+def _claims_lines(claims, report_dir, root) -> list[str]:
+    """The discrepancies (not_reproduced claims with their reasons), then the whole table."""
+    lines = ["", "## Paper discrepancies found", ""]
+    if claims is not None:
+        bad = claims[claims["verdict"] == "not_reproduced"]
+        if bad.empty:
+            lines.append("No checked claim failed to reproduce.")
+        for record in bad.to_dict("records"):
+            lines.append(f"- `{record['claim_id']}` ({record['quantity']}): paper {record['relation']} "
+                         f"{record['paper_value']}, ours {record['our_value']:.6g}. {record['note']}")
+    lines += ["", f"Explanations: {_link('docs/REPRODUCTION.md', report_dir, root)}.", ""]
+    if claims is not None:
+        cells = [[f"{v:.6g}" if isinstance(v, float) else v for v in r.values()] for r in claims.to_dict("records")]
+        lines += ["## Claims", "", *_table(list(claims.columns), cells), ""]
+    return lines
+
+
+def _experiment_lines(s: ExperimentSummary, status: str, timing: dict, report_dir, root) -> list[str]:
+    lines = [f"### {s.experiment}", "", f"Status: **{status}**."]
+    missing = [f for f in s.files() if not (root / f).exists()]
+    if missing:
+        lines.append("Missing: " + ", ".join(f"`{f}`" for f in missing) + ".")
+    if timing["jobs"]:
+        lines.append(f"Time: {timing['jobs']} job(s), {format_seconds(timing['wall_s'])} wall, "
+                     f"{timing['cpu_s']:.1f} CPU seconds, peak {timing['max_rss_mb']:.0f} MB.")
+    if s.figures():
+        lines.append("Figures: " + ", ".join(_link(f, report_dir, root) for f in s.figures()) + ".")
+    lines.append("")
+    for name, document in s.metadata().items():
+        lines += [f"{_link(name, report_dir, root)} ({_row_count(root / name)} rows) was computed with:", ""]
+        lines += _table(["parameter", "value"], [[f"`{k}`", v] for k, v in flatten(document["parameters"]).items()])
+        versions = document.get("versions", {})
+        lines += ["", "Versions: " + ", ".join(f"{k} {versions[k]}" for k in VERSION_KEYS if versions.get(k)) + ".", ""]
+    mine = s.claims()
+    if not mine.empty:
+        lines += ["Claims: " + ", ".join(f"`{r['claim_id']}` {r['verdict']}" for r in mine.to_dict("records")) + ".", ""]
+    return lines
+
+
 def report_markdown(report_path, root=".", targets: dict | None = None, claims: pd.DataFrame | None = None,
                     configfiles: list | None = None) -> str:
     """The text of REPORT.md; ``claims`` defaults to ``results/claims.csv`` when it exists."""
@@ -221,72 +282,22 @@ def report_markdown(report_path, root=".", targets: dict | None = None, claims: 
         claims = pd.read_csv(path) if path.exists() else None
     if claims is not None:
         claims = claims.fillna({"note": ""})
-    summaries = [ExperimentSummary(name, (targets or {}).get(name), str(root), _claims=claims if claims is not None
-                                   else pd.DataFrame(columns=["experiment", "verdict"]))
+    empty = pd.DataFrame(columns=["experiment", "verdict"])
+    summaries = [ExperimentSummary(name, (targets or {}).get(name), str(root), _claims=empty if claims is None else claims)
                  for name in discover_experiments(root, targets, claims)]
-    now = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    lines = ["# Reproduction report", "",
-             f"Written {now} by dpsampling {__version__} from the files under `{root.resolve().name}/`"
-             + (f" (config: {', '.join(f'`{c}`' for c in configfiles)})" if configfiles else "") + ".",
-             "Parameters, seeds and versions below are those recorded in each result file; times are the sum of",
-             "each experiment's `benchmarks/<experiment>/*.tsv` (jobs without a benchmark are not counted).", ""]
     statuses = {s.experiment: s.status() for s in summaries}
     timings = {s.experiment: s.timing() for s in summaries}
-    counts = pd.Series(list(statuses.values()), dtype=object).value_counts()
-    lines += ["## Summary", "",
-              f"{len(summaries)} experiments: " + ", ".join(f"{counts.get(k, 0)} {k}" for k in ("complete", "partial", "not run")) + "."]
-    if claims is not None:
-        verdicts = claims["verdict"].value_counts()
-        lines.append(f"{len(claims)} claims: " + ", ".join(f"{verdicts.get(v, 0)} {v}" for v in VERDICTS) + ".")
-    else:
-        lines.append("Claims not checked yet (no `results/claims.csv`: run `snakemake claims`).")
-    total_wall = sum(t["wall_s"] for t in timings.values())
-    total_cpu = sum(t["cpu_s"] for t in timings.values())
-    lines += [f"Compute time of the benchmarked jobs: {format_seconds(total_wall)} wall, {total_cpu / 3600:.3g} CPU hours.", ""]
-    rows = []
-    for s in summaries:
-        t, mine = timings[s.experiment], s.claims()
-        tally = "/".join(str(int((mine["verdict"] == v).sum())) for v in VERDICTS) if not mine.empty else "-"
-        figures = ", ".join(_link(f, report_dir, root) for f in s.figures() if f.endswith(".png")) or "-"
-        rows.append([s.experiment, statuses[s.experiment], tally, t["jobs"], format_seconds(t["wall_s"]),
-                     f"{t['cpu_s']:.0f}", f"{t['max_rss_mb']:.0f}", figures])
-    lines += _table(["experiment", "status", "claims ok/not/not run", "jobs", "wall h:m:s", "CPU s", "peak MB", "figures"], rows)
-    lines += ["", "## Paper discrepancies found", ""]
-    if claims is not None:
-        bad = claims[claims["verdict"] == "not_reproduced"]
-        if bad.empty:
-            lines.append("No checked claim failed to reproduce.")
-        for record in bad.to_dict("records"):
-            lines.append(f"- `{record['claim_id']}` ({record['quantity']}): paper {record['relation']} {record['paper_value']}, "
-                         f"ours {record['our_value']:.6g}. {record['note']}")
-    lines += ["", f"Explanations: {_link('docs/REPRODUCTION.md', report_dir, root)}.", ""]
-    if claims is not None:
-        lines += ["## Claims", ""]
-        lines += _table(list(claims.columns), [[f"{v:.6g}" if isinstance(v, float) else ("" if v is None else v)
-                                                 for v in r.values()] for r in claims.to_dict("records")])
-        lines.append("")
+    now = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    config = f" (config: {', '.join(f'`{c}`' for c in configfiles)})" if configfiles else ""
+    lines = ["# Reproduction report", "",
+             f"Written {now} by dpsampling {__version__} from the files in results/, figures/ and benchmarks/{config}.",
+             "Parameters, seeds and versions below are those recorded in each result file; times are the sum of",
+             "each experiment's `benchmarks/<experiment>/*.tsv` (jobs without a benchmark are not counted).", ""]
+    lines += _summary_lines(summaries, statuses, timings, claims, report_dir, root)
+    lines += _claims_lines(claims, report_dir, root)
     lines += ["## Experiments", ""]
     for s in summaries:
-        lines += [f"### {s.experiment}", "", f"Status: **{statuses[s.experiment]}**."]
-        missing = [f for f in s.files() if not (root / f).exists()]
-        if missing:
-            lines.append("Missing: " + ", ".join(f"`{f}`" for f in missing) + ".")
-        t = timings[s.experiment]
-        if t["jobs"]:
-            lines.append(f"Time: {t['jobs']} job(s), {format_seconds(t['wall_s'])} wall, {t['cpu_s']:.1f} CPU seconds, "
-                         f"peak {t['max_rss_mb']:.0f} MB.")
-        if s.figures():
-            lines.append("Figures: " + ", ".join(_link(f, report_dir, root) for f in s.figures()) + ".")
-        lines.append("")
-        for name, document in s.metadata().items():
-            frame_rows = _row_count(root / name)
-            lines += [f"{_link(name, report_dir, root)} ({frame_rows} rows) was computed with:", ""]
-            lines += _table(["parameter", "value"], [[f"`{k}`", v] for k, v in flatten(document["parameters"]).items()])
-            versions = document.get("versions", {})
-            lines += ["", "Versions: " + ", ".join(f"{k} {versions[k]}" for k in VERSION_KEYS if versions.get(k)) + ".", ""]
-        mine = s.claims()
-        if not mine.empty:
-            lines += [f"Claims: " + ", ".join(f"`{r['claim_id']}` {r['verdict']}" for r in mine.to_dict("records")) + ".", ""]
+        lines += _experiment_lines(s, statuses[s.experiment], timings[s.experiment], report_dir, root)
     return "\n".join(lines) + "\n"
 
 
