@@ -1,7 +1,7 @@
 """Core-hours per experiment before a run: work in the config x measured seconds per unit of work.
 
-``estimate(config, root)`` returns one ``Work`` per experiment of the config: ``units`` of work
-(what the config asks for: accountant evaluations, training example-passes, Monte Carlo
+``estimate(config, Rates(root))`` returns one ``Work`` per experiment of the config: ``units`` of
+work (what the config asks for: accountant evaluations, training example-passes, Monte Carlo
 samples x steps, ...) times ``seconds_per_unit`` (CPU seconds of one core per unit, measured on
 this machine) = core-seconds. The rate is measured in one of two ways, and the table says which:
 
@@ -21,15 +21,18 @@ Adding an experiment family (e.g. a Monte Carlo sampler): write
         units = 2 * block["samples"] * block["steps"]            # both directions
         def units_of(parameters):                                 # the same, from a result file
             return 2 * parameters["spec"]["samples"] * parameters["spec"]["steps"]
-        rate = rates.measured(experiment, "delta.parquet", units_of)
-        if rate is None:
-            rate = rates.calibrate(experiment, lambda: time_per_sample_step(block))
+        rate = rates.measured(experiment, "delta.parquet", units_of,
+                              comparable=lambda parameters: parameters["spec"]["sigma"] == block["sigma"])
+        if rate is None:  # time 10,000 samples per direction with the config's own T and sigma
+            small = dict(block, samples=10_000)
+            rate = rates.calibrate(experiment, lambda: (cpu_seconds(lambda: draw_samples(small)), units_of({"spec": small})))
         return Work(experiment, units, "samples x steps", *rate)
 
-``rates.measured`` returns (seconds per unit, source) or None; ``rates.calibrate`` runs the
-timing function once per experiment and returns (seconds per unit, source). Experiments of the
-config without a registered family are listed as such (the lookup is by config block:
-``chua25.fig2`` first, then ``chua25``).
+``rates.measured`` returns (seconds per unit, source), or None when there is no previous run or
+its recorded parameters are not ``comparable`` (settings the cost per unit depends on);
+``rates.calibrate(key, timing)`` runs ``timing() -> (CPU seconds, units)`` once per key and
+returns (seconds per unit, source). Experiments of the config without a registered family are
+listed as such (the lookup is by config block: ``chua25.fig2`` first, then ``chua25``).
 
 The estimate is a model: linear in the units, with the per-unit cost measured at one setting.
 """
