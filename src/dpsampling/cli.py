@@ -39,6 +39,9 @@ def _build_parser() -> argparse.ArgumentParser:
     parser = _OneLineParser(prog="dpsampling", description="Privacy accounting of DP-SGD batch samplers.")
     parser.add_argument("--version", action="version", version=f"dpsampling {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_OneLineParser)
+    from .cli_ops import add_ops_commands  # estimate, report
+
+    add_ops_commands(commands)
     account = commands.add_parser(
         "account",
         help="(eps, delta) bounds for one sampler",
@@ -120,6 +123,10 @@ def main(argv=None) -> int:
     parser = _build_parser()
     args = parser.parse_args(argv)
     try:
+        from .cli_ops import OPS_COMMANDS, run_ops_command
+
+        if args.command in OPS_COMMANDS:
+            return run_ops_command(args)
         if args.command == "account":
             if args.pld_discretization is not None and not args.pld_discretization > 0:
                 raise ValueError(f"--pld-discretization must be positive; got {args.pld_discretization!r}")

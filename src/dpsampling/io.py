@@ -48,12 +48,29 @@ def _jsonable(value):
     return value
 
 
+def check_output_dir(directory, create: bool = True) -> Path:
+    """Make sure ``directory`` can hold new files (creating it unless ``create`` is False, in
+    which case its nearest existing ancestor must be writable); PermissionError or
+    NotADirectoryError, one line naming it, otherwise. Called before anything is written."""
+    directory = Path(directory)
+    existing = directory
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if existing.exists() and not existing.is_dir():
+        where = "is" if existing == directory else f"cannot be created: {existing} is"
+        raise NotADirectoryError(f"output directory {directory} {where} a file, not a directory")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        what = "is not writable" if existing == directory else f"cannot be created: {existing} is not writable"
+        raise PermissionError(f"output directory {directory} {what}")
+    if create:
+        directory.mkdir(parents=True, exist_ok=True)
+    return directory
+
+
 def write_table(frame: pd.DataFrame, path, parameters: dict) -> Path:
     """Write ``frame`` to ``path`` atomically with ``parameters`` and versions in its metadata."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if not os.access(path.parent, os.W_OK):
-        raise PermissionError(f"output directory {path.parent} is not writable")
+    check_output_dir(path.parent)
     document = {"parameters": _jsonable(parameters), "versions": environment_versions()}
     table = pa.Table.from_pandas(frame, preserve_index=False)
     schema_metadata = dict(table.schema.metadata or {})

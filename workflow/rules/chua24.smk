@@ -34,9 +34,13 @@ rule plot_chua24_figure:
         code=package_sources("plotting"),
     output:
         pdf="figures/{experiment}.pdf",
-        png="figures/{experiment}.png",
+        png=report("figures/{experiment}.png", caption="../report/chua24_figure.rst", category="chua24",
+                   subcategory="{experiment}"),
     wildcard_constraints:
         experiment="chua24_fig[1-7]",
+    params:
+        summary=experiment_summary,  # the caption's parameters and verdicts (dpsampling.report)
+        expected=lambda wildcards: {"experiment": wildcards.experiment, "spec": experiment_spec(wildcards)},
     log:
         "logs/{experiment}/plot.log",
     conda:

@@ -46,7 +46,10 @@ rule plot_chua25_fig1:
         code=package_sources("plotting"),
     output:
         pdf="figures/chua25_fig1.pdf",
-        png="figures/chua25_fig1.png",
+        png=report("figures/chua25_fig1.png", caption="../report/chua25_fig1.rst", category="chua25"),
+    params:
+        summary=experiment_summary,  # the caption's parameters and verdicts (dpsampling.report)
+        expected={"experiment": "chua25_fig1", "spec": config["chua25"]["fig1"]},
     log:
         "logs/chua25_fig1/plot.log",
     conda:

@@ -9,7 +9,7 @@ rule claims:
         [path for paths in LEBEDA24_RESULTS.values() for path in paths],
         code=package_sources("claims"),
     output:
-        csv="results/claims.csv",
+        csv=report("results/claims.csv", caption="../report/claims.rst", category="Claims"),
         md="results/claims.md",
     params:
         results_dir=lambda wildcards, input: str(Path(input[0]).parents[1]),

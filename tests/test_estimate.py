@@ -1,0 +1,148 @@
+"""Core-hour estimates: linear in the configured work, larger at paper scale, rates from
+benchmarks only when the run was comparable, and the command's output."""
+
+import copy
+import json
+import shutil
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+
+from dpsampling.cli import main
+from dpsampling.estimate import ESTIMATORS, Rates, Work, config_experiments, estimate
+from dpsampling.io import write_table
+
+ROOT = Path(__file__).resolve().parents[1]
+TINY = yaml.safe_load((ROOT / ".test/config/config.yaml").read_text())
+QUICK = yaml.safe_load((ROOT / "config/config.yaml").read_text())
+PAPER = yaml.safe_load((ROOT / "config/paper.yaml").read_text())
+
+
+class FixedRates(Rates):
+    """Calibration replaced by fixed costs: tests of the work model, not of this machine."""
+
+    def __init__(self):
+        super().__init__(use_benchmarks=False)
+        self.calibrated = []
+
+    def calibrate(self, key, timing):
+        self.calibrated.append(key)
+        return 0.5, "fixed"
+
+    def cached(self, key, function):
+        self.calibrated.append(key)
+        return {"g": 1e-6, "e": 1e-6, "generators": {g: {"a": 1e-6, "b": 1e-9, "c": 1e-9}
+                                                     for g in ("shuffle", "poisson", "balls_and_bins")}}
+
+
+def _by_experiment(config, rates):
+    works, unknown = estimate(config, rates)
+    return {w.experiment: w for w in works}, unknown
+
+
+def _small(config):
+    """The tiny config restricted to the experiments these tests calibrate for real."""
+    return {"seed": config["seed"], "pld": config["pld"], "shuffle": config["shuffle"],
+            "chua24": {"thm41": config["chua24"]["thm41"]}, "chua25": config["chua25"]}
+
+
+def test_every_config_experiment_has_an_estimator():
+    works, unknown = estimate(QUICK, FixedRates())
+    assert unknown == []
+    assert [w.experiment for w in works] == config_experiments(QUICK)
+    assert {"chua24", "chua25.fig1"} <= set(ESTIMATORS)
+
+
+def test_estimate_scales_linearly_with_the_configured_counts():
+    """Measured for real (a calibration of thm41 and of the training kernel on the tiny config),
+    then the same rates for a config with twice the sigmas and twice the training rows (the
+    tiny row count splits and batches without rounding, so the work doubles exactly)."""
+    rates = Rates(use_benchmarks=False)
+    base = _small(TINY)
+    doubled = copy.deepcopy(base)
+    doubled["chua24"]["thm41"]["sigmas"] = base["chua24"]["thm41"]["sigmas"] + [3.0, 5.0]
+    doubled["chua25"]["fig1"]["data"]["rows"] = 2 * base["chua25"]["fig1"]["data"]["rows"]
+    one, _ = _by_experiment(base, rates)
+    two, _ = _by_experiment(doubled, rates)
+    for name in ("chua24_thm41", "chua25_fig1"):
+        assert one[name].seconds_per_unit > 0 and one[name].core_hours > 0
+        assert two[name].units == 2 * one[name].units
+        assert two[name].core_hours == pytest.approx(2 * one[name].core_hours, rel=1e-12)
+
+
+def test_paper_scale_costs_more_than_quick_scale():
+    rates = FixedRates()
+    quick, _ = _by_experiment(QUICK, rates)
+    paper, _ = _by_experiment(PAPER, rates)
+    assert set(quick) == set(paper)
+    for name in quick:
+        assert paper[name].core_hours >= quick[name].core_hours, name
+    assert sum(w.core_hours for w in paper.values()) > sum(w.core_hours for w in quick.values())
+    # more rows and hash buckets: the training model predicts a higher cost per example too
+    assert paper["chua25_fig1"].seconds_per_unit > quick["chua25_fig1"].seconds_per_unit
+
+
+def _previous_run(root: Path, config: dict, cpu_seconds: float):
+    spec = config["chua24"]["thm41"]
+    write_table(pd.DataFrame({"x": [1.0]}), root / "results/chua24_thm41/bounds.parquet",
+                {"experiment": "chua24_thm41", "kind": "theorem_4_1", "spec": spec, "pld": config["pld"],
+                 "shuffle": config["shuffle"]})
+    benchmark = root / "benchmarks/chua24_thm41/compute_bounds.tsv"
+    benchmark.parent.mkdir(parents=True)
+    benchmark.write_text("s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_pss\tio_in\tio_out\tmean_load\tcpu_time\n"
+                         f"{cpu_seconds * 1.5}\t0:00:10\t200\t1500\t150\t160\t1\t0\t60\t{cpu_seconds}\n")
+
+
+def _grid_points(spec):
+    return len(spec["sigmas"]) * len(spec["steps"]) * len(spec["epochs"]) * spec["epsilon_grid"]["num"]
+
+
+def test_a_comparable_previous_run_gives_the_rate(tmp_path):
+    _previous_run(tmp_path, TINY, cpu_seconds=12.0)
+    config = copy.deepcopy(TINY)
+    config["chua24"]["thm41"]["epsilon_grid"]["num"] = 70  # more work, same cost per grid point
+    rates = FixedRates()
+    rates.root, rates.use_benchmarks = tmp_path, True
+    work = ESTIMATORS["chua24"]("chua24_thm41", config, rates)
+    assert work.seconds_per_unit == pytest.approx(12.0 / _grid_points(TINY["chua24"]["thm41"]))
+    assert work.units == _grid_points(config["chua24"]["thm41"])
+    assert work.source.startswith("benchmarks") and rates.calibrated == []
+
+
+def test_a_previous_run_with_other_numerics_is_not_used(tmp_path):
+    _previous_run(tmp_path, TINY, cpu_seconds=12.0)
+    config = copy.deepcopy(TINY)
+    config["chua24"]["thm41"]["steps"] = [1, 100, 10000]  # each grid point costs more at larger T
+    rates = FixedRates()
+    rates.root, rates.use_benchmarks = tmp_path, True
+    work = ESTIMATORS["chua24"]("chua24_thm41", config, rates)
+    assert work.source == "fixed" and len(rates.calibrated) == 1
+
+
+def test_the_command_prints_every_experiment_and_the_total(tmp_path, capsys):
+    """A workflow folder whose config holds two tiny experiments; calibration for real."""
+    (tmp_path / "Snakefile").write_text("")
+    shutil.copytree(ROOT / "workflow/schemas", tmp_path / "workflow/schemas")
+    small = dict(TINY, chua24={"fig2": TINY["chua24"]["fig2"]})
+    (tmp_path / "config").mkdir()
+    (tmp_path / "config/config.yaml").write_text(yaml.safe_dump(small))
+    assert main(["estimate", "--directory", str(tmp_path), "--json", "--cores", "4"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    rows = {row["experiment"]: row for row in document["experiments"]}
+    assert set(rows) == {"chua24_fig2", "chua25_fig1"} and document["not_estimated"] == []
+    for row in rows.values():
+        assert row["core_hours"] == pytest.approx(row["units"] * row["seconds_per_unit"] / 3600)
+        assert row["source"].startswith("calibration")
+    assert document["total_core_hours"] == pytest.approx(sum(r["core_hours"] for r in rows.values()))
+    assert main(["estimate", "--directory", str(tmp_path), "--cores", "4"]) == 0
+    table = capsys.readouterr().out
+    assert "chua24_fig2" in table and "chua25_fig1" in table and "On 4 cores" in table
+
+
+def test_unregistered_experiments_are_listed_not_guessed():
+    config = dict(QUICK, lebeda24={"fig9": {"samples": 10}})
+    works, unknown = estimate(config, FixedRates())
+    assert unknown == ["lebeda24_fig9"] and "lebeda24_fig9" not in [w.experiment for w in works]
+    assert isinstance(works[0], Work)
