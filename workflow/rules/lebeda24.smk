@@ -284,6 +284,7 @@ rule plot_lebeda24:
         experiment="|".join(LEBEDA24_FIGURES),
     params:
         experiment=lambda wildcards: wildcards.experiment,
+        summary=experiment_summary,  # the caption's parameters and verdicts (dpsampling.report)
     log:
         "logs/{experiment}/plot.log",
     conda:
