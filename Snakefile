@@ -28,6 +28,7 @@ CHUA25_FIG1_PANELS = chua25_fig1_panels(config)
 include: "workflow/rules/chua24.smk"
 include: "workflow/rules/chua25_utility.smk"
 include: "workflow/rules/claims.smk"
+include: "workflow/rules/benchmarks.smk"  # opt-in target `benchmarks`, not in `all`
 
 
 rule all:
