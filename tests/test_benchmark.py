@@ -78,11 +78,13 @@ def test_agreement_check_catches_a_wrong_estimator(wrong):
         run_benchmark(TINY[2:], repeats=1, reference=wrong, ks_samples=3000)
 
 
-def test_without_reference_the_reference_columns_are_nan():
+def test_without_reference_the_reference_columns_are_nan(tmp_path):
     table, document = run_benchmark(TINY[2:], repeats=1, reference=None)
     assert list(table.columns) == COLUMNS
     assert math.isnan(table["reference_seconds"][0]) and math.isnan(table["speedup"][0])
     assert document["reference"] is None and document["cases"][0]["agreement"] is None
+    write_outputs(table, document, tmp_path / "t.csv", tmp_path / "t.json")
+    assert (tmp_path / "t.csv").read_text().splitlines()[1].split(",")[2:4] == ["NaN", "NaN"]
 
 
 def test_command_line(tmp_path, capsys):

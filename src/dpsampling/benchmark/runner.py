@@ -211,6 +211,6 @@ def _replace_atomically(path: Path, write) -> None:
 
 def write_outputs(table: pd.DataFrame, document: dict, csv_path, json_path) -> None:
     """The CSV (exactly COLUMNS) and the JSON sidecar, each written atomically."""
-    _replace_atomically(Path(csv_path), lambda tmp: table.to_csv(tmp, index=False))
+    _replace_atomically(Path(csv_path), lambda tmp: table.to_csv(tmp, index=False, na_rep="NaN"))
     _replace_atomically(Path(json_path), lambda tmp: Path(tmp).write_text(
         json.dumps(document, indent=2, default=float) + "\n"))
