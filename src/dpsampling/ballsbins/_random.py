@@ -12,7 +12,7 @@ Variates (each exact: its law is the stated one up to floating-point rounding):
   rectangle [0, X_i] x [f(X_i), f(X_{i+1})], the base layer the strip [0, r] x [0, f(r)]
   plus the tail x > r, drawn as a rectangle of width X_0 = v / f(r). A draw picks a layer
   (8 bits), a sign (1 bit) and x = U X_i (53 bits) from one 64-bit word and accepts at once
-  when x < X_{i+1} (about 99% of draws); otherwise the base layer returns a tail variate
+  when x < X_{i+1} (98.5% of draws); otherwise the base layer returns a tail variate
   (Marsaglia 1964: r + a with a = -log(U1)/r, accepted when -2 log(U2) > a^2) and the other
   layers accept x when a uniform height in [f(X_i), f(X_{i+1})] lies below f(x), else retry;
 - Exp(1) = -log U; Gamma(a), a >= 1, by Marsaglia and Tsang (2000) with ziggurat normals
