@@ -81,6 +81,32 @@ def order_statistics_bound(x, sigma, orders, direction):
     return math.log(steps) + 1 / (2 * sigma**2) - logsumexp(terms, axis=1)
 
 
+def importance_order_statistics_bound(x, sigma, orders, direction):
+    """The bound of Appendix B.3 on the loss of x (drawn given E_eps). add: bound (5) as
+    without importance sampling. remove: x_1 is kept exactly; if the maximum of w = x - e_1
+    is w_1, the other T - 1 values are bounded with R = T - 1 (bound (4)); otherwise that
+    maximum (some x_t, t > 1) is kept exactly too and the remaining T - 2 values are bounded
+    with R = T - 2, orders > T - 2 dropped."""
+    x = np.atleast_2d(np.asarray(x, dtype=float))
+    if direction == "add":
+        return order_statistics_bound(x, sigma, orders, direction)
+    steps = x.shape[1]
+    orders = np.asarray(orders)
+    result = np.empty(x.shape[0])
+    for i, row in enumerate(x):
+        rest = np.sort(row[1:])[::-1]  # descending
+        if row[0] - 1.0 >= rest[0]:
+            exact, big_r = [row[0]], steps - 1
+        else:
+            exact, rest, big_r = [row[0], rest[0]], rest[1:], steps - 2
+        kept = orders[orders <= big_r]
+        weights = np.diff(np.append(kept, big_r + 1))
+        terms = np.concatenate([np.array(exact) / sigma**2,
+                                np.log(weights) + rest[kept - 1] / sigma**2])
+        result[i] = logsumexp(terms) - math.log(steps) - 1 / (2 * sigma**2)
+    return result
+
+
 def hockey_stick_terms(losses, epsilons):
     """Matrix Z[i, j] = [1 - exp(eps_j - L_i)]_+."""
     losses = np.asarray(losses)[:, None]

@@ -63,7 +63,7 @@ def test_importance_order_statistics_kernel_matches_reference(direction, epsilon
                                                         epsilon, seed=15).losses
     x, _ = ref.importance_coordinates(SIGMA, STEPS, 20000, direction, epsilon,
                                       np.random.default_rng(15))
-    slow = ref.order_statistics_bound(x, SIGMA, ORDERS, direction)
+    slow = ref.importance_order_statistics_bound(x, SIGMA, ORDERS, direction)
     assert ks_2samp(fast, slow).pvalue > ALPHA
 
 

@@ -8,28 +8,51 @@ array of coordinates is ever held), and
     L_{P||Q}(x) = log S(x) - log T - 1/(2 sigma^2)          (eq. (2), remove)
     L_{Q||P}(x) = log T + 1/(2 sigma^2) - log S(x)          (eq. (3), add).
 
+Order statistics (Alg. 6) are drawn through the exponential spacings (Renyi) representation
+of uniform order statistics, the same joint law as Alg. 6's Beta products: with E_1, E_2, ...
+i.i.d. Exp(1) and S_j = E_1 + ... + E_j, the survival probabilities 1 - Phi(y(k)) of the
+k-th largest of R standard normals are jointly (S_k / S_{R+1})_k. So the increments
+S_{k_i} - S_{k_{i-1}} ~ Gamma(k_i - k_{i-1}) and S_{R+1} - S_{k_r} ~ Gamma(R + 1 - k_r) are
+independent, and Alg. 6's z_i = (S_{R+1} - S_{k_i}) / (S_{R+1} - S_{k_{i-1}}) ~
+Beta(R - k_i + 1, k_i - k_{i-1}). Conditioning every coordinate on Phi(w) <= u0
+(importance sampling) maps U to u0 U: 1 - Phi(y(k)) = (1 - u0) + u0 S_k / S_{R+1}. Small
+survival probabilities come from S_k, small CDF values from S_{R+1} - S_k (summed from the
+right), so neither loses precision to cancellation.
+
 Work is cut into fixed-size chunks; chunk c fills out[c*chunk:(c+1)*chunk] from its own
 xoshiro256** state ``chunk_states[c]``, so the output does not depend on the thread count
-(``prange`` only decides which thread runs which chunk). The sampling kernels call SciPy's
-C functions through ctypes, which Numba cannot cache: each process compiles them once
-(about 2 s each). For k epochs each row is the sum of
+(``prange`` only decides which thread runs which chunk). For k epochs each row is the sum of
 k independent losses (Alg. 11). Private: the public wrappers in ``sampling`` validate inputs.
+
+The kernels are cached on disk (``cache=True``). Numba checks only the kernel's own file for
+changes, so the kernels are closures over ``DEPENDENCY_STAMP``, a hash of the modules they
+call (``_random``, ``_special``): Numba's cache key includes closure values, so editing those
+modules recompiles the kernels instead of loading stale machine code.
 """
 
 from __future__ import annotations
 
+import hashlib
 import math
+from pathlib import Path
 
 import numpy as np
 from numba import njit, prange
 
-from ._random import (
-    log_beta_variate,
-    normal_pair,
-    normal_quantile,
-    normal_quantile_from_log_cdf,
-    uniform_open,
-)
+from . import _random, _special
+from ._random import standard_gamma, standard_normal, truncated_normal_below, uniform_open
+from ._special import normal_quantile, normal_quantile_from_log_cdf
+
+
+def source_stamp(*modules) -> int:
+    """A non-negative 60-bit hash of the source files of ``modules``."""
+    digest = hashlib.sha256()
+    for module in modules:
+        digest.update(Path(module.__file__).read_bytes())
+    return int.from_bytes(digest.digest()[:8], "little") >> 4
+
+
+DEPENDENCY_STAMP = source_stamp(_random, _special)
 
 
 @njit(inline="always")
@@ -43,18 +66,7 @@ def _lse_add(running_max, running_sum, value):
     return running_max, running_sum
 
 
-@njit
-def _truncated_below_star(state, u_star, survival_star):
-    """Standard normal w conditioned on Phi(w) <= u_star (i.e. w <= the maximum w*)."""
-    v = uniform_open(state)
-    p = v * u_star
-    if p < 0.5:
-        return normal_quantile(p)
-    # 1 - p = (1 - v) + v * survival_star, both terms exact enough (v >= 0.5 here)
-    return -normal_quantile((1.0 - v) + v * survival_star)
-
-
-@njit
+@njit(error_model="numpy")
 def _conditioned_maximum(state, steps, mass):
     """log Phi(w*) for the maximum w* of T standard normals conditioned on w* >= C.
 
@@ -64,42 +76,36 @@ def _conditioned_maximum(state, steps, mass):
     return math.log1p(-uniform_open(state) * mass) / steps
 
 
-@njit
+@njit(error_model="numpy")
 def _naive_one(state, inv_sigma, inv_variance, steps, remove):
     """log S(x) for x ~ P_1 (remove) or x ~ Q_B (add)."""
     running_max = -np.inf
     running_sum = 0.0
-    t = 0
-    while t < steps:
-        g1, g2 = normal_pair(state)
-        value = g1 * inv_sigma
+    for t in range(steps):
+        value = standard_normal(state) * inv_sigma
         if remove and t == 0:
             value += inv_variance
         running_max, running_sum = _lse_add(running_max, running_sum, value)
-        if t + 1 < steps:
-            running_max, running_sum = _lse_add(running_max, running_sum, g2 * inv_sigma)
-        t += 2
     return running_max + math.log(running_sum)
 
 
-@njit
-def _importance_add_one(state, inv_sigma, steps, log_cdf_threshold):
-    """log S(x) for x ~ Q_B conditioned on max_t x_t <= C (coordinates i.i.d. truncated)."""
+@njit(error_model="numpy")
+def _importance_add_one(state, inv_sigma, steps, threshold, log_cdf_threshold):
+    """log S(x) for x ~ Q_B conditioned on max_t x_t <= C (coordinates i.i.d. truncated);
+    threshold = C / sigma, log_cdf_threshold = log Phi(C / sigma)."""
     running_max = -np.inf
     running_sum = 0.0
     for _ in range(steps):
-        w = normal_quantile_from_log_cdf(log_cdf_threshold + math.log(uniform_open(state)))
+        w = truncated_normal_below(state, threshold, log_cdf_threshold)
         running_max, running_sum = _lse_add(running_max, running_sum, w * inv_sigma)
     return running_max + math.log(running_sum)
 
 
-@njit
+@njit(error_model="numpy")
 def _importance_remove_one(state, inv_sigma, inv_variance, steps, mass):
     """log S(x) for x ~ P_1 conditioned on max_t (x - e_1)_t >= C (Alg. 10 on x - e_1)."""
     log_u_star = _conditioned_maximum(state, steps, mass)
     w_star = normal_quantile_from_log_cdf(log_u_star)
-    u_star = math.exp(log_u_star)
-    survival_star = -math.expm1(log_u_star)
     star = 0
     if steps > 1 and uniform_open(state) >= 1.0 / steps:
         star = 1  # by symmetry any t* != 1 may be taken to be the second coordinate
@@ -109,7 +115,7 @@ def _importance_remove_one(state, inv_sigma, inv_variance, steps, mass):
         if t == star:
             w = w_star
         else:
-            w = _truncated_below_star(state, u_star, survival_star)
+            w = truncated_normal_below(state, w_star, log_u_star)
         value = w * inv_sigma
         if t == 0:
             value += inv_variance
@@ -117,88 +123,64 @@ def _importance_remove_one(state, inv_sigma, inv_variance, steps, mass):
     return running_max + math.log(running_sum)
 
 
-@njit(parallel=True)
-def coordinate_kernel(sigma, steps, epochs, remove, importance, threshold_parameter,
-                      chunk_states, samples, samples_per_chunk, out):
-    """Naive (Alg. 4) or importance (Alg. 5 + 10) loss samples; all T coordinates drawn.
-
-    threshold_parameter: add -> log Phi(C / sigma); remove -> 1 - Phi(C / sigma)^T.
-    """
-    inv_sigma = 1.0 / sigma
-    inv_variance = inv_sigma * inv_sigma
-    offset = math.log(steps) + 0.5 * inv_variance
-    n_chunks = chunk_states.shape[0]
-    for chunk in prange(n_chunks):
-        state = chunk_states[chunk].copy()
-        start = chunk * samples_per_chunk
-        stop = min(start + samples_per_chunk, samples)
-        for i in range(start, stop):
-            total = 0.0
-            for _ in range(epochs):
-                if importance:
-                    if remove:
-                        log_sum = _importance_remove_one(state, inv_sigma, inv_variance, steps,
-                                                         threshold_parameter)
-                    else:
-                        log_sum = _importance_add_one(state, inv_sigma, steps, threshold_parameter)
-                else:
-                    log_sum = _naive_one(state, inv_sigma, inv_variance, steps, remove)
-                total += (log_sum - offset) if remove else (offset - log_sum)
-            out[i] = total
-
-
-@njit
-def _count_orders_at_most(orders, bound):
-    count = 0
-    for k in orders:
-        if k <= bound:
-            count += 1
-    return count
-
-
-@njit
-def _accumulate_orders(state, orders, n_orders, draws, upper, log_cdf, inv_sigma,
-                       running_max, running_sum):
-    """Add the order-statistics bound (4) (upper) or (5) (lower) on sum_t exp(x_t/sigma^2).
-
-    The x_t are ``draws`` i.i.d. N(0, sigma^2) values conditioned on Phi(x_t/sigma) <=
-    exp(log_cdf) (log_cdf = 0: no conditioning). Alg. 6: z_i ~ Beta(R - k_i + 1,
-    k_i - k_{i-1}), Phi(y(k_i)) = exp(log_cdf) * prod_{j <= i} z_j. Weights:
-    upper (4): k_{i+1} - k_i with k_{r+1} := R + 1 (so that rank R itself is covered);
-    lower (5): k_i - k_{i-1} with k_0 := 0.
-    """
+@njit(error_model="numpy")
+def _accumulate_orders(state, orders, n_orders, draws, log_weights, log_cdf_bound, inv_sigma,
+                       gaps, rest, running_max, running_sum):
+    """Add sum_i exp(log_weights[i] + y(k_i) / sigma) to the accumulator, y(k) the k-th
+    largest of ``draws`` i.i.d. N(0, 1) conditioned on Phi(w) <= u0 = exp(log_cdf_bound)
+    (log_cdf_bound = 0: no conditioning); spacings as in the module docstring.
+    ``gaps`` and ``rest`` are scratch arrays of length >= n_orders."""
     previous = 0
     for i in range(n_orders):
         k = orders[i]
-        log_cdf += log_beta_variate(state, float(draws - k + 1), float(k - previous))
-        w = normal_quantile_from_log_cdf(log_cdf)
-        if upper:
-            following = orders[i + 1] if i + 1 < n_orders else draws + 1
-            weight = following - k
-        else:
-            weight = k - previous
-        running_max, running_sum = _lse_add(running_max, running_sum,
-                                            math.log(weight) + w * inv_sigma)
+        gaps[i] = standard_gamma(state, float(k - previous))
         previous = k
+    suffix = standard_gamma(state, float(draws + 1 - previous))  # S_{R+1} - S_{k_r}
+    for i in range(n_orders - 1, -1, -1):
+        rest[i] = suffix  # S_{R+1} - S_{k_i}
+        suffix += gaps[i]
+    total = suffix  # S_{R+1}
+    inv_total = 1.0 / total
+    log_total = math.log(total)
+    u0 = math.exp(log_cdf_bound)
+    s0 = -math.expm1(log_cdf_bound)
+    prefix = 0.0
+    for i in range(n_orders):
+        prefix += gaps[i]  # S_{k_i}
+        survival = s0 + u0 * (prefix * inv_total)
+        if survival <= 0.5:
+            y = -normal_quantile(survival)
+        else:
+            y = normal_quantile_from_log_cdf(log_cdf_bound + math.log(rest[i]) - log_total)
+        running_max, running_sum = _lse_add(running_max, running_sum,
+                                            log_weights[i] + y * inv_sigma)
     return running_max, running_sum
 
 
-@njit
+@njit(error_model="numpy")
 def _order_statistics_one(state, inv_sigma, inv_variance, steps, remove, importance,
-                          threshold_parameter, orders, n_minus_1, n_minus_2):
-    """Bound on log S(x): upper for remove (R = T - 1 plus x_1), lower for add (R = T)."""
+                          threshold_parameter, orders, log_lower, log_upper_1, log_upper_2,
+                          gaps, rest):
+    """Bound on log S(x): upper (4) for remove (R = T - 1 plus x_1), lower (5) for add (R = T).
+
+    Weights: upper (4): k_{i+1} - k_i with k_{r+1} := R + 1 (so that rank R itself is
+    covered), for R = T - 1 (log_upper_1) and R = T - 2 (log_upper_2, orders <= T - 2);
+    lower (5): k_i - k_{i-1} with k_0 := 0 (log_lower).
+    """
     running_max = -np.inf
     running_sum = 0.0
     if not remove:
         log_cdf = threshold_parameter if importance else 0.0
-        running_max, running_sum = _accumulate_orders(state, orders, orders.shape[0], steps, False,
-                                                      log_cdf, inv_sigma, running_max, running_sum)
+        running_max, running_sum = _accumulate_orders(
+            state, orders, log_lower.shape[0], steps, log_lower, log_cdf, inv_sigma, gaps, rest,
+            running_max, running_sum)
         return running_max + math.log(running_sum)
     if not importance:
-        g, _ = normal_pair(state)
-        running_max, running_sum = _lse_add(running_max, running_sum, inv_variance + g * inv_sigma)
-        running_max, running_sum = _accumulate_orders(state, orders, n_minus_1, steps - 1, True,
-                                                      0.0, inv_sigma, running_max, running_sum)
+        value = inv_variance + standard_normal(state) * inv_sigma
+        running_max, running_sum = _lse_add(running_max, running_sum, value)
+        running_max, running_sum = _accumulate_orders(
+            state, orders, log_upper_1.shape[0], steps - 1, log_upper_1, 0.0, inv_sigma, gaps,
+            rest, running_max, running_sum)
         return running_max + math.log(running_sum)
     # Appendix B.3, remove direction, with the conditioning of the other coordinates on
     # w <= w* made explicit (all coordinates of w = x - e_1 lie below the maximum w*).
@@ -207,41 +189,102 @@ def _order_statistics_one(state, inv_sigma, inv_variance, steps, remove, importa
     if uniform_open(state) < 1.0 / steps:
         running_max, running_sum = _lse_add(running_max, running_sum,
                                             inv_variance + w_star * inv_sigma)
-        running_max, running_sum = _accumulate_orders(state, orders, n_minus_1, steps - 1, True,
-                                                      log_u_star, inv_sigma, running_max, running_sum)
+        running_max, running_sum = _accumulate_orders(
+            state, orders, log_upper_1.shape[0], steps - 1, log_upper_1, log_u_star, inv_sigma,
+            gaps, rest, running_max, running_sum)
     else:
         running_max, running_sum = _lse_add(running_max, running_sum, w_star * inv_sigma)
-        w_first = _truncated_below_star(state, math.exp(log_u_star), -math.expm1(log_u_star))
+        w_first = truncated_normal_below(state, w_star, log_u_star)
         running_max, running_sum = _lse_add(running_max, running_sum,
                                             inv_variance + w_first * inv_sigma)
-        running_max, running_sum = _accumulate_orders(state, orders, n_minus_2, steps - 2, True,
-                                                      log_u_star, inv_sigma, running_max, running_sum)
+        running_max, running_sum = _accumulate_orders(
+            state, orders, log_upper_2.shape[0], steps - 2, log_upper_2, log_u_star, inv_sigma,
+            gaps, rest, running_max, running_sum)
     return running_max + math.log(running_sum)
 
 
-@njit(parallel=True)
-def order_statistics_kernel(sigma, steps, epochs, remove, importance, threshold_parameter,
-                            orders, chunk_states, samples, samples_per_chunk, out):
-    """Pessimistic loss samples from order statistics (Alg. 6), optionally with importance
-    sampling (Appendix B.3); the result is never below the exact loss of the same draw."""
-    inv_sigma = 1.0 / sigma
-    inv_variance = inv_sigma * inv_sigma
-    offset = math.log(steps) + 0.5 * inv_variance
-    n_minus_1 = _count_orders_at_most(orders, steps - 1)
-    n_minus_2 = _count_orders_at_most(orders, steps - 2)
-    n_chunks = chunk_states.shape[0]
-    for chunk in prange(n_chunks):
-        state = chunk_states[chunk].copy()
-        start = chunk * samples_per_chunk
-        stop = min(start + samples_per_chunk, samples)
-        for i in range(start, stop):
-            total = 0.0
-            for _ in range(epochs):
-                log_sum = _order_statistics_one(state, inv_sigma, inv_variance, steps, remove,
-                                                importance, threshold_parameter, orders,
-                                                n_minus_1, n_minus_2)
-                total += (log_sum - offset) if remove else (offset - log_sum)
-            out[i] = total
+def order_log_weights(orders: np.ndarray, steps: int):
+    """(log_lower, log_upper_1, log_upper_2): log weights of bounds (5) (R = T) and (4)
+    (R = T - 1 and R = T - 2; only the orders <= R take part)."""
+    orders = np.asarray(orders, dtype=np.int64)
+    log_lower = np.log(np.diff(orders, prepend=0).astype(np.float64))
+
+    def upper(big_r):
+        kept = orders[orders <= big_r]
+        return np.log(np.diff(kept, append=big_r + 1).astype(np.float64))
+
+    return log_lower, upper(steps - 1), upper(steps - 2)
+
+
+def _compile(stamp: int):
+    """The parallel entry points, as closures over ``stamp`` (see module docstring)."""
+
+    @njit(parallel=True, cache=True, error_model="numpy")
+    def coordinate_kernel(sigma, steps, epochs, remove, importance, threshold,
+                          threshold_parameter, chunk_states, samples, samples_per_chunk, out):
+        """Naive (Alg. 4) or importance (Alg. 5 + 10) loss samples; all T coordinates drawn.
+
+        add: threshold = C / sigma and threshold_parameter = log Phi(C / sigma);
+        remove: threshold_parameter = 1 - Phi(C / sigma)^T (threshold unused).
+        """
+        if stamp < 0:  # never true: keeps the dependency stamp in Numba's cache key
+            return
+        inv_sigma = 1.0 / sigma
+        inv_variance = inv_sigma * inv_sigma
+        offset = math.log(steps) + 0.5 * inv_variance
+        n_chunks = chunk_states.shape[0]
+        for chunk in prange(n_chunks):
+            state = chunk_states[chunk].copy()
+            start = chunk * samples_per_chunk
+            stop = min(start + samples_per_chunk, samples)
+            for i in range(start, stop):
+                total = 0.0
+                for _ in range(epochs):
+                    if importance:
+                        if remove:
+                            log_sum = _importance_remove_one(state, inv_sigma, inv_variance,
+                                                             steps, threshold_parameter)
+                        else:
+                            log_sum = _importance_add_one(state, inv_sigma, steps, threshold,
+                                                          threshold_parameter)
+                    else:
+                        log_sum = _naive_one(state, inv_sigma, inv_variance, steps, remove)
+                    total += (log_sum - offset) if remove else (offset - log_sum)
+                out[i] = total
+
+    @njit(parallel=True, cache=True, error_model="numpy")
+    def order_statistics_kernel(sigma, steps, epochs, remove, importance, threshold_parameter,
+                                orders, log_lower, log_upper_1, log_upper_2, chunk_states,
+                                samples, samples_per_chunk, out):
+        """Pessimistic loss samples from order statistics (Alg. 6), optionally with importance
+        sampling (Appendix B.3); the result is never below the exact loss of the same draw.
+        threshold_parameter: add -> log Phi(C / sigma); remove -> 1 - Phi(C / sigma)^T."""
+        if stamp < 0:  # never true: keeps the dependency stamp in Numba's cache key
+            return
+        inv_sigma = 1.0 / sigma
+        inv_variance = inv_sigma * inv_sigma
+        offset = math.log(steps) + 0.5 * inv_variance
+        n_chunks = chunk_states.shape[0]
+        for chunk in prange(n_chunks):
+            state = chunk_states[chunk].copy()
+            gaps = np.empty(orders.shape[0])
+            rest = np.empty(orders.shape[0])
+            start = chunk * samples_per_chunk
+            stop = min(start + samples_per_chunk, samples)
+            for i in range(start, stop):
+                total = 0.0
+                for _ in range(epochs):
+                    log_sum = _order_statistics_one(
+                        state, inv_sigma, inv_variance, steps, remove, importance,
+                        threshold_parameter, orders, log_lower, log_upper_1, log_upper_2, gaps,
+                        rest)
+                    total += (log_sum - offset) if remove else (offset - log_sum)
+                out[i] = total
+
+    return coordinate_kernel, order_statistics_kernel
+
+
+coordinate_kernel, order_statistics_kernel = _compile(DEPENDENCY_STAMP)
 
 
 @njit(parallel=True, cache=True)
@@ -258,4 +301,3 @@ def loss_statistics_kernel(losses, epsilons, totals, squares):
                 square += z * z
         totals[j] = total
         squares[j] = square
-

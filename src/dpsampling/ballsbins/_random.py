@@ -1,44 +1,80 @@
-"""Random numbers and normal-distribution special functions usable inside Numba kernels.
+"""Random variates inside Numba kernels, all driven by xoshiro256**.
 
 Generator: xoshiro256** (Blackman and Vigna), 256 bits of state held in a ``uint64[4]`` array
 that the kernels mutate in place. Every chunk of work gets its own state, drawn from a
 ``numpy.random.SeedSequence`` (see ``sampling._chunk_states``), so what a chunk produces does
 not depend on which thread runs it.
 
-Derived variates:
+Variates (each exact: its law is the stated one up to floating-point rounding):
 - uniform on (0, 1): (top 53 bits + 1/2) * 2^-53, never 0 or 1;
-- standard normal pairs by Box-Muller;
-- Gamma(a), a >= 1, by Marsaglia and Tsang (2000);
-- log of Beta(a, b) for integer a, b >= 1: log(U)/a when b = 1, otherwise
-  log(G_a / (G_a + G_b)) = -log1p(G_b / G_a), which keeps full precision when the Beta
-  variable is close to 1 (the case for upper order statistics).
-
-Normal CDF and quantiles come from ``scipy.special.cython_special`` (ndtri, ndtri_exp,
-log_ndtr) called through their C addresses, so they are the same functions SciPy uses.
+- standard normal by the ziggurat method (Marsaglia and Tsang 2000) with 256 layers of equal
+  area v under f(x) = exp(-x^2/2), x >= 0 (tables in ``_ziggurat``). Layer i >= 1 is the
+  rectangle [0, X_i] x [f(X_i), f(X_{i+1})], the base layer the strip [0, r] x [0, f(r)]
+  plus the tail x > r, drawn as a rectangle of width X_0 = v / f(r). A draw picks a layer
+  (8 bits), a sign (1 bit) and x = U X_i (53 bits) from one 64-bit word and accepts at once
+  when x < X_{i+1} (98.5% of draws); otherwise the base layer returns a tail variate
+  (Marsaglia 1964: r + a with a = -log(U1)/r, accepted when -2 log(U2) > a^2) and the other
+  layers accept x when a uniform height in [f(X_i), f(X_{i+1})] lies below f(x), else retry;
+- Exp(1) = -log U; Gamma(a), a >= 1, by Marsaglia and Tsang (2000) with ziggurat normals
+  (Gamma(1) = Exp(1));
+- a standard normal conditioned on w <= c (``truncated_normal_below``): rejection from plain
+  normals when Phi(c) >= 1/4 (at most 4 draws expected), otherwise the inverse CDF
+  Phi^{-1}(U Phi(c)) of Fact B.3 in log space.
 """
 
 from __future__ import annotations
 
-import ctypes
 import math
 
 import numpy as np
 from numba import njit
-from numba.extending import get_cython_function_address
 
-_double = ctypes.c_double
-_unary = ctypes.CFUNCTYPE(_double, _double)
-_ndtri = _unary(get_cython_function_address("scipy.special.cython_special", "ndtri"))
-_ndtri_exp = _unary(get_cython_function_address("scipy.special.cython_special", "ndtri_exp"))
-_log_ndtr = _unary(get_cython_function_address("scipy.special.cython_special", "__pyx_fuse_1log_ndtr"))
+from ._special import normal_quantile_from_log_cdf
 
+_SHIFT_8 = np.uint64(8)
 _SHIFT_11 = np.uint64(11)
 _SHIFT_17 = np.uint64(17)
+_MASK_8 = np.uint64(0xFF)
+_ONE = np.uint64(1)
 _MULT_5 = np.uint64(5)
 _MULT_9 = np.uint64(9)
 _TWO_POW_MINUS_53 = 2.0 ** -53
-_TWO_PI = 2.0 * math.pi
-_LOG_HALF = math.log(0.5)
+_LOG_QUARTER = math.log(0.25)
+
+
+def _ziggurat(layers: int = 256):
+    """Boundaries X[0..layers] and heights F[0..layers] of equal-area layers under
+    f(x) = exp(-x^2/2); returns (X, F, r, v). r is found by bisection so that the top layer
+    [0, X_{n-1}] x [f(X_{n-1}), 1] has the same area v = r f(r) + int_r^inf f."""
+
+    def build(r):
+        f_r = math.exp(-0.5 * r * r)
+        v = r * f_r + math.sqrt(math.pi / 2.0) * math.erfc(r / math.sqrt(2.0))
+        xs = [v / f_r, r]
+        fs = [0.0, f_r]
+        for _ in range(layers - 2):
+            height = fs[-1] + v / xs[-1]
+            if height >= 1.0:  # layers too thick: r too small
+                return None
+            fs.append(height)
+            xs.append(math.sqrt(-2.0 * math.log(height)))
+        return xs, fs, v
+
+    low, high = 3.0, 4.0
+    for _ in range(200):
+        middle = 0.5 * (low + high)
+        built = build(middle)
+        if built is None or built[0][-1] * (1.0 - built[1][-1]) < built[2]:
+            low = middle  # top layer smaller than v (or overshoot): increase r
+        else:
+            high = middle
+        if high - low <= 4e-16 * high:
+            break
+    xs, fs, v = build(high)
+    return np.array(xs + [0.0]), np.array(fs + [1.0]), high, v
+
+
+_ZIGGURAT_X, _ZIGGURAT_F, ZIGGURAT_R, ZIGGURAT_V = _ziggurat()
 
 
 @njit(inline="always")
@@ -74,21 +110,50 @@ def uniform_open(state):
     return (float(next_uint64(state) >> _SHIFT_11) + 0.5) * _TWO_POW_MINUS_53
 
 
+@njit(error_model="numpy")
+def _normal_tail(state, r):
+    """|Z| conditioned on |Z| > r (Marsaglia 1964)."""
+    while True:
+        a = -math.log(uniform_open(state)) / r
+        b = -math.log(uniform_open(state))
+        if b + b > a * a:
+            return r + a
+
+
+@njit(inline="always", error_model="numpy")
+def standard_normal(state):
+    """One N(0, 1) variate (ziggurat, see module docstring)."""
+    while True:
+        bits = next_uint64(state)
+        layer = np.intp(bits & _MASK_8)
+        negative = ((bits >> _SHIFT_8) & _ONE) == _ONE
+        x = float(bits >> _SHIFT_11) * _TWO_POW_MINUS_53 * _ZIGGURAT_X[layer]
+        if x < _ZIGGURAT_X[layer + 1]:
+            return -x if negative else x
+        if layer == 0:
+            x = _normal_tail(state, _ZIGGURAT_X[1])
+            return -x if negative else x
+        bottom = _ZIGGURAT_F[layer]
+        height = bottom + uniform_open(state) * (_ZIGGURAT_F[layer + 1] - bottom)
+        if height < math.exp(-0.5 * x * x):
+            return -x if negative else x
+
+
 @njit(inline="always")
-def normal_pair(state):
-    """Two independent standard normals (Box-Muller)."""
-    radius = math.sqrt(-2.0 * math.log(uniform_open(state)))
-    angle = _TWO_PI * uniform_open(state)
-    return radius * math.cos(angle), radius * math.sin(angle)
+def standard_exponential(state):
+    """Exp(1) = -log U."""
+    return -math.log(uniform_open(state))
 
 
-@njit
+@njit(error_model="numpy")
 def standard_gamma(state, shape):
-    """Gamma(shape, 1) for shape >= 1 (Marsaglia-Tsang squeeze method)."""
+    """Gamma(shape, 1) for shape >= 1 (Marsaglia-Tsang squeeze method; Exp(1) at shape 1)."""
+    if shape == 1.0:
+        return standard_exponential(state)
     d = shape - 1.0 / 3.0
     c = 1.0 / math.sqrt(9.0 * d)
     while True:
-        x, _ = normal_pair(state)
+        x = standard_normal(state)
         v = 1.0 + c * x
         if v <= 0.0:
             continue
@@ -101,34 +166,12 @@ def standard_gamma(state, shape):
             return d * v
 
 
-@njit
-def log_beta_variate(state, a, b):
-    """log of a Beta(a, b) draw for a, b >= 1 (integers in our use)."""
-    if b == 1.0:
-        return math.log(uniform_open(state)) / a
-    if a == 1.0:
-        # Beta(1, b) = 1 - U^(1/b)
-        return math.log(-math.expm1(math.log(uniform_open(state)) / b))
-    ga = standard_gamma(state, a)
-    gb = standard_gamma(state, b)
-    return -math.log1p(gb / ga)
-
-
-@njit(inline="always")
-def normal_quantile(p):
-    """Phi^{-1}(p) for p in (0, 1)."""
-    return _ndtri(p)
-
-
-@njit(inline="always")
-def normal_quantile_from_log_cdf(log_p):
-    """Phi^{-1}(exp(log_p)), accurate both for tiny p and for p close to 1."""
-    if log_p < _LOG_HALF:
-        return _ndtri_exp(log_p)
-    return -_ndtri(-math.expm1(log_p))
-
-
-@njit(inline="always")
-def log_normal_cdf(z):
-    """log Phi(z)."""
-    return _log_ndtr(z)
+@njit(inline="always", error_model="numpy")
+def truncated_normal_below(state, threshold, log_cdf_threshold):
+    """N(0, 1) conditioned on w <= threshold; log_cdf_threshold = log Phi(threshold)."""
+    if log_cdf_threshold >= _LOG_QUARTER:
+        while True:
+            w = standard_normal(state)
+            if w <= threshold:
+                return w
+    return normal_quantile_from_log_cdf(log_cdf_threshold + math.log(uniform_open(state)))

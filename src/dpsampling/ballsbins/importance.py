@@ -16,7 +16,8 @@ add, D(Q_B || P_B), x ~ N(0, sigma^2 I_T):  E = {max_t x_t <= C} with
   loss is eps + log T > eps. The paper's event is too small by sigma^2 log T and the
   estimator built on it would be biased downward; we use the corrected C.
   P(E) = Phi(C/sigma)^T; given E the coordinates are i.i.d. N(0, sigma^2) truncated to
-  (-inf, C] (sampled by inverse CDF, Fact B.3).
+  (-inf, C] (sampled by rejection from N(0, sigma^2) when Phi(C/sigma) >= 1/4, else by
+  inverse CDF, Fact B.3: ``_random.truncated_normal_below``).
 
 remove, D(P_B || Q_B), x ~ P_1 = N(e_1, sigma^2 I_T) (symmetry, Section 4), w = x - e_1:
   E = {max_t w_t >= C} with

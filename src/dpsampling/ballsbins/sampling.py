@@ -38,7 +38,8 @@ import numpy as np
 from .. import DIRECTIONS
 from ..validation import check_choice, check_int_at_least, check_positive
 from . import _kernels
-from .importance import _finite, _kernel_threshold_parameter, log_importance_probability
+from .importance import (_finite, _kernel_threshold_parameter, importance_threshold,
+                         log_importance_probability)
 from .orders import validate_orders
 
 METHODS = ("naive", "importance", "order_statistics", "importance_order_statistics")
@@ -154,7 +155,7 @@ def sample_naive_losses(sigma, steps, samples, direction, *, epochs=1, seed=0,
         sigma, steps, samples, direction, epochs, seed, samples_per_chunk)
     states = _chunk_states(seed, samples, samples_per_chunk)
     out = np.empty(samples, dtype=np.float64)
-    _kernels.coordinate_kernel(sigma, steps, epochs, direction == "remove", False, 0.0,
+    _kernels.coordinate_kernel(sigma, steps, epochs, direction == "remove", False, 0.0, 0.0,
                                states, samples, samples_per_chunk, out)
     return _result(out, "naive", direction, sigma, steps, epochs, None, None, 0.0, seed,
                    samples_per_chunk)
@@ -168,10 +169,11 @@ def sample_importance_losses(sigma, steps, samples, direction, importance_epsilo
     importance_epsilon = _finite("importance_epsilon", importance_epsilon)
     parameter = _kernel_threshold_parameter(sigma, steps, importance_epsilon, direction)
     log_weight = log_importance_probability(sigma, steps, importance_epsilon, direction)
+    threshold = importance_threshold(sigma, steps, importance_epsilon, direction) / sigma
     states = _chunk_states(seed, samples, samples_per_chunk)
     out = np.empty(samples, dtype=np.float64)
-    _kernels.coordinate_kernel(sigma, steps, 1, direction == "remove", True, parameter,
-                               states, samples, samples_per_chunk, out)
+    _kernels.coordinate_kernel(sigma, steps, 1, direction == "remove", True, threshold,
+                               parameter, states, samples, samples_per_chunk, out)
     return _result(out, "importance", direction, sigma, steps, 1, None, importance_epsilon,
                    log_weight, seed, samples_per_chunk)
 
@@ -185,7 +187,8 @@ def sample_order_statistics_losses(sigma, steps, samples, direction, orders, *, 
     states = _chunk_states(seed, samples, samples_per_chunk)
     out = np.empty(samples, dtype=np.float64)
     _kernels.order_statistics_kernel(sigma, steps, epochs, direction == "remove", False, 0.0,
-                                     orders, states, samples, samples_per_chunk, out)
+                                     orders, *_kernels.order_log_weights(orders, steps), states,
+                                     samples, samples_per_chunk, out)
     return _result(out, "order_statistics", direction, sigma, steps, epochs, orders, None, 0.0,
                    seed, samples_per_chunk)
 
@@ -204,7 +207,8 @@ def sample_importance_order_statistics_losses(sigma, steps, samples, direction, 
     states = _chunk_states(seed, samples, samples_per_chunk)
     out = np.empty(samples, dtype=np.float64)
     _kernels.order_statistics_kernel(sigma, steps, 1, direction == "remove", True, parameter,
-                                     orders, states, samples, samples_per_chunk, out)
+                                     orders, *_kernels.order_log_weights(orders, steps), states,
+                                     samples, samples_per_chunk, out)
     return _result(out, "importance_order_statistics", direction, sigma, steps, 1, orders,
                    importance_epsilon, log_weight, seed, samples_per_chunk)
 
