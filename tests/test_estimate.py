@@ -125,7 +125,8 @@ def test_the_command_prints_every_experiment_and_the_total(tmp_path, capsys):
     """A workflow folder whose config holds two tiny experiments; calibration for real."""
     (tmp_path / "Snakefile").write_text("")
     shutil.copytree(ROOT / "workflow/schemas", tmp_path / "workflow/schemas")
-    small = dict(TINY, chua24={"fig2": TINY["chua24"]["fig2"]})
+    small = {"seed": TINY["seed"], "pld": TINY["pld"], "shuffle": TINY["shuffle"],
+             "chua24": {"fig2": TINY["chua24"]["fig2"]}, "chua25": {"fig1": TINY["chua25"]["fig1"]}}
     (tmp_path / "config").mkdir()
     (tmp_path / "config/config.yaml").write_text(yaml.safe_dump(small))
     assert main(["estimate", "--directory", str(tmp_path), "--json", "--cores", "4"]) == 0

@@ -158,12 +158,14 @@ def estimate(config: dict, rates: Rates) -> tuple[list[Work], list[str]]:
 
 def format_estimate(works: list[Work], unknown: list[str], cores: int | None = None) -> str:
     """The table printed by ``dpsampling estimate``."""
-    lines = [f"{'experiment':<16} {'units of work':>14}  {'unit':<28} {'CPU s/unit':>10} {'core-hours':>10}  rate from"]
+    name = max([16, *(len(w.experiment) for w in works)])
+    unit = max([28, *(len(w.unit) for w in works)])
+    lines = [f"{'experiment':<{name}} {'units of work':>14}  {'unit':<{unit}} {'CPU s/unit':>10} {'core-hours':>10}  rate from"]
     for w in works:
-        lines.append(f"{w.experiment:<16} {w.units:>14.4g}  {w.unit:<28} {w.seconds_per_unit:>10.3g} "
+        lines.append(f"{w.experiment:<{name}} {w.units:>14.4g}  {w.unit:<{unit}} {w.seconds_per_unit:>10.3g} "
                      f"{w.core_hours:>10.3g}  {w.source}")
     total = sum(w.core_hours for w in works)
-    lines.append(f"{'total':<16} {'':>14}  {'':<28} {'':>10} {total:>10.3g}")
+    lines.append(f"{'total':<{name}} {'':>14}  {'':<{unit}} {'':>10} {total:>10.3g}")
     if cores:
         lines.append(f"On {cores} cores: at least {total / cores:.3g} hours of wall time (perfect parallelism; "
                      "the longest single job is a floor too).")
@@ -314,3 +316,6 @@ def chua25_fig1_work(experiment: str, config: dict, rates: Rates) -> Work:
 
 def log(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
+
+
+from . import estimate_lebeda24  # noqa: E402,F401  (registers the lebeda24 families)
