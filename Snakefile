@@ -27,6 +27,7 @@ CHUA25_FIG1_PANELS = chua25_fig1_panels(config)
 
 include: "workflow/rules/chua24.smk"
 include: "workflow/rules/chua25_utility.smk"
+include: "workflow/rules/chua25_privacy.smk"
 include: "workflow/rules/claims.smk"
 
 
@@ -35,5 +36,6 @@ rule all:
     input:
         rules.chua24.input,
         rules.chua25_fig1.input,
+        rules.chua25.input,
         "results/claims.csv",
         "results/claims.md",
