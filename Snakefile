@@ -36,6 +36,7 @@ CHUA25_FIG1_PANELS = chua25_fig1_panels(config)
 
 include: "workflow/rules/chua24.smk"
 include: "workflow/rules/chua25_utility.smk"
+include: "workflow/rules/chua25_privacy.smk"
 include: "workflow/rules/lebeda24.smk"
 include: "workflow/rules/claims.smk"
 include: "workflow/rules/benchmarks.smk"  # opt-in target `benchmarks`, not in `all`
@@ -47,6 +48,7 @@ rule all:
     input:
         rules.chua24.input,
         rules.chua25_fig1.input,
+        rules.chua25.input,
         rules.lebeda24.input,
         "results/claims.csv",
         "results/claims.md",

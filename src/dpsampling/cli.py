@@ -9,6 +9,7 @@ import sys
 
 from . import __version__
 from .accounting import ACCOUNTED_SAMPLERS, AccountingOptions, delta_table, epsilon_table
+from .cli_ballsbins import BALLS_AND_BINS, account_balls_and_bins, add_ballsbins_arguments, uses_ballsbins_arguments
 from .cli_sampling import add_calibrate_command, add_rate_and_relation_group, effective_rate, run_calibrate, sampling_rate
 
 EXAMPLES = """examples:
@@ -49,7 +50,7 @@ def _build_parser() -> argparse.ArgumentParser:
         epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    account.add_argument("--sampler", required=True, choices=ACCOUNTED_SAMPLERS, help="batch sampler")
+    account.add_argument("--sampler", required=True, choices=(*ACCOUNTED_SAMPLERS, BALLS_AND_BINS), help="batch sampler")
     account.add_argument("--sigma", required=True, type=float, help="noise multiplier (> 0)")
     account.add_argument("--steps", required=True, type=int, help="steps (batches) per epoch T (>= 1)")
     account.add_argument("--epochs", type=int, default=1, help="epochs K (>= 1, default 1)")
@@ -59,6 +60,7 @@ def _build_parser() -> argparse.ArgumentParser:
     account.add_argument("--pld-discretization", type=float, default=AccountingOptions.pld_discretization,
                          help="Poisson and wor PLD discretization interval (largest used for eps queries)")
     account.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
+    add_ballsbins_arguments(account)
     add_rate_and_relation_group(account, ACCOUNTED_SAMPLERS)
     add_calibrate_command(commands)
     return parser
@@ -99,6 +101,8 @@ def _format_table(rows: list[dict], key: str, quantity: str) -> str:
 
 
 def _account(args) -> int:
+    if uses_ballsbins_arguments(args):
+        return account_balls_and_bins(args)
     options = AccountingOptions(pld_discretization=args.pld_discretization, sampling_rate=sampling_rate(args))
     if args.epsilon is not None:
         frame = delta_table(args.sampler, args.sigma, args.steps, args.epsilon, args.epochs, options, args.relation)

@@ -6,6 +6,9 @@ rule claims:
     input:
         expand("results/{experiment}/bounds.parquet", experiment=CHUA24_EXPERIMENTS),
         "results/chua25_fig1/auc.parquet",
+        expand("results/{experiment}/summary.parquet", experiment=["chua25_fig2", "chua25_fig3", "chua25_fig4"]),
+        "results/chua25_props/checks.parquet",
+        "results/chua25_trunc/table.parquet",
         [path for paths in LEBEDA24_RESULTS.values() for path in paths],
         code=package_sources("claims"),
     output:

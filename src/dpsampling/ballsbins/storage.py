@@ -4,6 +4,8 @@ spawn key, chunking, sample count) in the metadata written by ``dpsampling.io``.
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pandas as pd
 
@@ -28,5 +30,5 @@ def read_loss_samples(path, expected_parameters: dict | None = None) -> LossSamp
         steps=p["steps"], epochs=p["epochs"],
         orders=None if p["orders"] is None else np.asarray(p["orders"], dtype=np.int64),
         importance_epsilon=p["importance_epsilon"], log_weight=p["log_weight"],
-        seed_entropy=None if p["seed_entropy"] is None else int(p["seed_entropy"]),
+        seed_entropy=None if p["seed_entropy"] is None else json.loads(p["seed_entropy"]),  # int or list of ints
         seed_spawn_key=tuple(p["seed_spawn_key"]), samples_per_chunk=p["samples_per_chunk"])

@@ -1,0 +1,143 @@
+"""The chua25 privacy workflow for real on the toy config (.test/config/config.yaml): shard metadata,
+caching (nothing reruns; an eps-grid change reruns the merge but no sampling; a new shard samples
+only itself), a shard with mismatched metadata refused by the merge, and identical results with
+--cores 1 and --cores 2.
+
+The Snakemake jobs run with NUMBA_DISABLE_JIT=1: every sampling job is a new process and would
+otherwise spend seconds compiling the kernels for a few hundred samples. The kernels are tested
+compiled, against numpy references, in tests/test_ballsbins_*.py; here the plumbing is tested
+(with the JIT disabled the kernels are plain Python, bit-identical at these sizes).
+"""
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dpsampling import ballsbins as bb
+from dpsampling.io import read_metadata, read_table, write_table
+
+ROOT = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.workflow
+TARGETS = ["chua25_fig2", "chua25_fig3", "chua25_fig4", "chua25_epochs", "chua25_props", "chua25_trunc"]
+CONFIG = [".test/config/config.yaml"]
+SHARD = "results/chua25_fig2/samples/search_b8192/remove/order_statistics/shard-1.parquet"
+TIMING = ["sampling_seconds", "sampling_cpu_seconds"]
+
+
+def _copy(target: Path) -> Path:
+    for name in ("Snakefile", "workflow", "scripts", "config", ".test"):
+        source = ROOT / name
+        (shutil.copytree if source.is_dir() else shutil.copy)(source, target / name)
+    return target
+
+
+def _snakemake(directory: Path, *args, cores=2, configfiles=CONFIG):
+    env = dict(os.environ, NUMBA_DISABLE_JIT="1", PYTHONWARNINGS="ignore::RuntimeWarning")
+    return subprocess.run([sys.executable, "-m", "snakemake", "--cores", str(cores), *args, "--configfile", *configfiles],
+                          cwd=directory, capture_output=True, text=True, env=env)
+
+
+def _jobs(result) -> dict:
+    """Rule name -> job count from the 'Job stats' table of a (dry) run."""
+    counts, inside = {}, False
+    for line in result.stdout.splitlines():
+        if line.startswith("job ") and "count" in line:
+            inside = True
+            continue
+        if inside:
+            parts = line.split()
+            if len(parts) == 2 and parts[1].isdigit():
+                if parts[0] != "total":
+                    counts[parts[0]] = int(parts[1])
+            elif parts and not set(line.strip()) <= {"-", " "}:
+                break
+    return counts
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    directory = _copy(tmp_path_factory.mktemp("chua25_privacy"))
+    result = _snakemake(directory, *TARGETS)
+    assert result.returncode == 0, result.stderr[-4000:]
+    return directory
+
+
+def test_every_result_is_written_with_its_metadata(run):
+    shard = read_metadata(run / SHARD)
+    parameters = shard["parameters"]
+    assert (parameters["method"], parameters["direction"], parameters["shard"]) == ("order_statistics", "remove", 1)
+    assert parameters["orders"] == bb.parse_orders("1..5,10..35/5").tolist() and parameters["samples"] == 400
+    assert parameters["seed_entropy"] == "1" and len(parameters["seed_spawn_key"]) == 5
+    assert shard["versions"]["dpsampling"] and shard["versions"]["numba"]
+    delta, document = read_table(run / "results/chua25_fig2/delta.parquet")
+    assert document["parameters"]["epsilons"] == [0.0, 1.0, 2.0, 3.0, 4.0]
+    assert set(delta["direction"]) == {"remove", "add", "max"} and (delta["count"] == 800).all()  # 2 shards x 400
+    summary, _ = read_table(run / "results/chua25_fig3/summary.parquet")
+    assert {"MC naive", "MC importance", "bound (6)"} <= set(summary["method"])
+    for experiment in ("chua25_fig2", "chua25_fig3", "chua25_fig4", "chua25_epochs"):
+        assert (run / "figures" / f"{experiment}.png").stat().st_size > 1000
+    checks, _ = read_table(run / "results/chua25_props/checks.parquet")
+    assert not checks["contradicts_b_s_d"].any() and not checks["mean_above_ucb"].any()
+    assert "| 8192 | 8997 | 8986 |" in (run / "results/chua25_trunc/table.md").read_text()
+
+
+def test_rerun_is_a_no_op(run):
+    result = _snakemake(run, *TARGETS, "-n")
+    assert "Nothing to be done" in result.stdout + result.stderr
+
+
+def test_new_eps_grid_reruns_the_merge_but_never_samples(run, tmp_path):
+    override = tmp_path / "grid.yaml"
+    override.write_text("chua25:\n  fig2:\n    epsilon_grid: {start: 0.0, stop: 6.0, num: 13}\n")
+    jobs = _jobs(_snakemake(run, *TARGETS, "-n", configfiles=[*CONFIG, str(override)]))
+    assert jobs.get("merge_chua25_delta") == 1 and "sample_chua25_losses" not in jobs, jobs
+
+
+def test_a_new_shard_samples_only_itself(run, tmp_path):
+    override = tmp_path / "shards.yaml"
+    override.write_text("chua25:\n  fig2:\n    order_statistics: {shards: 3, samples_per_shard: 400}\n")
+    result = _snakemake(run, *TARGETS, "-n", configfiles=[*CONFIG, str(override)])
+    assert _jobs(result).get("sample_chua25_losses") == 2  # shard-2, both directions
+    assert "shard-2.parquet" in result.stdout and "shard-0.parquet\n" not in result.stdout
+
+
+def test_a_shard_with_other_metadata_is_refused(run, tmp_path):
+    copy = _copy(tmp_path)
+    shutil.copytree(run / "results", copy / "results")
+    shutil.copytree(run / ".snakemake", copy / ".snakemake")
+    frame, document = read_table(copy / SHARD)
+    write_table(frame, copy / SHARD, dict(document["parameters"], sigma=0.9))  # same losses, other sigma
+    os.utime(copy / "results/chua25_fig2/delta.parquet", (1, 1))  # older than the shard: the merge reruns
+    result = _snakemake(copy, "results/chua25_fig2/delta.parquet")
+    assert result.returncode != 0
+    log = (copy / "logs/chua25_fig2/merge_delta.log").read_text()
+    assert f"{SHARD} was computed with other parameters (sigma: file has 0.9, requested 0.5)" in log
+
+
+def test_one_core_gives_identical_results(run, tmp_path):
+    copy = _copy(tmp_path)
+    result = _snakemake(copy, "results/chua25_fig2/delta.parquet", cores=1)
+    assert result.returncode == 0, result.stderr[-3000:]
+    for shard in sorted((run / "results/chua25_fig2/samples").rglob("*.parquet")):
+        twin = copy / shard.relative_to(run)
+        np.testing.assert_array_equal(read_table(twin)[0]["loss"], read_table(shard)[0]["loss"])
+        first, second = read_metadata(shard)["parameters"], read_metadata(twin)["parameters"]
+        assert {k: v for k, v in first.items() if k not in TIMING} == {k: v for k, v in second.items() if k not in TIMING}
+    one, two = (read_table(d / "results/chua25_fig2/delta.parquet")[0].drop(columns=TIMING) for d in (copy, run))
+    pd.testing.assert_frame_equal(one, two)
+
+
+def test_orders_outside_the_steps_stop_before_any_job(tmp_path):
+    copy = _copy(tmp_path)
+    (copy / "bad.yaml").write_text('chua25:\n  fig2:\n    panels:\n      - {name: pctr_b1024, sigma: 0.3, steps: 100, '
+                                   'orders: "1..100"}\n')
+    result = _snakemake(copy, "chua25_fig2", configfiles=[*CONFIG, "bad.yaml"])
+    assert result.returncode != 0 and not (copy / "results").exists()
+    assert ("config chua25.fig2.panels[0].orders: orders must start at 1 and stay inside [1, T - 1] = [1, 99]"
+            in result.stderr)
