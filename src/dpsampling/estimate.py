@@ -319,3 +319,4 @@ def log(message: str) -> None:
 
 
 from . import estimate_lebeda24  # noqa: E402,F401  (registers the lebeda24 families)
+from . import estimate_chua25  # noqa: E402,F401  (registers the chua25 privacy families)
