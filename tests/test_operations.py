@@ -21,12 +21,9 @@ SUBSET = ["chua24_fig2", "chua24_thm41", "chua25_fig1"]  # accountants and train
 
 
 @pytest.fixture(scope="module")
-def local_full(tmp_path_factory):
-    """The default target (every experiment, the claims and both reports) with 2 cores."""
-    directory = copy_workflow(tmp_path_factory.mktemp("local_full"))
-    result = snakemake(directory, "--cores", "2", "--configfile", TINY)
-    assert result.returncode == 0, result.stderr[-4000:]
-    return directory
+def local_full(tiny_full_run):
+    """The default target (every experiment, the claims and both reports) with 2 cores (conftest.py)."""
+    return tiny_full_run
 
 
 @pytest.fixture(scope="module")
@@ -37,11 +34,15 @@ def subset_one_core(tmp_path_factory):
     return directory
 
 
+CLUSTER_TARGETS = ["chua24_fig2", "chua25_fig1", "chua25_fig4", "lebeda24_addremove"]
+"""Accountants, training, and both kinds of Monte Carlo shards (the report needs every experiment)."""
+
+
 @pytest.fixture(scope="module")
-def cluster_full(tmp_path_factory):
-    """The default target through config/profiles/cluster-generic: every job a background process."""
-    directory = copy_workflow(tmp_path_factory.mktemp("cluster_full"))
-    result = snakemake(directory, "--profile", "config/profiles/cluster-generic", "--configfile", TINY)
+def cluster_run(tmp_path_factory):
+    """A small DAG through config/profiles/cluster-generic: every job a background process."""
+    directory = copy_workflow(tmp_path_factory.mktemp("cluster_run"))
+    result = snakemake(directory, *CLUSTER_TARGETS, "--profile", "config/profiles/cluster-generic", "--configfile", TINY)
     assert result.returncode == 0, result.stderr[-4000:]
     return directory, result.stdout + result.stderr
 
@@ -67,11 +68,11 @@ def test_same_config_gives_identical_tables_with_one_and_two_cores(local_full, s
     assert len(compared) == 1 + 1 + 3  # bounds x2, two training panels and their combination
 
 
-def test_cluster_generic_profile_runs_the_dag_like_a_local_run(cluster_full, local_full):
-    directory, log = cluster_full
-    assert assert_same_tables(directory, local_full) == sorted(result_tables(local_full))
-    pd.testing.assert_frame_equal(pd.read_csv(directory / "results/claims.csv"), pd.read_csv(local_full / "results/claims.csv"))
-    assert (directory / "results/REPORT.md").exists() and (directory / "results/report.html").stat().st_size > 10_000
+def test_cluster_generic_profile_runs_the_dag_like_a_local_run(cluster_run, local_full):
+    directory, log = cluster_run
+    compared = assert_same_tables(directory, local_full, sorted(result_tables(directory)))
+    assert {name.split("/")[1] for name in compared} == set(CLUSTER_TARGETS)
+    assert any("/samples/" in name for name in compared)  # Monte Carlo shards went through the cluster too
     # every non-local job went through submit.sh and ended with exit code 0
     submitted = [line for line in log.splitlines() if "with external jobid" in line]
     states = sorted((directory / ".snakemake/local-cluster").iterdir())
@@ -98,9 +99,53 @@ def test_a_job_killed_halfway_is_the_only_one_recomputed(tmp_path, subset_one_co
     assert [w for r, w in jobs_in(rerun.stdout + rerun.stderr) if r == "train_chua25_fig1"] == ["panel=dp_b512"]
     names = [f"results/chua25_fig1/{n}" for n in ("auc.parquet", "runs_dp_b512.parquet", "runs_nonprivate.parquet")]
     assert_same_tables(directory, subset_one_core, names)
-    # LATER: the same for one Monte Carlo sampling shard (chua25_fig2 / lebeda24), e.g.
-    #   kill_job_halfway(directory, ["chua25_fig2"], rule="sample_...", marker="shard-3", log=..., halfway_text=...)
-    # then only that shard in the dry run, and the merged delta tables equal an uninterrupted run's.
+
+
+SLOW_SHARDS = """chua25:
+  fig4:
+    error_prob: 1.0e-3
+    epsilon_grid: {start: 0.0, stop: 2.0, num: 3}
+    panels:
+      - {name: left, sigma: 0.5, steps: 2000, orders: "1..5,10..30/10",
+         naive: {shards: 2, samples_per_shard: 60000}, order_statistics: {shards: 1, samples_per_shard: 200}}
+"""
+"""Two naive shards per direction of about a second each (1.2e8 coordinates): long enough to be killed."""
+
+
+def _slow_shard_run(directory: Path):
+    (directory / "slow.yaml").write_text(SLOW_SHARDS)
+    return ["--cores", "2", "--configfile", TINY, "slow.yaml"]
+
+
+def test_a_sampling_shard_killed_halfway_is_the_only_shard_recomputed(tmp_path_factory):
+    """SIGKILL one Monte Carlo shard job while it samples; the rerun draws that shard only (the
+    other three are kept), and the shards and merged delta table equal an uninterrupted run's."""
+    killed = copy_workflow(tmp_path_factory.mktemp("killed"))
+    options = _slow_shard_run(killed)
+    finished = "results/chua25_fig4/samples/left/add/naive/shard-0.parquet"
+    assert snakemake(killed, finished, *options).returncode == 0  # one shard surely done before the kill
+    shard = "samples/left/remove/naive/shard-1"
+    outcome = kill_job_halfway(killed, ["chua25_fig4"], rule="sample_chua25_losses", marker=f"{shard}.parquet",
+                               log=f"logs/chua25_fig4/{shard}.log", halfway_text="sampling", options=options)
+    assert outcome["killed"], outcome["output"][-3000:]
+    assert outcome["returncode"] != 0
+    assert not (killed / f"results/chua25_fig4/{shard}.parquet").exists()
+    assert not list((killed / "results/chua25_fig4").glob("**/*.tmp"))  # nothing half-written
+    done = {path.relative_to(killed).as_posix() for path in killed.glob("results/chua25_fig4/samples/**/*.parquet")}
+    assert finished in done
+    plan = snakemake(killed, "chua25_fig4", "-n", *options)
+    planned = [wildcards for rule, wildcards in jobs_in(plan.stdout) if rule == "sample_chua25_losses"]
+    planned_paths = {"results/chua25_fig4/samples/left/{direction}/{series}/shard-{shard}.parquet".format(
+        **dict(item.split("=") for item in wildcards.split(", "))) for wildcards in planned}
+    assert f"results/chua25_fig4/{shard}.parquet" in planned_paths, plan.stdout[-3000:]
+    assert not planned_paths & done  # a finished shard is never drawn again
+    rerun = snakemake(killed, "chua25_fig4", *options)
+    assert rerun.returncode == 0, rerun.stderr[-3000:]
+    whole = copy_workflow(tmp_path_factory.mktemp("uninterrupted"))
+    result = snakemake(whole, "chua25_fig4", *_slow_shard_run(whole))
+    assert result.returncode == 0, result.stderr[-3000:]
+    compared = assert_same_tables(killed, whole)
+    assert "results/chua25_fig4/delta.parquet" in compared and sum("/samples/" in n for n in compared) == 6
 
 
 def _run_fig2(directory):

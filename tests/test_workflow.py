@@ -28,12 +28,9 @@ def _snakemake(directory: Path, *args, check=False):
 
 
 @pytest.fixture(scope="module")
-def tiny_run(tmp_path_factory):
-    """One real run of every chua24 target and the claims on the tiny test config."""
-    directory = _copy_workflow(tmp_path_factory.mktemp("tiny"))
-    result = _snakemake(directory, "chua24", "chua25_fig1", "claims", "--configfile", ".test/config/config.yaml")
-    assert result.returncode == 0, result.stderr[-3000:]
-    return directory
+def tiny_run(tiny_full_run):
+    """The shared run of the default target on the tiny test config (tests/conftest.py)."""
+    return tiny_full_run
 
 
 def test_lint_is_clean():

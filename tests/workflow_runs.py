@@ -18,7 +18,8 @@ from dpsampling.io import read_table
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = ".test/config/config.yaml"
-TIMING_COLUMNS = {"seconds", "wall_seconds", "cpu_seconds", "elapsed_s", "runtime_s"}  # never compared
+TIMING_COLUMNS = {"seconds", "wall_seconds", "cpu_seconds", "elapsed_s", "runtime_s", "sampling_seconds",
+                  "sampling_cpu_seconds", "threads"}  # how long and on how many threads: never compared
 
 
 def copy_workflow(target: Path, with_results_of: Path | None = None) -> Path:
@@ -46,12 +47,13 @@ def snakemake(directory: Path, *args, timeout=600) -> subprocess.CompletedProces
 
 
 def result_tables(directory: Path) -> dict[str, tuple[pd.DataFrame, dict]]:
-    """Every Parquet file under results/ (relative path -> (frame, parameters)), timing columns dropped."""
+    """Every Parquet file under results/ (relative path -> (frame, parameters)), timing columns and keys dropped."""
     tables = {}
     for path in sorted((directory / "results").glob("**/*.parquet")):
         frame, document = read_table(path)
+        parameters = {k: v for k, v in document["parameters"].items() if k not in TIMING_COLUMNS}
         tables[str(path.relative_to(directory))] = (frame.drop(columns=[c for c in frame if c in TIMING_COLUMNS]),
-                                                    document["parameters"])
+                                                    parameters)
     return tables
 
 
