@@ -87,7 +87,7 @@ def _rows(frame, key: str, quantity: str) -> list[dict]:
 
 
 def _format_table(rows: list[dict], key: str, quantity: str) -> str:
-    header = [key, f"{quantity}_lower", f"{quantity}_upper", f"remove_lower", "remove_upper", "add_lower", "add_upper"]
+    header = [key, f"{quantity}_lower", f"{quantity}_upper", "remove_lower", "remove_upper", "add_lower", "add_upper"]
     if any(f"{quantity}_upper_rdp" in r for r in rows):
         header.append("upper_rdp")
     lines = ["  ".join(f"{h:>13}" for h in header)]

@@ -20,7 +20,7 @@ BALLS_AND_BINS = "balls_and_bins"
 _OPTIONS = ("samples", "seed", "error_prob", "method", "orders", "epsilon_step")
 _DEFAULTS = BallsBinsOptions()
 
-DESCRIPTION = f"""\
+DESCRIPTION = """\
 Monte Carlo accounting of balls-and-bins batches (chua25): samples of the privacy loss of the
 dominating pair (P_B, Q_B), both directions. Per eps: delta_lower = the lower bound (6) (one
 epoch; null for --epochs > 1), delta_estimate = the MC mean with delta_stderr, delta_upper = the

@@ -26,11 +26,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import dp_accounting
 import numpy as np
 import pandas as pd
 
 from ..lebeda.gaussian import gaussian_pld
+from .poisson import PoissonAccounting, poisson_rdp_delta, poisson_rdp_epsilon
 from ..lebeda.pairs import SubsampledPair
 from ..lebeda.substitution import pld_from_curve, rdp_wor_substitution_delta, rdp_wor_substitution_epsilon
 from ..validation import check_array, check_int_at_least, check_nonnegative, check_open_unit, check_positive, check_rate
@@ -129,25 +129,19 @@ def pld_epsilon(delta, run: WorAccounting, relative_accuracy: float = 1e-2, max_
     return out
 
 
-def _rdp_accountant(run: WorAccounting):
-    accountant = dp_accounting.rdp.RdpAccountant()
-    event = dp_accounting.PoissonSampledDpEvent(run.rate, dp_accounting.GaussianDpEvent(run.sigma / 2.0))
-    accountant.compose(event, run.compositions)
-    return accountant
+def _as_poisson(run: WorAccounting) -> PoissonAccounting:
+    """The Poisson run with the same RDP: the WOR pair at sigma is the Poisson pair at sigma / 2."""
+    return PoissonAccounting(run.sigma / 2.0, run.steps, run.epochs, run.rate)
 
 
 def rdp_delta(epsilon, run: WorAccounting) -> np.ndarray:
     """RDP upper bound on max(remove, add) delta_W(eps) (the pair's RDP = Poisson's at sigma / 2)."""
-    eps = check_array("epsilon", epsilon, check_nonnegative)
-    accountant = _rdp_accountant(run)
-    return np.array([accountant.get_delta(float(e)) for e in eps])
+    return poisson_rdp_delta(epsilon, _as_poisson(run))
 
 
 def rdp_epsilon(delta, run: WorAccounting) -> np.ndarray:
     """RDP upper bound on max(remove, add) eps_W(delta)."""
-    deltas = check_array("delta", delta, check_open_unit)
-    accountant = _rdp_accountant(run)
-    return np.array([accountant.get_epsilon(float(d)) for d in deltas])
+    return poisson_rdp_epsilon(delta, _as_poisson(run))
 
 
 # --- substitution (Appendix D) --------------------------------------------------------------
