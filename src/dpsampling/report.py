@@ -148,7 +148,7 @@ class ExperimentSummary:
         blocks = []
         for name, document in self.metadata().items():
             lines = [f"Computed with (``{name}``):", ""]
-            lines += [f"- ``{key}`` = {value}" for key, value in flatten(document["parameters"]).items()]
+            lines += [f"- ``{key}`` = {rst_text(value)}" for key, value in flatten(document["parameters"]).items()]
             versions = document.get("versions", {})
             lines += ["", "Versions: " + ", ".join(f"{k} {versions[k]}" for k in VERSION_KEYS if versions.get(k)), ""]
             blocks.append("\n".join(lines))
@@ -165,13 +165,18 @@ class ExperimentSummary:
         for record in claims.to_dict("records"):
             ours = record["our_value"]
             ours = "-" if pd.isna(ours) else f"{float(ours):.6g}"
-            note = f" -- {record['note']}" if isinstance(record.get("note"), str) and record["note"] else ""
-            lines.append(f"- **{record['verdict']}** ``{record['claim_id']}``: paper {record['relation']} "
-                         f"{record['paper_value']}, ours {ours}{note}")
+            note = f" -- {rst_text(record['note'])}" if isinstance(record.get("note"), str) and record["note"] else ""
+            lines.append(f"- **{record['verdict']}** ``{record['claim_id']}``: paper {rst_text(record['relation'])} "
+                         f"{rst_text(record['paper_value'])}, ours {ours}{note}")
         return "\n".join(lines) + "\n"
 
     def __str__(self) -> str:
         return self.parameters + "\n" + self.verdicts
+
+
+def rst_text(value) -> str:
+    """``value`` as literal reStructuredText: |, *, `, _ and \\ escaped (e.g. "|E|" is not a substitution)."""
+    return re.sub(r"([\\`*_|])", r"\\\1", str(value))
 
 
 def experiment_targets(rules) -> dict:
