@@ -28,8 +28,8 @@ REFINEMENT_FACTOR = 4.0
 
 
 @dataclass(frozen=True)
-class PoissonAccounting:
-    """Parameters of a Poisson subsampled Gaussian run: ``steps`` per epoch at rate ``rate``."""
+class SubsampledGaussianRun:
+    """A subsampled Gaussian run: ``steps`` per epoch at sampling rate ``rate``, validated."""
 
     sigma: float
     steps: int
@@ -46,6 +46,10 @@ class PoissonAccounting:
     @property
     def compositions(self) -> int:
         return self.steps * self.epochs
+
+
+class PoissonAccounting(SubsampledGaussianRun):
+    """Parameters of a Poisson subsampled Gaussian run: ``steps`` per epoch at rate ``rate``."""
 
 
 def poisson_pld(run: PoissonAccounting, pessimistic: bool, discretization: float):

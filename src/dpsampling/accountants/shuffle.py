@@ -140,6 +140,20 @@ def _check(sigma, steps, epochs):
     return check_positive("sigma", sigma), check_int_at_least("steps", steps, 1), check_int_at_least("epochs", epochs, 1)
 
 
+def _best_per_direction(objective, queries, sigma, steps, epochs, grid, refine) -> dict:
+    """For each direction and query, the best set E_C over ``grid`` (refined): value and C."""
+    grid = c_grid(*DEFAULT_C_GRID) if grid is None else np.asarray(grid, dtype=float)
+    out = {}
+    for direction in ("remove", "add"):
+        points = _direction_grid(grid, direction)
+        pairs = _set_pairs(points, sigma, steps, epochs, direction)
+        best = [_best(objective, points, pairs, sigma, steps, epochs, direction, q, refine) for q in queries]
+        out[direction] = np.maximum(np.array([b[0] for b in best]), 0.0)
+        out[f"c_{direction}"] = np.array([b[1] for b in best])
+    out["max"] = np.maximum(out["remove"], out["add"])
+    return out
+
+
 def shuffle_delta_lower(epsilon, sigma: float, steps: int, epochs: int = 1, grid=None, refine: bool = True) -> dict:
     """Lower bounds on delta_S(eps) per direction and their maximum, with the maximising C.
 
@@ -147,29 +161,11 @@ def shuffle_delta_lower(epsilon, sigma: float, steps: int, epochs: int = 1, grid
     """
     eps = check_array("epsilon", epsilon, check_nonnegative)
     sigma, steps, epochs = _check(sigma, steps, epochs)
-    grid = c_grid(*DEFAULT_C_GRID) if grid is None else np.asarray(grid, dtype=float)
-    out = {}
-    for direction in ("remove", "add"):
-        points = _direction_grid(grid, direction)
-        pairs = _set_pairs(points, sigma, steps, epochs, direction)
-        best = [_best(_delta_for_sets, points, pairs, sigma, steps, epochs, direction, e, refine) for e in eps]
-        out[direction] = np.maximum(np.array([b[0] for b in best]), 0.0)
-        out[f"c_{direction}"] = np.array([b[1] for b in best])
-    out["max"] = np.maximum(out["remove"], out["add"])
-    return out
+    return _best_per_direction(_delta_for_sets, eps, sigma, steps, epochs, grid, refine)
 
 
 def shuffle_epsilon_lower(delta, sigma: float, steps: int, epochs: int = 1, grid=None, refine: bool = True) -> dict:
     """Lower bounds on eps_S(delta) per direction and their maximum (0 where no set beats delta)."""
     deltas = check_array("delta", delta, check_open_unit)
     sigma, steps, epochs = _check(sigma, steps, epochs)
-    grid = c_grid(*DEFAULT_C_GRID) if grid is None else np.asarray(grid, dtype=float)
-    out = {}
-    for direction in ("remove", "add"):
-        points = _direction_grid(grid, direction)
-        pairs = _set_pairs(points, sigma, steps, epochs, direction)
-        best = [_best(_eps_for_sets, points, pairs, sigma, steps, epochs, direction, d, refine) for d in deltas]
-        out[direction] = np.maximum(np.array([b[0] for b in best]), 0.0)
-        out[f"c_{direction}"] = np.array([b[1] for b in best])
-    out["max"] = np.maximum(out["remove"], out["add"])
-    return out
+    return _best_per_direction(_eps_for_sets, deltas, sigma, steps, epochs, grid, refine)

@@ -24,40 +24,25 @@ WOR replace-one bound (Wang et al. 2019) at noise multiplier sigma / 2.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from ..lebeda.gaussian import gaussian_pld
-from .poisson import PoissonAccounting, poisson_rdp_delta, poisson_rdp_epsilon
+from .poisson import PoissonAccounting, SubsampledGaussianRun, poisson_rdp_delta, poisson_rdp_epsilon
 from ..lebeda.pairs import SubsampledPair
 from ..lebeda.substitution import pld_from_curve, rdp_wor_substitution_delta, rdp_wor_substitution_epsilon
-from ..validation import check_array, check_int_at_least, check_nonnegative, check_open_unit, check_positive, check_rate
+from ..validation import check_array, check_nonnegative, check_open_unit, check_positive
 
 REFINEMENT_FACTOR = 4.0
 SUBSTITUTION_TAIL = 1e-18  # single-step delta left at +infinity by the substitution upper bound
 
 
-@dataclass(frozen=True)
-class WorAccounting:
-    """A WOR subsampled Gaussian run: ``steps`` per epoch, each a fixed-size batch at rate ``rate``."""
+class WorAccounting(SubsampledGaussianRun):
+    """A WOR subsampled Gaussian run: ``steps`` per epoch, each a fixed-size batch at rate ``rate``.
 
-    sigma: float
-    steps: int
-    epochs: int = 1
-    rate: float | None = None  # b / n; default 1 / steps (n = steps * b: one epoch sees n examples)
-
-    def __post_init__(self):
-        object.__setattr__(self, "sigma", check_positive("sigma", self.sigma))
-        object.__setattr__(self, "steps", check_int_at_least("steps", self.steps, 1))
-        object.__setattr__(self, "epochs", check_int_at_least("epochs", self.epochs, 1))
-        rate = 1.0 / self.steps if self.rate is None else check_rate("sampling_rate", self.rate)
-        object.__setattr__(self, "rate", rate)
-
-    @property
-    def compositions(self) -> int:
-        return self.steps * self.epochs
+    ``rate`` = b / n; default 1 / steps (n = steps * b: one epoch sees n examples).
+    """
 
 
 def wor_pld(run: WorAccounting, pessimistic: bool, discretization: float):
