@@ -8,6 +8,7 @@ import yaml
 from dpsampling.accounting import ACCOUNTED_SAMPLERS
 from dpsampling.batches import GENERATORS
 from dpsampling.config import ConfigError, check_config
+from dpsampling.training.model import MODELS
 from dpsampling.training.sgd import OPTIMIZERS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -20,6 +21,7 @@ def test_name_lists_are_the_codes():
     fig1 = SCHEMA["properties"]["chua25"]["properties"]["fig1"]["properties"]
     assert tuple(fig1["generators"]["items"]["enum"]) == GENERATORS
     assert tuple(fig1["optimizer"]["enum"]) == OPTIMIZERS
+    assert tuple(fig1["model"]["enum"]) == MODELS
 
 
 def _walk(node, path=""):

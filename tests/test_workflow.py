@@ -62,6 +62,7 @@ def test_dry_run_of_the_whole_dag_schedules_every_experiment(tmp_path):
     ("chua25: {fig1: {clip_norm: 0}}", "config chua25.fig1.clip_norm: must be > 0; got 0"),
     ("chua25: {fig1: {data: {source: criteo_pctr}}}", "config chua25.fig1.data.path: must be of type string; got None"),
     ("chua25: {fig1: {optimizer: rmsprop}}", "config chua25.fig1.optimizer: must be one of sgd, adam; got 'rmsprop'"),
+    ("chua25: {fig1: {model: forest}}", "config chua25.fig1.model: must be one of logistic, mlp; got 'forest'"),
 ])
 def test_bad_config_stops_before_any_job(tmp_path, bad, message):
     directory = _copy_workflow(tmp_path)

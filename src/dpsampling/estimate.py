@@ -252,26 +252,29 @@ def _training_split(data: dict) -> tuple[int, int]:
 def _training_costs(spec: dict) -> dict:
     """CPU seconds per training row (a, per generator), per step x parameter (b, and c for the
     noise), per evaluated row (e) and per generated row (g), timed on a small synthetic set."""
+    from .experiments.chua25_utility import model_of
     from .training import data as data_lib
-    from .training.model import parameter_count
     from .training.sgd import TrainingSettings, evaluate_auc, train
 
-    n, buckets, optimizer = CALIBRATION_ROWS, spec["data"]["buckets"], spec["optimizer"]
+    n, buckets, optimizer, model = CALIBRATION_ROWS, spec["data"]["buckets"], spec["optimizer"], model_of(spec)
     generated = {}
     g = cpu_seconds(lambda: generated.setdefault("set", data_lib.synthetic_ctr(n, seed=0, buckets=buckets))) / n
     dataset = generated["set"]
-    size = parameter_count(buckets, dataset.numeric.shape[1])
-    train(dataset.take(np.arange(256)), TrainingSettings("shuffle", 64), seed=0)  # compile the kernels
-    costs = {"g": g, "e": cpu_seconds(lambda: evaluate_auc(np.zeros(size), dataset)) / n}
+    theta = model.initial_parameters(dataset, np.random.default_rng(0))
+    size = theta.size
+    train(dataset.take(np.arange(256)), TrainingSettings("shuffle", 64, model=model), seed=0)  # compile the kernels
+    costs = {"g": g, "e": cpu_seconds(lambda: evaluate_auc(theta, dataset, model)) / n}
     # time = a n + steps size (b + c [noise]), steps = n / batch: a from few large batches, b and
     # c from many small ones
     small_batch, large_batch = 256, n // 8
-    plain = cpu_seconds(lambda: train(dataset, TrainingSettings("shuffle", small_batch, optimizer=optimizer), seed=0))
+    plain = cpu_seconds(lambda: train(dataset, TrainingSettings("shuffle", small_batch, optimizer=optimizer,
+                                                                model=model), seed=0))
     noisy = cpu_seconds(lambda: train(dataset, TrainingSettings("shuffle", small_batch, sigma=1.0, clip_norm=1.0,
-                                                                optimizer=optimizer), seed=0))
+                                                                optimizer=optimizer, model=model), seed=0))
     costs["generators"] = {}
     for generator in spec["generators"]:
-        large = cpu_seconds(lambda: train(dataset, TrainingSettings(generator, large_batch, optimizer=optimizer), seed=0))
+        large = cpu_seconds(lambda: train(dataset, TrainingSettings(generator, large_batch, optimizer=optimizer,
+                                                                    model=model), seed=0))
         steps_large, steps_small = n // large_batch, n // small_batch
         b = max(plain - large, 0.0) / ((steps_small - steps_large) * size)
         costs["generators"][generator] = {"a": max(large - steps_large * size * b, 0.0) / n, "b": b,
@@ -281,11 +284,10 @@ def _training_costs(spec: dict) -> dict:
 
 def chua25_fig1_seconds(spec: dict, costs: dict) -> tuple[float, float]:
     """(CPU seconds, training example-passes) of the whole of Fig. 1 under the cost model."""
-    from .experiments.chua25_utility import panel_settings, panels
-    from .training.model import parameter_count
+    from .experiments.chua25_utility import model_of, panel_settings, panels
 
     train_rows, held_out = _training_split(spec["data"])
-    size = parameter_count(spec["data"]["buckets"], NUMERIC_FEATURES)
+    size = model_of(spec).parameter_count(spec["data"]["buckets"], NUMERIC_FEATURES)
     seconds = units = 0.0
     for panel in panels(spec):
         seconds += costs["g"] * spec["data"].get("rows", 0)
@@ -306,7 +308,10 @@ def chua25_fig1_work(experiment: str, config: dict, rates: Rates) -> Work:
     if spec["data"]["source"] != "synthetic":
         raise ValueError(f"chua25.fig1.data.source must be synthetic for an estimate (the row count of a "
                          f"Criteo file is not in the config); got {spec['data']['source']!r}")
-    key = f"chua25_fig1 training (buckets {spec['data']['buckets']}, {spec['optimizer']}, {', '.join(spec['generators'])})"
+    from .experiments.chua25_utility import model_of
+
+    key = (f"chua25_fig1 training ({model_of(spec).label}, buckets {spec['data']['buckets']}, {spec['optimizer']}, "
+           f"{', '.join(spec['generators'])})")
     costs = rates.cached(key, lambda: _training_costs(spec))
     seconds, units = chua25_fig1_seconds(spec, costs)
     source = (f"calibration: {CALIBRATION_ROWS} rows per generator; model a*rows + (b + c*noise)*steps*parameters "

@@ -91,6 +91,8 @@ def plot_delta_vs_epsilon(frame: pd.DataFrame, parameters: dict, path_pdf, path_
 
 def plot_utility(runs: pd.DataFrame, parameters: dict, path_pdf, path_png) -> None:
     """chua25 Fig. 1: test AUC (mean +- std over seeds, learning rate chosen on validation AUC)."""
+    from .experiments.chua25_utility import model_of
+
     chosen = runs[runs["selected"]]
     summary = (chosen.groupby(["panel", "generator", "batch_size", "sigma"], as_index=False)["test_auc"]
                .agg(mean="mean", std="std"))
@@ -121,7 +123,7 @@ def plot_utility(runs: pd.DataFrame, parameters: dict, path_pdf, path_png) -> No
     data = spec.get("data", {})
     seeds = int(chosen["seed"].nunique()) if not chosen.empty else 0
     footer = (f"chua25_fig1 on {data.get('source')} data ({int(runs['train_rows'].iloc[0]):,} training rows), 1 epoch, "
-              f"{seeds} seeds, {spec.get('optimizer')} with learning rate chosen per point from "
+              f"{seeds} seeds, {model_of(spec).label}, {spec.get('optimizer')} with learning rate chosen per point from "
               f"{spec.get('learning_rates')} on validation AUC; clip norm {spec.get('clip_norm')}; P and B truncated to B "
               f"with delta' <= {spec.get('truncation', {}).get('delta')} at eps = {spec.get('truncation', {}).get('epsilon')}.")
     fig.text(0.01, 0.005, footer, fontsize=6.5, va="bottom", ha="left", wrap=True)

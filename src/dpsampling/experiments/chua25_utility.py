@@ -17,6 +17,7 @@ import pandas as pd
 
 from ..accountants.truncation import max_batch_size
 from ..training import data as data_lib
+from ..training.model import Model
 from ..training.sgd import TRUNCATED_GENERATORS, TrainingSettings, evaluate_auc, steps_per_epoch, train
 
 
@@ -33,6 +34,11 @@ def load_data(spec: dict, seed: int):
     rest, test = data_lib.split(full, spec["test_fraction"], chronological, seed)
     train_set, validation = data_lib.split(rest, spec["validation_fraction"], chronological, seed + 1)
     return train_set, validation, test
+
+
+def model_of(spec: dict) -> Model:
+    """The configured model (logistic regression unless ``model: mlp``)."""
+    return Model(spec.get("model", Model.kind), spec.get("hidden_units", Model.hidden_units)).validate()
 
 
 def panel_settings(panel: str, spec: dict) -> list[tuple[int, float]]:
@@ -57,6 +63,7 @@ def run_panel(panel: str, spec: dict, root_seed: int, progress=None) -> pd.DataF
     train_set, validation, test = load_data(spec["data"], root_seed)
     rows = []
     settings = panel_settings(panel, spec)
+    model = model_of(spec)
     for k, (batch, sigma) in enumerate(settings):
         steps = steps_per_epoch(len(train_set), batch)
         limit = max_batch_size(len(train_set), batch, steps, spec["truncation"]["epsilon"], spec["truncation"]["delta"])
@@ -68,13 +75,13 @@ def run_panel(panel: str, spec: dict, root_seed: int, progress=None) -> pd.DataF
                     private = sigma > 0
                     run = TrainingSettings(
                         generator, batch, sigma=sigma, clip_norm=spec["clip_norm"] if private else math.inf,
-                        learning_rate=rate, optimizer=spec["optimizer"],
+                        learning_rate=rate, optimizer=spec["optimizer"], model=model,
                         max_batch_size=limit if generator in TRUNCATED_GENERATORS else None)
                     theta, info = train(train_set, run, _seed(root_seed, "chua25_fig1", panel, generator, batch,
                                                               sigma, rate, repeat))
                     rows.append(dict(panel=panel, generator=generator, batch_size=batch, sigma=sigma,
-                                     learning_rate=rate, seed=repeat, validation_auc=evaluate_auc(theta, validation),
-                                     test_auc=evaluate_auc(theta, test), steps=info["steps"], max_batch_size=limit,
+                                     learning_rate=rate, seed=repeat, validation_auc=evaluate_auc(theta, validation, model),
+                                     test_auc=evaluate_auc(theta, test, model), steps=info["steps"], max_batch_size=limit,
                                      truncated_batches=info["truncated_batches"],
                                      truncation_delta_eps10=info.get("truncation_delta_eps10", 0.0),
                                      train_rows=len(train_set)))

@@ -1,4 +1,4 @@
-"""Logistic regression on hashed features: per-example clipped gradients (Numba) and AUC.
+"""Logistic regression on hashed features: per-example clipped gradients (Numba), AUC, and the model choice.
 
 Parameters theta = [w (one weight per hash bucket) | v (numeric weights) | bias]. For example i
 with hashed categorical ids c_i1..c_ik and numeric features u_i,
@@ -11,10 +11,13 @@ DP-SGD clips it to norm C: g_i * min(1, C / ||g_i||) (chua24 Sec. 1, [g]_C).
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numba
 import numpy as np
 from scipy import stats
+
+from ..validation import check_choice, check_int_at_least
 
 
 def parameter_count(buckets: int, numeric_features: int) -> int:
@@ -30,6 +33,26 @@ def _logit(theta, numeric, categorical, i, buckets):
     for j in range(d):
         z += theta[buckets + j] * numeric[i, j]
     return z
+
+
+@numba.njit(cache=True)
+def _bucket_square_norm(categorical, i):
+    """sum_b n_ib^2, n_ib = how often bucket b occurs among example i's hashed ids (collisions add up)."""
+    k = categorical.shape[1]
+    squared = 0.0
+    for j in range(k):
+        first = True
+        for m in range(j):
+            if categorical[i, m] == categorical[i, j]:
+                first = False
+                break
+        if first:
+            count = 0
+            for m in range(k):
+                if categorical[i, m] == categorical[i, j]:
+                    count += 1
+            squared += count * count
+    return squared
 
 
 @numba.njit(cache=True)
@@ -49,19 +72,7 @@ def _clipped_gradient_sum(theta, labels, numeric, categorical, batch, weights, c
         p = 1.0 / (1.0 + math.exp(-z))
         residual = p - labels[i]
         # squared norm of x_i: bucket multiplicities squared + numeric + bias
-        squared = 1.0
-        for j in range(k):
-            first = True
-            for m in range(j):
-                if categorical[i, m] == categorical[i, j]:
-                    first = False
-                    break
-            if first:
-                count = 0
-                for m in range(k):
-                    if categorical[i, m] == categorical[i, j]:
-                        count += 1
-                squared += count * count
+        squared = 1.0 + _bucket_square_norm(categorical, i)
         for j in range(d):
             squared += numeric[i, j] * numeric[i, j]
         norm = abs(residual) * math.sqrt(squared)
@@ -87,8 +98,52 @@ def _predict(theta, numeric, categorical, buckets):
     return out
 
 
-def predict_logits(theta: np.ndarray, dataset) -> np.ndarray:
-    return _predict(theta, dataset.numeric, dataset.categorical, dataset.buckets)
+MODELS = ("logistic", "mlp")
+
+
+@dataclass(frozen=True)
+class Model:
+    """Which model DP-SGD trains: ``logistic`` (above) or ``mlp`` (``training.mlp``, ``hidden_units`` wide)."""
+
+    kind: str = "logistic"
+    hidden_units: int = 16
+
+    def validate(self) -> "Model":
+        check_choice("model", self.kind, MODELS)
+        check_int_at_least("hidden_units", self.hidden_units, 1)
+        return self
+
+    @property
+    def label(self) -> str:
+        return "logistic regression" if self.kind == "logistic" else f"MLP ({self.hidden_units} hidden units)"
+
+    def parameter_count(self, buckets: int, numeric_features: int) -> int:
+        if self.kind == "logistic":
+            return parameter_count(buckets, numeric_features)
+        return mlp.parameter_count(buckets, numeric_features, self.hidden_units)
+
+    def initial_parameters(self, dataset, rng: np.random.Generator) -> np.ndarray:
+        """Logistic: zeros (the loss is convex). MLP: random (``mlp.initial_parameters``)."""
+        d = dataset.numeric.shape[1]
+        if self.kind == "logistic":
+            return np.zeros(self.parameter_count(dataset.buckets, d))
+        return mlp.initial_parameters(dataset.buckets, d, dataset.categorical.shape[1], self.hidden_units, rng)
+
+    def clipped_gradient_sum(self, theta, dataset, batch, weights, clip_norm: float, out) -> float:
+        """out = sum over the batch of weight_i clip_C(grad_i); returns the mean loss."""
+        arrays = (theta, dataset.labels, dataset.numeric, dataset.categorical, batch, weights, clip_norm, dataset.buckets)
+        if self.kind == "logistic":
+            return _clipped_gradient_sum(*arrays, out)
+        return mlp.mlp_clipped_gradient_sum(*arrays, self.hidden_units, out)
+
+    def predict_logits(self, theta, dataset) -> np.ndarray:
+        if self.kind == "logistic":
+            return _predict(theta, dataset.numeric, dataset.categorical, dataset.buckets)
+        return mlp.mlp_predict(theta, dataset.numeric, dataset.categorical, dataset.buckets, self.hidden_units)
+
+
+def predict_logits(theta: np.ndarray, dataset, model: Model = Model()) -> np.ndarray:
+    return model.predict_logits(theta, dataset)
 
 
 def auc(labels: np.ndarray, scores: np.ndarray) -> float:
@@ -100,3 +155,6 @@ def auc(labels: np.ndarray, scores: np.ndarray) -> float:
         raise ValueError(f"AUC needs both classes in the evaluation labels; got {n_pos} positives and {n_neg} negatives")
     ranks = stats.rankdata(scores)
     return float((ranks[positives].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg))
+
+
+from . import mlp  # noqa: E402  (mlp reuses _bucket_square_norm from this module)

@@ -17,7 +17,7 @@ import numpy as np
 from .. import batches
 from ..accountants.truncation import truncation_delta
 from ..validation import check_choice, check_int_at_least, check_nonnegative, check_positive
-from .model import _clipped_gradient_sum, auc, parameter_count, predict_logits
+from .model import Model, auc
 
 OPTIMIZERS = ("sgd", "adam")
 TRUNCATED_GENERATORS = ("poisson", "balls_and_bins", "balls_and_bins_sequential")
@@ -33,6 +33,7 @@ class TrainingSettings:
     optimizer: str = "adam"
     max_batch_size: int | None = None  # truncate/pad P and B batches to this size
     epochs: int = 1
+    model: Model = Model()
 
     def validate(self, rows: int) -> "TrainingSettings":
         check_choice("generator", self.generator, batches.GENERATORS)
@@ -45,6 +46,7 @@ class TrainingSettings:
         check_positive("learning_rate", self.learning_rate)
         check_choice("optimizer", self.optimizer, OPTIMIZERS)
         check_int_at_least("epochs", self.epochs, 1)
+        self.model.validate()
         if self.max_batch_size is not None and self.max_batch_size < self.expected_batch:
             raise ValueError(f"max_batch_size must be at least the expected batch size {self.expected_batch}; "
                              f"got {self.max_batch_size}")
@@ -60,8 +62,10 @@ def train(train_set, settings: TrainingSettings, seed: int, progress=None) -> tu
     settings.validate(len(train_set))
     rng = np.random.default_rng(seed)
     steps = steps_per_epoch(len(train_set), settings.expected_batch)
-    size = parameter_count(train_set.buckets, train_set.numeric.shape[1])
-    theta, grad = np.zeros(size), np.zeros(size)
+    model = settings.model
+    theta = model.initial_parameters(train_set, rng)
+    size = theta.size
+    grad = np.zeros(size)
     first, second = np.zeros(size), np.zeros(size)
     noise_scale = settings.sigma * (settings.clip_norm if math.isfinite(settings.clip_norm) else 0.0)
     truncate = settings.max_batch_size is not None and settings.generator in TRUNCATED_GENERATORS
@@ -75,8 +79,7 @@ def train(train_set, settings: TrainingSettings, seed: int, progress=None) -> tu
                 batch, weights = batches.pad_or_truncate(batch, settings.max_batch_size, seed=rng)
             else:
                 weights = np.ones(len(batch))
-            _clipped_gradient_sum(theta, train_set.labels, train_set.numeric, train_set.categorical, batch, weights,
-                                  settings.clip_norm, train_set.buckets, grad)
+            model.clipped_gradient_sum(theta, train_set, batch, weights, settings.clip_norm, grad)
             if noise_scale > 0:
                 grad += rng.normal(0.0, noise_scale, size)
             grad /= settings.expected_batch
@@ -96,5 +99,5 @@ def train(train_set, settings: TrainingSettings, seed: int, progress=None) -> tu
     return theta, info
 
 
-def evaluate_auc(theta: np.ndarray, test_set) -> float:
-    return auc(test_set.labels, predict_logits(theta, test_set))
+def evaluate_auc(theta: np.ndarray, test_set, model: Model = Model()) -> float:
+    return auc(test_set.labels, model.predict_logits(theta, test_set))
