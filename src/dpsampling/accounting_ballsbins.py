@@ -111,6 +111,13 @@ def _draw(method, sigma, steps, epochs, direction, orders, options, importance_e
                             samples_per_chunk=options.samples_per_chunk)
 
 
+def _estimate_columns(samples, eps, error_prob) -> dict:
+    """Monte Carlo mean, its standard error and the KL upper confidence bound of delta at each eps."""
+    estimate = bb.estimate_delta(samples, eps)
+    return {"estimate": estimate.mean(), "stderr": estimate.standard_error(),
+            "upper": estimate.upper_confidence_bound(error_prob)}
+
+
 def _importance_columns(method, sigma, steps, eps, direction, orders, options) -> dict:
     """One sample set per eps, drawn on its own event E_eps (Alg. 5)."""
     columns = {k: np.zeros(eps.size) for k in ("estimate", "stderr", "upper", "log_weight")}
@@ -121,10 +128,8 @@ def _importance_columns(method, sigma, steps, eps, direction, orders, options) -
             columns["log_weight"][j] = log_weight
             continue
         samples = _draw(method, sigma, steps, 1, direction, orders, options, value, j)
-        estimate = bb.estimate_delta(samples, [value])
-        columns["estimate"][j] = estimate.mean()[0]
-        columns["stderr"][j] = estimate.standard_error()[0]
-        columns["upper"][j] = estimate.upper_confidence_bound(options.error_prob)[0]
+        for name, values in _estimate_columns(samples, [value], options.error_prob).items():
+            columns[name][j] = values[0]
         columns["log_weight"][j] = log_weight
     return columns
 
@@ -144,9 +149,8 @@ def ballsbins_delta_table(sigma, steps, epsilons, epochs: int = 1, options: Ball
         if method.startswith("importance"):
             columns = _importance_columns(method, sigma, steps, eps, direction, orders, options)
         else:
-            estimate = bb.estimate_delta(_draw(method, sigma, steps, epochs, direction, orders, options), eps)
-            columns = {"estimate": estimate.mean(), "stderr": estimate.standard_error(),
-                       "upper": estimate.upper_confidence_bound(options.error_prob)}
+            samples = _draw(method, sigma, steps, epochs, direction, orders, options)
+            columns = _estimate_columns(samples, eps, options.error_prob)
         for name in ("estimate", "stderr", "upper"):
             frame[f"{direction}_delta_{name}"] = columns[name]
     for bound in ("lower", "upper"):
