@@ -1,18 +1,19 @@
 # dpsampling: regenerate every figure and table of the papers.
 #   snakemake --cores all                                  quick scale (config/config.yaml)
 #   snakemake --cores all --configfile config/paper.yaml   the papers' scale
-#   snakemake chua24_fig3                                   one experiment
+#   snakemake chua24_fig3                                   one experiment (ids: docs/EXPERIMENTS.md)
 import sys
+from functools import partial
 from pathlib import Path
 
 from snakemake.utils import min_version, validate
 
-from dpsampling.config import ConfigError, check_config
-from dpsampling.workflow import CHUA24_EXPERIMENTS, chua25_fig1_panels, package_sources, spec_lookup
-from dpsampling.workflow import (LEBEDA24_FIGURES, LEBEDA24_RESULTS, lebeda24_shards, lebeda24_sigma_curves,
-                                 lebeda24_target)
 from dpsampling.io import check_output_dir
-from dpsampling.report import experiment_summary
+from dpsampling.papers.registry import PAPERS, experiment_targets
+from dpsampling.pipeline.code_inputs import import_closure
+from dpsampling.pipeline.config import ConfigError, check_config
+from dpsampling.pipeline.report import experiment_summary
+from dpsampling.pipeline.workflow import spec_lookup
 
 min_version("9.0")
 
@@ -31,7 +32,11 @@ try:  # an output folder that is a file or not writable: one line, before any jo
 except OSError as error:
     sys.exit(f"Cannot write the outputs, nothing was run:\n{error}")
 experiment_spec = spec_lookup(config)
-CHUA25_FIG1_PANELS = chua25_fig1_panels(config)
+EXPERIMENT_TARGETS = experiment_targets(config)  # {experiment id: files}, from each paper's registry
+# code_of("scripts/x.py"): the script and the package modules it imports, transitively (relative
+# paths): a cheap rule reruns when any of them changes. Cached expensive rules take none of them
+# (dpsampling.versions).
+code_of = partial(import_closure, base=workflow.basedir)
 
 
 include: "workflow/rules/chua24.smk"
@@ -43,13 +48,28 @@ include: "workflow/rules/benchmarks.smk"  # opt-in target `benchmarks`, not in `
 include: "workflow/rules/report.smk"  # keep last: it reads the rules above
 
 
+for _experiment, _files in EXPERIMENT_TARGETS.items():  # one target rule per experiment id
+
+    rule:
+        name:
+            _experiment
+        input:
+            _files,
+
+
+for _paper in PAPERS:  # and one per paper: all of its experiments
+
+    rule:
+        name:
+            _paper.name
+        input:
+            [f for e, files in EXPERIMENT_TARGETS.items() if e.startswith(f"{_paper.name}_") for f in files],
+
+
 rule all:
     default_target: True
     input:
-        rules.chua24.input,
-        rules.chua25_fig1.input,
-        rules.chua25.input,
-        rules.lebeda24.input,
+        [f for files in EXPERIMENT_TARGETS.values() for f in files],
         "results/claims.csv",
         "results/claims.md",
         "results/REPORT.md",

@@ -6,8 +6,8 @@ import pandas as pd
 
 from dpsampling.io import read_table, write_table
 
-sys.stderr = open(snakemake.log[0], "w", buffering=1)  # noqa: F821
-spec = dict(snakemake.params.spec)  # noqa: F821
-frames = [read_table(path, {"spec": spec})[0] for path in snakemake.input.curves]  # noqa: F821
-write_table(pd.concat(frames, ignore_index=True), snakemake.output[0],  # noqa: F821
+sys.stderr = open(snakemake.log[0], "w", buffering=1)
+spec = dict(snakemake.params.spec)
+frames = [read_table(path, {"spec": spec})[0] for path in snakemake.input.curves]
+write_table(pd.concat(frames, ignore_index=True), snakemake.output[0],
             {"experiment": "lebeda24_sigma_vs_rate", "spec": spec})

@@ -2,13 +2,13 @@
 
 import sys
 
-from dpsampling.experiments import chua24
 from dpsampling.io import write_table
+from dpsampling.papers.chua24 import experiments as chua24
 
-sys.stderr = open(snakemake.log[0], "w", buffering=1)  # noqa: F821 (snakemake injects it)
-experiment = snakemake.wildcards.experiment  # noqa: F821
-spec = dict(snakemake.params.spec)  # noqa: F821
-settings = {"pld": dict(snakemake.params.pld), "shuffle": dict(snakemake.params.shuffle)}  # noqa: F821
+sys.stderr = open(snakemake.log[0], "w", buffering=1)
+experiment = snakemake.wildcards.experiment
+spec = dict(snakemake.params.spec)
+settings = {"pld": dict(snakemake.params.pld), "shuffle": dict(snakemake.params.shuffle)}
 kind = chua24.KIND[experiment.removeprefix("chua24_")]
 
 
@@ -17,5 +17,5 @@ def progress(message):
 
 
 frame = chua24.COMPUTE[kind](spec, settings, progress)
-write_table(frame, snakemake.output[0], {"experiment": experiment, "kind": kind, "spec": spec, **settings})  # noqa: F821
+write_table(frame, snakemake.output[0], {"experiment": experiment, "kind": kind, "spec": spec, **settings})
 progress(f"wrote {len(frame)} rows")

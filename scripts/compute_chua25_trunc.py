@@ -3,14 +3,14 @@
 import sys
 from pathlib import Path
 
-from dpsampling.experiments.chua25_checks import truncation_markdown, truncation_table
 from dpsampling.io import write_table
+from dpsampling.papers.chua25.checks import truncation_markdown, truncation_table
 
-sys.stderr = open(snakemake.log[0], "w", buffering=1)  # noqa: F821
-spec = dict(snakemake.params.spec)  # noqa: F821
+sys.stderr = open(snakemake.log[0], "w", buffering=1)
+spec = dict(snakemake.params.spec)
 table = truncation_table(spec)
-write_table(table, snakemake.output.table, spec)  # noqa: F821
-for output, text in ((snakemake.output.csv, table.to_csv(index=False)), (snakemake.output.markdown, truncation_markdown(table))):  # noqa: F821
+write_table(table, snakemake.output.table, spec)
+for output, text in ((snakemake.output.csv, table.to_csv(index=False)), (snakemake.output.markdown, truncation_markdown(table))):
     tmp = Path(output).with_suffix(".tmp")
     tmp.write_text(text)
     tmp.replace(output)

@@ -3,15 +3,15 @@
 import sys
 from pathlib import Path
 
-from dpsampling.experiments import lebeda24
 from dpsampling.io import write_table
+from dpsampling.papers.lebeda24 import experiments as lebeda24
 
-sys.stderr = open(snakemake.log[0], "w", buffering=1)  # noqa: F821
-spec = dict(snakemake.params.spec)  # noqa: F821
+sys.stderr = open(snakemake.log[0], "w", buffering=1)
+spec = dict(snakemake.params.spec)
 frame = lebeda24.randomized_response_table(spec)
-write_table(frame, snakemake.output.parquet, {"experiment": "lebeda24_rr", "spec": spec})  # noqa: F821
+write_table(frame, snakemake.output.parquet, {"experiment": "lebeda24_rr", "spec": spec})
 lines = ["| alpha | H_alpha(P\\|\\|Q) | H_alpha(Q\\|\\|P) |", "|---|---|---|"]
 lines += [f"| {r.alpha} | {r.H_P_Q} | {r.H_Q_P} |" for r in frame.itertuples()]
-tmp = Path(snakemake.output.md).with_suffix(".tmp")  # noqa: F821
+tmp = Path(snakemake.output.md).with_suffix(".tmp")
 tmp.write_text("\n".join(lines) + "\n")
-tmp.replace(snakemake.output.md)  # noqa: F821
+tmp.replace(snakemake.output.md)

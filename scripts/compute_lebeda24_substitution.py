@@ -2,11 +2,11 @@
 
 import sys
 
-from dpsampling.experiments import lebeda24
 from dpsampling.io import write_table
+from dpsampling.papers.lebeda24 import experiments as lebeda24
 
-sys.stderr = open(snakemake.log[0], "w", buffering=1)  # noqa: F821
-spec = dict(snakemake.params.spec)  # noqa: F821
+sys.stderr = open(snakemake.log[0], "w", buffering=1)
+spec = dict(snakemake.params.spec)
 frame = lebeda24.substitution_laplace(spec)
-write_table(frame, snakemake.output[0], {"experiment": "lebeda24_substitution", "spec": spec})  # noqa: F821
+write_table(frame, snakemake.output[0], {"experiment": "lebeda24_substitution", "spec": spec})
 print(frame["largest"].value_counts().to_string(), file=sys.stderr)

@@ -3,8 +3,8 @@
 import sys
 
 from dpsampling.io import read_table
-from dpsampling.plotting import plot_utility
+from dpsampling.papers.chua25.plots_fig1 import plot_utility
 
-sys.stderr = open(snakemake.log[0], "w", buffering=1)  # noqa: F821
-runs, document = read_table(snakemake.input[0], snakemake.params.expected)  # noqa: F821 (refuses a stale or foreign file)
-plot_utility(runs, document["parameters"], snakemake.output.pdf, snakemake.output.png)  # noqa: F821
+sys.stderr = open(snakemake.log[0], "w", buffering=1)
+runs, document = read_table(snakemake.input[0], snakemake.params.expected)
+plot_utility(runs, document["parameters"], snakemake.output.pdf, snakemake.output.png)

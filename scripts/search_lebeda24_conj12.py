@@ -2,10 +2,10 @@
 
 import sys
 
-from dpsampling.experiments import lebeda24_gaussian
 from dpsampling.io import write_table
+from dpsampling.papers.lebeda24 import gaussian as lebeda24_gaussian
 
-sys.stderr = open(snakemake.log[0], "w", buffering=1)  # noqa: F821
-spec = dict(snakemake.params.spec)  # noqa: F821
+sys.stderr = open(snakemake.log[0], "w", buffering=1)
+spec = dict(snakemake.params.spec)
 frame = lebeda24_gaussian.conjecture12(spec, progress=lambda m: print(f"[lebeda24_conj12] {m}", file=sys.stderr))
-write_table(frame, snakemake.output[0], {"experiment": "lebeda24_conj12", "spec": spec})  # noqa: F821
+write_table(frame, snakemake.output[0], {"experiment": "lebeda24_conj12", "spec": spec})

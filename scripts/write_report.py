@@ -4,9 +4,9 @@ import sys
 
 import pandas as pd
 
-from dpsampling.report import write_report
+from dpsampling.pipeline.report import write_report
 
-sys.stderr = open(snakemake.log[0], "w", buffering=1)  # noqa: F821
-path = write_report(snakemake.output[0], root=".", targets=dict(snakemake.params.targets),  # noqa: F821
-                    claims=pd.read_csv(snakemake.input.claims), configfiles=list(snakemake.params.configfiles))  # noqa: F821
+sys.stderr = open(snakemake.log[0], "w", buffering=1)
+path = write_report(snakemake.output[0], root=".", targets=dict(snakemake.params.targets),
+                    claims=pd.read_csv(snakemake.input.claims), configfiles=list(snakemake.params.configfiles))
 print(f"wrote {path}", file=sys.stderr)

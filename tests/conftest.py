@@ -2,7 +2,6 @@
 claims and both reports, 2 cores), shared by every test that only reads what it wrote."""
 
 import pytest
-
 from workflow_runs import TINY, copy_workflow, snakemake
 
 

@@ -8,9 +8,9 @@ cases of test_cli.py and test_workflow.py on purpose: this file is the one list 
 import argparse
 
 import pytest
-
-from dpsampling.cli import _build_parser, main
 from workflow_runs import ROOT, copy_workflow, snakemake
+
+from dpsampling.cli.main import _build_parser, main
 
 GOOD = {"--sampler": "poisson", "--sigma": "1", "--steps": "10"}
 

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from scipy.stats import binom
 
-from dpsampling import ballsbins as bb
+from dpsampling.accountants import ballsbins as bb
 
 Z = 4.5
 SIGMA, STEPS = 0.5, 20

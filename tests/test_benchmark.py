@@ -19,9 +19,16 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpsampling import ballsbins as bb
-from dpsampling.benchmark import (CASES, COLUMNS, BenchmarkDisagreement, Case, load_reference,
-                                  run_benchmark, write_outputs)
+from dpsampling.accountants import ballsbins as bb
+from dpsampling.benchmark import (
+    CASES,
+    COLUMNS,
+    BenchmarkDisagreement,
+    Case,
+    load_reference,
+    run_benchmark,
+    write_outputs,
+)
 from dpsampling.benchmark.__main__ import main
 
 TINY = (

@@ -8,11 +8,14 @@ import pandas as pd
 import pytest
 from scipy.optimize import brentq
 
-from dpsampling import ballsbins as bb
-from dpsampling.claims import check_claims
-from dpsampling.claims.chua25_privacy import CHUA25_PRIVACY_CLAIMS, TRUNC_PAPER
-from dpsampling.experiments import chua25_checks, chua25_privacy, chua25_samples
+from dpsampling.accountants import ballsbins as bb
 from dpsampling.io import read_metadata, write_table
+from dpsampling.papers.chua25 import checks as chua25_checks
+from dpsampling.papers.chua25 import privacy as chua25_privacy
+from dpsampling.papers.chua25 import samples as chua25_samples
+from dpsampling.papers.chua25.claims_privacy import CHUA25_PRIVACY_CLAIMS, TRUNC_PAPER
+from dpsampling.papers.registry import CLAIMS
+from dpsampling.pipeline.claims import check_claims
 
 FIG2 = {"error_prob": 1e-3, "epsilon_grid": {"start": 0.0, "stop": 3.0, "num": 4},
         "order_statistics": {"shards": 2, "samples_per_shard": 300},
@@ -49,7 +52,7 @@ def test_sampling_parameters_leave_out_the_eps_grid_and_shard_count():
     assert a.sampling_parameters(1, 0) == b.sampling_parameters(1, 0)
     assert set(a.sampling_parameters(1, 0)) == {"experiment", "panel", "direction", "series", "method", "sigma", "steps",
                                                 "epochs", "orders", "importance_epsilon", "samples", "config_seed",
-                                                "shard"}
+                                                "shard", "algorithm_version"}
 
 
 def test_seeds_are_keyed_by_names_and_shard():
@@ -142,7 +145,7 @@ def test_truncation_table_is_the_smallest_admissible_batch_size():
 
 
 def _claims(results, experiments):
-    table = check_claims(results, experiments)
+    table = check_claims(CLAIMS, results, experiments)
     return table.set_index("claim_id")
 
 
@@ -188,8 +191,11 @@ def test_every_stated_number_has_a_claim():
     ids = {c.claim_id for c in CHUA25_PRIVACY_CLAIMS}
     assert len(ids) == len(CHUA25_PRIVACY_CLAIMS)
     values = {c.paper_value for c in CHUA25_PRIVACY_CLAIMS}
-    for dataset, numbers in TRUNC_PAPER.items():
-        assert {str(v) for v in numbers} <= values
+    # chua25 App. C as printed in the paper, typed here independently of the registry's TRUNC_PAPER
+    stated = {"pctr": [1328, 2469, 4681, 9007, 17520, 34355, 67754, 134172, 266475],
+              "search": [1320, 2458, 4665, 8984, 17488, 34309, 67687, 134071, 266317]}
+    assert {name: list(numbers) for name, numbers in TRUNC_PAPER.items()} == stated
+    assert {str(v) for numbers in stated.values() for v in numbers} <= values
     assert {"739", "589", "609", "590", "3.75e-3", "1.66e-4"} <= values
     experiments = {c.experiment for c in CHUA25_PRIVACY_CLAIMS}
     assert experiments == {"chua25_fig2", "chua25_fig3", "chua25_fig4", "chua25_props", "chua25_trunc"}

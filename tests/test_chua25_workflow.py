@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpsampling import ballsbins as bb
+from dpsampling.accountants import ballsbins as bb
 from dpsampling.io import read_metadata, read_table, write_table
 
 ROOT = Path(__file__).resolve().parents[1]

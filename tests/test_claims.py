@@ -5,10 +5,11 @@ import math
 import pandas as pd
 import pytest
 
-from dpsampling.claims import CLAIMS, check_claims, claims_markdown
-from dpsampling.claims.base import rounding_tolerance, verdict
-from dpsampling.experiments.chua24 import sign_changes
 from dpsampling.io import write_table
+from dpsampling.papers.chua24.experiments import sign_changes
+from dpsampling.papers.registry import CLAIMS
+from dpsampling.pipeline.claims import check_claims, claims_markdown
+from dpsampling.pipeline.claims.base import rounding_tolerance, verdict
 
 
 @pytest.mark.parametrize("text, tolerance", [("1.96", 0.005), ("3", 0.0), ("0.01", 0.0), ("7.5e-5", 5e-7),
@@ -33,7 +34,7 @@ def test_claim_ids_are_unique_and_every_chua24_experiment_has_claims():
 
 
 def test_missing_results_are_not_run_with_a_reason(tmp_path):
-    table = check_claims(tmp_path)
+    table = check_claims(CLAIMS, tmp_path)
     assert (table["verdict"] == "not_run").all()
     assert table["note"].str.contains("not found").all()
     assert table["our_value"].isna().all()
@@ -43,7 +44,7 @@ def test_a_claim_checked_against_a_hand_made_table(tmp_path):
     rows = [dict(sigma=0.5, steps=10000, delta=1e-6, sampler="poisson", method="pld", bound="upper", direction="max",
                  epsilon=value) for value in [1.97]]
     write_table(pd.DataFrame(rows), tmp_path / "chua24_fig1" / "bounds.parquet", {"experiment": "chua24_fig1"})
-    table = check_claims(tmp_path, experiments={"chua24_fig1"}).set_index("claim_id")
+    table = check_claims(CLAIMS, tmp_path, experiments={"chua24_fig1"}).set_index("claim_id")
     assert table.loc["chua24_fig1_pld_sigma0.5", "verdict"] == "not_reproduced"
     assert table.loc["chua24_fig1_pld_sigma0.5", "our_value"] == 1.97
     assert table.loc["chua24_fig1_rdp_sigma0.5", "verdict"] == "not_run"
@@ -62,6 +63,6 @@ def test_an_inequality_that_holds_only_because_ours_is_far_smaller_is_not_reprod
     rows = [dict(sigma=0.8, steps=1000, epsilon=1.0, sampler="poisson", method="rdp", bound="upper", direction="max",
                  delta=value) for value in [3.0e-7]]
     write_table(pd.DataFrame(rows), tmp_path / "chua24_fig6" / "bounds.parquet", {"experiment": "chua24_fig6"})
-    table = check_claims(tmp_path, experiments={"chua24_fig6"}).set_index("claim_id")
+    table = check_claims(CLAIMS, tmp_path, experiments={"chua24_fig6"}).set_index("claim_id")
     assert table.loc["chua24_fig6_rdp_eps1", "verdict"] == "not_reproduced"
     assert "the stated inequality holds" in table.loc["chua24_fig6_rdp_eps1", "note"]

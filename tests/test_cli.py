@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from dpsampling.cli import main
+from dpsampling.cli.main import main
 
 
 def _run(args, capsys):

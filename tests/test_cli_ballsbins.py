@@ -10,9 +10,9 @@ import math
 import numpy as np
 import pytest
 
+from dpsampling.accountants.ballsbins import gaussian_mechanism_delta
 from dpsampling.accountants.deterministic import deterministic_epsilon
-from dpsampling.ballsbins import gaussian_mechanism_delta
-from dpsampling.cli import main
+from dpsampling.cli.main import main
 
 Z = 4.5  # two-sided normal tail 6.8e-6 per check
 
@@ -141,7 +141,7 @@ def test_ballsbins_options_with_another_sampler_are_refused(capsys):
 
 
 def test_epsilon_upper_falls_back_to_delta_d_when_the_ucb_never_reaches_delta():
-    from dpsampling.accounting_ballsbins import BallsBinsOptions, ballsbins_epsilon_table
+    from dpsampling.accountants.ballsbins.tables import BallsBinsOptions, ballsbins_epsilon_table
     # 200 samples cannot certify delta = 1e-5 (UCB floor log(1/beta)/m ~ 0.035): eps_upper = eps_D(delta)
     frame = ballsbins_epsilon_table(0.8, 10, [1e-5], options=BallsBinsOptions(samples=200, seed=1))
     assert frame["epsilon_upper"].iloc[0] == pytest.approx(frame["epsilon_deterministic"].iloc[0])

@@ -5,9 +5,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from dpsampling.accounting import ACCOUNTED_SAMPLERS
+from dpsampling.accountants.tables import ACCOUNTED_SAMPLERS
 from dpsampling.batches import GENERATORS
-from dpsampling.config import ConfigError, check_config
+from dpsampling.pipeline.config import ConfigError, check_config
 from dpsampling.training.model import MODELS
 from dpsampling.training.sgd import OPTIMIZERS
 

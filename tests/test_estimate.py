@@ -10,9 +10,10 @@ import pandas as pd
 import pytest
 import yaml
 
-from dpsampling.cli import main
-from dpsampling.estimate import ESTIMATORS, Rates, Work, config_experiments, estimate
+from dpsampling.cli.main import main
 from dpsampling.io import write_table
+from dpsampling.papers import registry  # noqa: F401  (registers every paper's cost model)
+from dpsampling.pipeline.estimate import ESTIMATORS, Rates, Work, config_experiments, estimate
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = yaml.safe_load((ROOT / ".test/config/config.yaml").read_text())

@@ -12,11 +12,12 @@ import pandas as pd
 import pytest
 import yaml
 
-from dpsampling.claims import CLAIMS, check_claims
-from dpsampling.claims.lebeda24 import hinge_sigma
-from dpsampling.config import ConfigError, check_config
-from dpsampling.experiments.lebeda24 import sample_size
 from dpsampling.io import read_metadata, read_table
+from dpsampling.papers.lebeda24.claims import hinge_sigma
+from dpsampling.papers.lebeda24.experiments import sample_size
+from dpsampling.papers.registry import CLAIMS
+from dpsampling.pipeline.claims import check_claims
+from dpsampling.pipeline.config import ConfigError, check_config
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = ROOT / "workflow/schemas/config.schema.yaml"
@@ -69,7 +70,7 @@ def test_tiny_run_writes_every_result_and_figure(tiny):
 
 @pytest.mark.workflow
 def test_tiny_run_gives_every_lebeda24_claim_a_verdict_or_a_reason(tiny):
-    table = check_claims(tiny / "results", EXPERIMENTS)
+    table = check_claims(CLAIMS, tiny / "results", EXPERIMENTS)
     assert list(table["claim_id"]) == [c.claim_id for c in CLAIMS if c.experiment in EXPERIMENTS]
     assert set(table["verdict"]) <= {"reproduced", "not_reproduced", "not_run"}
     assert (table.loc[table["verdict"] == "not_run", "note"].str.len() > 0).all()

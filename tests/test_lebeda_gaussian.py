@@ -3,16 +3,15 @@
 import numpy as np
 import pytest
 
-from dpsampling.lebeda import (
-    ACCOUNTANT_RELATIONS,
-    calibrate_sigma,
-    check_relation,
+from dpsampling.accountants.gaussian import (
+    calibrate_sigma_at_rate,
     conjecture12_search,
     delta_at,
     delta_for_epsilon,
     epsilon_for_delta,
     gaussian_pld,
 )
+from dpsampling.accountants.relations import ACCOUNTANT_RELATIONS, check_relation
 
 # Table 1 of the paper: sigma = 0.8, rate 0.001, 10,000 steps; eps (Poisson, WOR) per delta.
 TABLE1 = {1e-7: (1.19, 17.48), 1e-6: (0.96, 15.26), 1e-5: (0.80, 12.98), 1e-4: (0.64, 10.62)}
@@ -75,8 +74,8 @@ def test_directions_and_bounds_consistent():
 @pytest.mark.parametrize("rate", [0.001, 0.01, 0.1, 0.5, 1.0])
 def test_prop9_sigma_wor_is_twice_sigma_poisson(rate):
     rtol = 1e-3
-    poisson = calibrate_sigma("poisson", 2.0, 1e-5, rate, 50, discretization=1e-3, rtol=rtol)
-    wor = calibrate_sigma("wor", 2.0, 1e-5, rate, 50, discretization=1e-3, rtol=rtol, sigma_start=1.3)
+    poisson = calibrate_sigma_at_rate("poisson", 2.0, 1e-5, rate, 50, discretization=1e-3, rtol=rtol)
+    wor = calibrate_sigma_at_rate("wor", 2.0, 1e-5, rate, 50, discretization=1e-3, rtol=rtol, sigma_start=1.3)
     # each bisection returns the feasible end of a bracket of relative width <= rtol; the starts differ
     # (1.0 vs 1.3), so the two bisections probe different sigmas and the factor 2 is not built in
     assert abs(wor["sigma"] / poisson["sigma"] - 2.0) <= 2.0 * (2 * rtol + rtol**2)
@@ -119,4 +118,4 @@ def test_bad_inputs(kwargs, message):
 
 def test_calibrate_rejects_unknown_relation():
     with pytest.raises(ValueError, match="relation must be one of .*; got 'substitution'"):
-        calibrate_sigma("wor", 1.0, 1e-5, 0.1, 10, relation="substitution")
+        calibrate_sigma_at_rate("wor", 1.0, 1e-5, 0.1, 10, relation="substitution")

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from dpsampling import io
-from dpsampling.lebeda import (
+from dpsampling.accountants.laplace import (
     crossings,
     delta_from_loss_samples,
     exact_curves,
@@ -136,7 +136,7 @@ SPEC = {"samplers": ["wor"], "laplace_scale": {"poisson": 1.0, "wor": 2.0}, "sam
 
 
 def test_shard_sizes_and_seeds_depend_on_identity_only():
-    from dpsampling.lebeda import shard_seed, shard_sizes
+    from dpsampling.papers.lebeda24.shards import shard_seed, shard_sizes
 
     assert shard_sizes(10, 3) == [4, 3, 3] and sum(shard_sizes(3_342_306, 4)) == 3_342_306
     first = shard_seed(7, "lebeda24_addremove", "wor", "add", 2, 1).generate_state(4)
@@ -151,16 +151,17 @@ def test_shard_sizes_and_seeds_depend_on_identity_only():
 
 
 def test_shards_merge_to_the_exact_curve_and_refuse_other_parameters(tmp_path):
-    from dpsampling.lebeda import merge_curves, sample_shard
+    from dpsampling.papers.lebeda24.shards import merge_curves, sample_shard, shard_parameters
 
     curves = {}
     for direction in ("remove", "add"):
         for shard in range(SPEC["shards"]):
-            frame, parameters = sample_shard(SPEC, 5, "lebeda24_addremove", "wor", direction, 2, shard)
+            parameters = shard_parameters(SPEC, 5, "lebeda24_addremove", "wor", direction, 2, shard)
+            frame = sample_shard(parameters)
             path = tmp_path / f"{direction}-{shard}.parquet"
             io.write_table(frame, path, parameters)
             curves.setdefault(("wor", direction, 2), []).append(path)
-            again, _ = sample_shard(SPEC, 5, "lebeda24_addremove", "wor", direction, 2, shard)
+            again = sample_shard(shard_parameters(SPEC, 5, "lebeda24_addremove", "wor", direction, 2, shard))
             assert np.array_equal(frame["privacy_loss"], again["privacy_loss"])  # a shard is reproducible alone
     document = io.read_metadata(curves[("wor", "add", 2)][1])
     assert document["parameters"]["samples"] == 10_000 and document["parameters"]["seed_spawn_key"] == [1, 1, 2, 1]

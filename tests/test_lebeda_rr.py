@@ -4,7 +4,7 @@ from fractions import Fraction
 
 import pytest
 
-from dpsampling.lebeda import hockey_stick_discrete, randomized_response_divergences
+from dpsampling.papers.lebeda24.randomized_response import hockey_stick_discrete, randomized_response_divergences
 
 
 def test_paper_fractions_rate_half_two_runs():

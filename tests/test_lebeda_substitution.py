@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dpsampling.lebeda import (
+from dpsampling.accountants.substitution import (
     gaussian_single_step_curves,
     laplace_substitution_curves,
     largest_intervals,

@@ -7,11 +7,12 @@ import numpy as np
 import pytest
 from scipy import special, stats
 
-from dpsampling.accounting import AccountingOptions, delta_table, epsilon_table
-from dpsampling.calibration import calibrate_sigma
-from dpsampling.cli import main
-from dpsampling.lebeda import SubsampledPair, gaussian_pld
-from dpsampling.relations import SAMPLER_RELATIONS, check_sampler_relation
+from dpsampling.accountants.calibration import calibrate_sigma
+from dpsampling.accountants.gaussian import gaussian_pld
+from dpsampling.accountants.pairs import SubsampledPair
+from dpsampling.accountants.relations import SAMPLER_RELATIONS, check_sampler_relation
+from dpsampling.accountants.tables import AccountingOptions, delta_table, epsilon_table
+from dpsampling.cli.main import main
 
 EPS = [0.0, 0.5, 1.0, 2.0]
 FAST = AccountingOptions(pld_discretization=1e-3, sampling_rate=0.05)
@@ -101,11 +102,20 @@ def test_calibration_finds_the_smallest_sigma_and_prop9():
     assert abs(wor["sigma"] / (2 * poisson["sigma"]) - 1) <= 2 * rtol + rtol**2
 
 
-def test_substitution_calibration_needs_more_noise():
-    add_remove = calibrate_sigma("wor", 1.0, 1e-4, 20, sampling_rate=0.05, discretization=1e-3, rtol=5e-2)
-    substitution = calibrate_sigma("wor", 1.0, 1e-4, 20, sampling_rate=0.05, relation="substitution",
-                                   discretization=1e-3, rtol=5e-2)
-    assert substitution["sigma"] > add_remove["sigma_low"]
+def test_substitution_calibration_needs_at_least_the_add_remove_noise():
+    """Substitution bounds delta from above by at least the add/remove curve at every sigma, so its
+    calibrated sigma suffices for it (and for add/remove), while its sigma_low fails substitution."""
+    options = AccountingOptions(pld_discretization=1e-3, sampling_rate=0.05)
+    for sigma in (1.5, 2.4, 3.0):
+        substitution = delta_table("wor", sigma, 20, [1.0], options=options, relation="substitution")
+        add_remove = delta_table("wor", sigma, 20, [1.0], options=options)
+        assert substitution["delta_upper"].iloc[0] >= add_remove["delta_upper"].iloc[0]
+    result = calibrate_sigma("wor", 1.0, 1e-4, 20, sampling_rate=0.05, relation="substitution",
+                             discretization=1e-3, rtol=5e-2)
+    at = delta_table("wor", result["sigma"], 20, [1.0], options=options, relation="substitution")
+    below = delta_table("wor", result["sigma_low"], 20, [1.0], options=options, relation="substitution")
+    assert at["delta_upper"].iloc[0] <= 1e-4 < below["delta_upper"].iloc[0]
+    assert delta_table("wor", result["sigma"], 20, [1.0], options=options)["delta_upper"].iloc[0] <= 1e-4
 
 
 def test_every_sampler_relation_pair_is_checked():

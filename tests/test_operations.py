@@ -11,10 +11,9 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from workflow_runs import TINY, assert_same_tables, copy_workflow, jobs_in, kill_job_halfway, result_tables, snakemake
 
 from dpsampling.io import read_table, write_table
-from workflow_runs import (TINY, assert_same_tables, copy_workflow, jobs_in, kill_job_halfway, result_tables,
-                           snakemake)
 
 pytestmark = pytest.mark.workflow
 SUBSET = ["chua24_fig2", "chua24_thm41", "chua25_fig1"]  # accountants and training, cheap at the tiny config

@@ -6,7 +6,7 @@ import pytest
 from dp_accounting.pld import privacy_loss_distribution
 
 from dpsampling.accountants import deterministic, poisson
-from dpsampling.accounting import AccountingOptions, delta_table, epsilon_table
+from dpsampling.accountants.tables import AccountingOptions, delta_table, epsilon_table
 
 SIGMA, STEPS = 0.8, 100
 

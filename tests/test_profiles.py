@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from workflow_runs import ROOT, TINY, copy_workflow, jobs_in, snakemake, snakemake_command
 
 PROFILES = ROOT / "config" / "profiles"

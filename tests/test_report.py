@@ -7,10 +7,10 @@ import pytest
 import yaml
 from docutils.core import publish_parts
 
-from dpsampling.cli import main
-from dpsampling.experiments import chua24
+from dpsampling.cli.main import main
 from dpsampling.io import write_table
-from dpsampling.report import ExperimentSummary, benchmark_totals, experiment_targets, flatten, report_markdown
+from dpsampling.papers.chua24 import experiments as chua24
+from dpsampling.pipeline.report import ExperimentSummary, benchmark_totals, experiment_targets, flatten, report_markdown
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = yaml.safe_load((ROOT / ".test/config/config.yaml").read_text())

@@ -117,7 +117,7 @@ def test_the_fig1_experiment_trains_the_configured_model():
 
     import yaml
 
-    from dpsampling.experiments import chua25_utility
+    from dpsampling.papers.chua25 import utility as chua25_utility
 
     spec = yaml.safe_load((Path(__file__).parents[1] / ".test/config/config.yaml").read_text())["chua25"]["fig1"]
     runs = {kind: chua25_utility.run_panel("nonprivate", dict(spec, model=kind, hidden_units=8), 0)

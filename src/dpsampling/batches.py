@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
-from .validation import check_int_at_least, check_rate
+from dpsampling.validation import check_int_at_least, check_rate
 
 GENERATORS = ("deterministic", "shuffle", "poisson", "balls_and_bins", "balls_and_bins_sequential", "wor")
 

@@ -20,7 +20,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from . import __version__
+from dpsampling import __version__
 
 METADATA_KEY = b"dpsampling"
 DEPENDENCIES = ("numpy", "scipy", "pandas", "pyarrow", "numba", "dp-accounting", "matplotlib", "snakemake")

@@ -7,7 +7,7 @@
 rule mc_throughput:
     """Median times of ours and the reference per case, with an agreement check of both."""
     input:
-        code=package_sources("ballsbins", "benchmark"),
+        code=code_of("scripts/benchmark_mc_throughput.py"),
     output:
         csv="results/benchmarks/mc_throughput.csv",
         json="results/benchmarks/mc_throughput.json",

@@ -4,23 +4,23 @@
 #   -> merge (every eps of the grid, shards pooled exactly) -> summary (with the bounds) -> plot
 
 
-from dpsampling.experiments.chua25_samples import config_problems
-from dpsampling.workflow_chua25 import chua25_privacy_functions
+from dpsampling.papers.chua25.samples import config_problems
+from dpsampling.papers.chua25 import targets as chua25_targets
+from dpsampling.papers.chua25.rules import chua25_privacy_functions
 
 if config_problems(config["chua25"]):  # e.g. orders outside [1, T - 1]: stop before any job runs
     sys.exit("Invalid configuration, nothing was run:\n" + "\n".join(config_problems(config["chua25"])))
 CHUA25_PRIVACY = chua25_privacy_functions(config)
+CHUA25_MONTE_CARLO = "chua25_(" + "|".join(chua25_targets.MONTE_CARLO) + ")"  # wildcard patterns
+CHUA25_FIGURES = "chua25_(" + "|".join(chua25_targets.PRIVACY_FIGURES) + ")"
 
 
 rule sample_chua25_losses:
-    """One shard of privacy-loss samples of (P_B, Q_B) for one sample set (see experiments/chua25_samples)."""
-    input:
-        code=package_sources("ballsbins/_kernels", "ballsbins/_random", "ballsbins/sampling", "ballsbins/importance",
-                             "ballsbins/orders", "experiments/chua25_samples", "io"),
+    """One shard of privacy-loss samples of (P_B, Q_B) for one sample set (see dpsampling.papers.chua25.samples)."""
     output:
         "results/{experiment}/samples/{panel}/{direction}/{series}/shard-{shard}.parquet",
     wildcard_constraints:
-        experiment="chua25_(fig2|fig3|fig4|epochs|props)",
+        experiment=CHUA25_MONTE_CARLO,
         panel="[A-Za-z0-9_.]+",
         direction="remove|add",
         series="[A-Za-z0-9_.]+",
@@ -45,11 +45,11 @@ rule merge_chua25_delta:
     """Every eps of the grid on the cached shards (pooled exactly): results/<experiment>/delta.parquet."""
     input:
         shards=CHUA25_PRIVACY.shards,
-        code=package_sources("ballsbins", "experiments/chua25_samples", "experiments/chua25_privacy", "io"),
+        code=code_of("scripts/merge_chua25_delta.py"),
     output:
         "results/{experiment}/delta.parquet",
     wildcard_constraints:
-        experiment="chua25_(fig2|fig3|fig4|epochs|props)",
+        experiment=CHUA25_MONTE_CARLO,
     params:
         merge=CHUA25_PRIVACY.merge_parameters,
     log:
@@ -69,11 +69,11 @@ rule merge_chua25_delta:
 rule compute_chua25_bounds:
     """Deterministic curves (PLD of P, E_C lower bound of S, delta_D, bound (6) of B) at every eps."""
     input:
-        code=package_sources("accountants", "ballsbins", "experiments/chua25_privacy", "io"),
+        code=code_of("scripts/compute_chua25_bounds.py"),
     output:
         "results/{experiment}/bounds.parquet",
     wildcard_constraints:
-        experiment="chua25_(fig2|fig3|fig4|epochs|props)",
+        experiment=CHUA25_MONTE_CARLO,
     params:
         bounds=CHUA25_PRIVACY.bounds_parameters,
     log:
@@ -95,11 +95,11 @@ rule summarize_chua25_privacy:
     input:
         delta="results/{experiment}/delta.parquet",
         bounds="results/{experiment}/bounds.parquet",
-        code=package_sources("experiments/chua25_privacy", "io"),
+        code=code_of("scripts/summarize_chua25_privacy.py"),
     output:
         "results/{experiment}/summary.parquet",
     wildcard_constraints:
-        experiment="chua25_(fig2|fig3|fig4|epochs|props)",
+        experiment=CHUA25_MONTE_CARLO,
     log:
         "logs/{experiment}/summarize.log",
     conda:
@@ -112,12 +112,12 @@ rule plot_chua25_privacy:
     """One chua25 privacy figure (PDF and PNG) from its summary table; never recomputes."""
     input:
         "results/{experiment}/summary.parquet",
-        code=package_sources("plotting", "plotting_chua25"),
+        code=code_of("scripts/plot_chua25_privacy.py"),
     output:
         pdf="figures/{experiment}.pdf",
         png=report("figures/{experiment}.png", caption="../report/chua25_privacy.rst", category="chua25"),
     wildcard_constraints:
-        experiment="chua25_(fig2|fig3|fig4|epochs)",
+        experiment=CHUA25_FIGURES,
     log:
         "logs/{experiment}/plot.log",
     conda:
@@ -131,7 +131,7 @@ rule check_chua25_props:
     input:
         summary="results/chua25_props/summary.parquet",
         delta="results/chua25_props/delta.parquet",
-        code=package_sources("ballsbins", "experiments/chua25_checks", "io"),
+        code=code_of("scripts/check_chua25_props.py"),
     output:
         table="results/chua25_props/checks.parquet",
         markdown="results/chua25_props/checks.md",
@@ -146,7 +146,7 @@ rule check_chua25_props:
 rule compute_chua25_trunc:
     """chua25 App. C: max batch size B per dataset size and expected batch size."""
     input:
-        code=package_sources("accountants/truncation", "experiments/chua25_checks", "io"),
+        code=code_of("scripts/compute_chua25_trunc.py"),
     output:
         table="results/chua25_trunc/table.parquet",
         csv="results/chua25_trunc/table.csv",
@@ -159,56 +159,3 @@ rule compute_chua25_trunc:
         "../envs/dpsampling.yaml"
     script:
         "../../scripts/compute_chua25_trunc.py"
-
-
-rule chua25_fig2:
-    input:
-        "results/chua25_fig2/summary.parquet",
-        "figures/chua25_fig2.pdf",
-        "figures/chua25_fig2.png",
-
-
-rule chua25_fig3:
-    input:
-        "results/chua25_fig3/summary.parquet",
-        "figures/chua25_fig3.pdf",
-        "figures/chua25_fig3.png",
-
-
-rule chua25_fig4:
-    input:
-        "results/chua25_fig4/summary.parquet",
-        "figures/chua25_fig4.pdf",
-        "figures/chua25_fig4.png",
-
-
-rule chua25_epochs:
-    input:
-        "results/chua25_epochs/summary.parquet",
-        "figures/chua25_epochs.pdf",
-        "figures/chua25_epochs.png",
-
-
-rule chua25_props:
-    input:
-        "results/chua25_props/checks.parquet",
-        "results/chua25_props/checks.md",
-
-
-rule chua25_trunc:
-    input:
-        "results/chua25_trunc/table.parquet",
-        "results/chua25_trunc/table.csv",
-        "results/chua25_trunc/table.md",
-
-
-rule chua25:
-    """Every chua25 experiment: Fig. 1 (utility), Figs. 2-4, epochs, properties, truncation."""
-    input:
-        rules.chua25_fig1.input,
-        rules.chua25_fig2.input,
-        rules.chua25_fig3.input,
-        rules.chua25_fig4.input,
-        rules.chua25_epochs.input,
-        rules.chua25_props.input,
-        rules.chua25_trunc.input,

@@ -1,10 +1,10 @@
 # chua25 Fig. 1: what each batch sampler costs in model quality.
+from dpsampling.papers.chua25 import targets as chua25_targets
+from dpsampling.versions import algorithm_version
 
 
 rule train_chua25_fig1:
     """All runs (generators x settings x learning rates x seeds) of one panel of Fig. 1."""
-    input:
-        code=package_sources("training", "batches", "experiments/chua25_utility", "accountants/truncation"),
     output:
         "results/chua25_fig1/runs_{panel}.parquet",
     wildcard_constraints:
@@ -12,6 +12,7 @@ rule train_chua25_fig1:
     params:
         spec=config["chua25"]["fig1"],
         seed=config["seed"],
+        algorithm_version=algorithm_version("training.dpsgd"),
     log:
         "logs/chua25_fig1/train_{panel}.log",
     benchmark:
@@ -29,9 +30,13 @@ rule train_chua25_fig1:
 rule combine_chua25_fig1:
     """Every run of Fig. 1 in one table, the selected learning rate of each point flagged."""
     input:
-        expand("results/chua25_fig1/runs_{panel}.parquet", panel=CHUA25_FIG1_PANELS),
+        runs=expand("results/chua25_fig1/runs_{panel}.parquet", panel=chua25_targets.fig1_panels(config)),
+        code=code_of("scripts/combine_chua25_fig1.py"),
     output:
         "results/chua25_fig1/auc.parquet",
+    params:
+        expected={"spec": config["chua25"]["fig1"], "seed": config["seed"],
+                  "algorithm_version": algorithm_version("training.dpsgd")},
     log:
         "logs/chua25_fig1/combine.log",
     conda:
@@ -43,12 +48,12 @@ rule combine_chua25_fig1:
 rule plot_chua25_fig1:
     input:
         "results/chua25_fig1/auc.parquet",
-        code=package_sources("plotting"),
+        code=code_of("scripts/plot_chua25_fig1.py"),
     output:
         pdf="figures/chua25_fig1.pdf",
         png=report("figures/chua25_fig1.png", caption="../report/chua25_fig1.rst", category="chua25"),
     params:
-        summary=experiment_summary,  # the caption's parameters and verdicts (dpsampling.report)
+        summary=experiment_summary,  # the caption's parameters and verdicts (dpsampling.pipeline.report)
         expected={"experiment": "chua25_fig1", "spec": config["chua25"]["fig1"]},
     log:
         "logs/chua25_fig1/plot.log",
@@ -56,10 +61,3 @@ rule plot_chua25_fig1:
         "../envs/dpsampling.yaml"
     script:
         "../../scripts/plot_chua25_fig1.py"
-
-
-rule chua25_fig1:
-    input:
-        "results/chua25_fig1/auc.parquet",
-        "figures/chua25_fig1.pdf",
-        "figures/chua25_fig1.png",

@@ -1,16 +1,12 @@
 # The papers' stated numbers, checked against our results.
+from dpsampling.papers.registry import claim_inputs
 
 
 rule claims:
     """results/claims.csv and .md: every registered claim with our value and a verdict."""
     input:
-        expand("results/{experiment}/bounds.parquet", experiment=CHUA24_EXPERIMENTS),
-        "results/chua25_fig1/auc.parquet",
-        expand("results/{experiment}/summary.parquet", experiment=["chua25_fig2", "chua25_fig3", "chua25_fig4"]),
-        "results/chua25_props/checks.parquet",
-        "results/chua25_trunc/table.parquet",
-        [path for paths in LEBEDA24_RESULTS.values() for path in paths],
-        code=package_sources("claims"),
+        claim_inputs(),
+        code=code_of("scripts/check_claims.py"),
     output:
         csv=report("results/claims.csv", caption="../report/claims.rst", category="Claims"),
         md="results/claims.md",

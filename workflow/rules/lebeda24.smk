@@ -1,6 +1,8 @@
 # lebeda24: Avoiding Pitfalls for Privacy Accounting of Subsampled Mechanisms under Composition.
 # Laplace Monte Carlo (sharded, cached), exact curves, Gaussian PLD accounting, claims inputs.
 
+from dpsampling.papers.lebeda24 import targets as lebeda24_targets
+
 LEBEDA24 = config["lebeda24"]
 LEBEDA24_ADDREMOVE = LEBEDA24["addremove"]
 
@@ -8,8 +10,6 @@ LEBEDA24_ADDREMOVE = LEBEDA24["addremove"]
 rule sample_lebeda24_losses:
     """One shard of N_i draws of the k-fold subsampled Laplace privacy loss (App. B.2); a
     finished shard is never recomputed (its seed depends on its identity only)."""
-    input:
-        code=package_sources("lebeda/laplace", "lebeda/pairs", "lebeda/shards", "io"),
     output:
         "results/lebeda24_addremove/samples/{sampler}/{direction}/k{k}/shard-{shard}.parquet",
     wildcard_constraints:
@@ -18,8 +18,7 @@ rule sample_lebeda24_losses:
         k="[0-9]+",
         shard="[0-9]+",
     params:
-        spec=LEBEDA24_ADDREMOVE,
-        seed=config["seed"],
+        sampling=lebeda24_targets.shard_parameters_of(config),
     log:
         "logs/lebeda24_addremove/sample_{sampler}_{direction}_k{k}_shard{shard}.log",
     benchmark:
@@ -38,9 +37,9 @@ rule merge_lebeda24_losses:
     """Monte Carlo delta(eps) of every curve from its cached shards, with Hoeffding bands (and the
     exact value next to it for k <= 2)."""
     input:
-        shards=lebeda24_shards(config, LEBEDA24_ADDREMOVE["compositions"]),
+        shards=lebeda24_targets.shards(config, LEBEDA24_ADDREMOVE["compositions"]),
         exact="results/lebeda24_addremove/delta_exact.parquet",
-        code=package_sources("lebeda/laplace", "lebeda/shards", "io"),
+        code=code_of("scripts/merge_lebeda24_losses.py"),
     output:
         "results/lebeda24_addremove/delta_mc.parquet",
     params:
@@ -63,7 +62,7 @@ rule merge_lebeda24_losses:
 rule compute_lebeda24_exact:
     """Exact add/remove curves for k <= 2, and the paper's N against its formula."""
     input:
-        code=package_sources("lebeda/laplace", "lebeda/pairs", "experiments/lebeda24", "io"),
+        code=code_of("scripts/compute_lebeda24_exact.py"),
     output:
         exact="results/lebeda24_addremove/delta_exact.parquet",
         sample_size="results/lebeda24_addremove/sample_size.parquet",
@@ -86,8 +85,8 @@ rule compute_lebeda24_exact:
 rule compute_lebeda24_pld_cdf:
     """ICLR Fig. 2: exact single-step PLD CDFs with their atoms, empirical k-fold CDFs."""
     input:
-        shards=lebeda24_shards(config, LEBEDA24["pld_cdf"]["compositions"]),
-        code=package_sources("lebeda/laplace", "lebeda/pairs", "lebeda/shards", "experiments/lebeda24", "io"),
+        shards=lebeda24_targets.shards(config, LEBEDA24["pld_cdf"]["compositions"]),
+        code=code_of("scripts/compute_lebeda24_pld_cdf.py"),
     output:
         cdf="results/lebeda24_pld_cdf/cdf.parquet",
         atoms="results/lebeda24_pld_cdf/atoms.parquet",
@@ -112,7 +111,7 @@ rule compute_lebeda24_pld_cdf:
 rule calibrate_lebeda24_sigma:
     """One curve of Fig. 2: smallest sigma for (eps, delta) at every sampling rate."""
     input:
-        code=package_sources("lebeda/gaussian", "lebeda/pairs", "experiments/lebeda24_gaussian", "io"),
+        code=code_of("scripts/calibrate_lebeda24_sigma.py"),
     output:
         "results/lebeda24_sigma_vs_rate/curves/{sampler}_eps{epsilon}.parquet",
     wildcard_constraints:
@@ -136,7 +135,7 @@ rule calibrate_lebeda24_sigma:
 
 rule combine_lebeda24_sigma:
     input:
-        curves=lebeda24_sigma_curves(config),
+        curves=lebeda24_targets.sigma_curves(config),
     output:
         "results/lebeda24_sigma_vs_rate/sigma.parquet",
     params:
@@ -152,7 +151,7 @@ rule combine_lebeda24_sigma:
 rule compute_lebeda24_table1:
     """Table 1 through the library's entry point (Poisson and WOR), next to the paper's values."""
     input:
-        code=package_sources("accounting", "accountants", "lebeda/gaussian", "experiments/lebeda24_gaussian", "io"),
+        code=code_of("scripts/compute_lebeda24_table1.py"),
     output:
         parquet="results/lebeda24_table1/table1.parquet",
         csv="results/lebeda24_table1/table1.csv",
@@ -176,7 +175,7 @@ rule compute_lebeda24_table1:
 rule compute_lebeda24_substitution:
     """Section 7, Fig. 3: the three substitution divergences of the WOR Laplace example, exactly."""
     input:
-        code=package_sources("lebeda/substitution", "lebeda/laplace", "lebeda/pairs", "experiments/lebeda24", "io"),
+        code=code_of("scripts/compute_lebeda24_substitution.py"),
     output:
         "results/lebeda24_substitution/curves.parquet",
     params:
@@ -198,8 +197,7 @@ rule compute_lebeda24_substitution:
 rule compute_lebeda24_subst_gaussian:
     """Appendix D, Fig. 4: WOR Gaussian under substitution (upper, lower, RDP)."""
     input:
-        code=package_sources("accountants/wor", "lebeda/substitution", "lebeda/gaussian", "lebeda/pairs",
-                             "experiments/lebeda24_gaussian", "io"),
+        code=code_of("scripts/compute_lebeda24_subst_gaussian.py"),
     output:
         composed="results/lebeda24_subst_gaussian/composed.parquet",
         single_step="results/lebeda24_subst_gaussian/single_step.parquet",
@@ -222,7 +220,7 @@ rule compute_lebeda24_subst_gaussian:
 rule compute_lebeda24_rr:
     """Appendix B.1: randomized response, exact fractions."""
     input:
-        code=package_sources("lebeda/randomized_response", "experiments/lebeda24", "io"),
+        code=code_of("scripts/compute_lebeda24_rr.py"),
     output:
         parquet="results/lebeda24_rr/rr.parquet",
         md="results/lebeda24_rr/rr.md",
@@ -239,7 +237,7 @@ rule compute_lebeda24_rr:
 rule search_lebeda24_conj12:
     """Conjecture 12: both directions of the Poisson Gaussian over a grid of (sigma, rate, k, eps)."""
     input:
-        code=package_sources("lebeda/gaussian", "experiments/lebeda24_gaussian", "io"),
+        code=code_of("scripts/search_lebeda24_conj12.py"),
     output:
         "results/lebeda24_conj12/grid.parquet",
     params:
@@ -258,82 +256,23 @@ rule search_lebeda24_conj12:
         "../../scripts/search_lebeda24_conj12.py"
 
 
-LEBEDA24_PLOT_INPUTS = {
-    "lebeda24_addremove": {"mc": "results/lebeda24_addremove/delta_mc.parquet",
-                           "exact": "results/lebeda24_addremove/delta_exact.parquet"},
-    "lebeda24_pld_cdf": {"cdf": "results/lebeda24_pld_cdf/cdf.parquet",
-                         "atoms": "results/lebeda24_pld_cdf/atoms.parquet"},
-    "lebeda24_sigma_vs_rate": {"sigma": "results/lebeda24_sigma_vs_rate/sigma.parquet"},
-    "lebeda24_substitution": {"curves": "results/lebeda24_substitution/curves.parquet"},
-    "lebeda24_subst_gaussian": {"composed": "results/lebeda24_subst_gaussian/composed.parquet",
-                                "single_step": "results/lebeda24_subst_gaussian/single_step.parquet"},
-    "lebeda24_conj12": {"grid": "results/lebeda24_conj12/grid.parquet"},
-}
-
-
 rule plot_lebeda24:
     """One lebeda24 figure (PDF and PNG) from its Parquet tables; never recomputes."""
     input:
-        unpack(lambda wildcards: LEBEDA24_PLOT_INPUTS[wildcards.experiment]),
-        code=package_sources("plotting_lebeda24"),
+        unpack(lambda wildcards: lebeda24_targets.PLOT_INPUTS[wildcards.experiment]),
+        code=code_of("scripts/plot_lebeda24.py"),
     output:
         pdf="figures/{experiment}.pdf",
         png=report("figures/{experiment}.png", caption="../report/lebeda24.rst", category="lebeda24",
                    subcategory="{experiment}"),
     wildcard_constraints:
-        experiment="|".join(LEBEDA24_FIGURES),
+        experiment="|".join(lebeda24_targets.FIGURES),
     params:
         experiment=lambda wildcards: wildcards.experiment,
-        summary=experiment_summary,  # the caption's parameters and verdicts (dpsampling.report)
+        summary=experiment_summary,  # the caption's parameters and verdicts (dpsampling.pipeline.report)
     log:
         "logs/{experiment}/plot.log",
     conda:
         "../envs/dpsampling.yaml"
     script:
         "../../scripts/plot_lebeda24.py"
-
-
-rule lebeda24_addremove:
-    input:
-        lebeda24_target("lebeda24_addremove"),
-
-
-rule lebeda24_pld_cdf:
-    input:
-        lebeda24_target("lebeda24_pld_cdf"),
-
-
-rule lebeda24_sigma_vs_rate:
-    input:
-        lebeda24_target("lebeda24_sigma_vs_rate"),
-
-
-rule lebeda24_table1:
-    input:
-        lebeda24_target("lebeda24_table1"),
-
-
-rule lebeda24_substitution:
-    input:
-        lebeda24_target("lebeda24_substitution"),
-
-
-rule lebeda24_subst_gaussian:
-    input:
-        lebeda24_target("lebeda24_subst_gaussian"),
-
-
-rule lebeda24_rr:
-    input:
-        lebeda24_target("lebeda24_rr"),
-
-
-rule lebeda24_conj12:
-    input:
-        lebeda24_target("lebeda24_conj12"),
-
-
-rule lebeda24:
-    """Every lebeda24 figure, table and check."""
-    input:
-        [lebeda24_target(experiment) for experiment in LEBEDA24_RESULTS],

@@ -2,7 +2,6 @@
 # captions of the Snakemake HTML report (snakemake --report results/report.html).
 import os
 
-from dpsampling.report import experiment_targets
 
 
 report: "../report/workflow.rst"
@@ -17,12 +16,12 @@ rule report:
     """results/REPORT.md: claims, per-experiment parameters, figure links, times, discrepancies."""
     input:
         claims="results/claims.csv",
-        experiments=lambda wildcards: sorted({f for files in experiment_targets(workflow.rules).values() for f in files}),
-        code=package_sources("report", "io"),
+        experiments=sorted({f for files in EXPERIMENT_TARGETS.values() for f in files}),
+        code=code_of("scripts/write_report.py"),
     output:
         report("results/REPORT.md", caption="../report/report_md.rst", category="Summary"),
     params:
-        targets=lambda wildcards: experiment_targets(workflow.rules),
+        targets=EXPERIMENT_TARGETS,
         configfiles=[os.path.relpath(f) for f in workflow.configfiles],
     log:
         "logs/report.log",

@@ -19,7 +19,7 @@ import math
 import numpy as np
 from scipy import optimize, special
 
-from ..validation import check_array, check_int_at_least, check_nonnegative, check_open_unit, check_positive
+from dpsampling.validation import check_array, check_int_at_least, check_nonnegative, check_open_unit, check_positive
 
 
 def gaussian_delta(epsilon, sigma: float, sensitivity: float = 1.0) -> np.ndarray:

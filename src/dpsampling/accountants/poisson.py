@@ -22,7 +22,14 @@ import dp_accounting
 import numpy as np
 from dp_accounting.pld import privacy_loss_distribution as pld_lib
 
-from ..validation import check_array, check_int_at_least, check_nonnegative, check_open_unit, check_positive, check_rate
+from dpsampling.validation import (
+    check_array,
+    check_int_at_least,
+    check_nonnegative,
+    check_open_unit,
+    check_positive,
+    check_rate,
+)
 
 REFINEMENT_FACTOR = 4.0
 
@@ -69,7 +76,7 @@ def poisson_pld(run: PoissonAccounting, pessimistic: bool, discretization: float
 def _directions(pld):
     # dp-accounting keeps the two directions as _pmf_remove / _pmf_add and only exposes their
     # maximum; the tests check that our per-direction maximum equals its public answer.
-    return {"remove": pld._pmf_remove, "add": pld._pmf_add}  # noqa: SLF001
+    return {"remove": pld._pmf_remove, "add": pld._pmf_add}
 
 
 def pld_delta(epsilon, run: PoissonAccounting, discretization: float = 1e-4) -> dict:

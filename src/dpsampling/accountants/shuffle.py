@@ -27,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import optimize, special
 
-from ..validation import check_array, check_int_at_least, check_nonnegative, check_open_unit, check_positive
+from dpsampling.validation import check_array, check_int_at_least, check_nonnegative, check_open_unit, check_positive
 
 DEFAULT_C_GRID = (0.0, 100.0, 0.01)
 """(start, stop, step) of the C grid: the paper's 0 to 100 in steps of 0.01."""

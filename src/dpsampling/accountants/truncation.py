@@ -15,7 +15,7 @@ import math
 
 from scipy import special
 
-from ..validation import check_int_at_least, check_nonnegative, check_open_unit
+from dpsampling.validation import check_int_at_least, check_nonnegative, check_open_unit
 
 
 def truncation_delta(n: int, expected_batch: int, max_batch: int, steps: int, epsilon: float) -> float:

@@ -24,15 +24,19 @@ WOR replace-one bound (Wang et al. 2019) at noise multiplier sigma / 2.
 
 from __future__ import annotations
 
-
 import numpy as np
 import pandas as pd
 
-from ..lebeda.gaussian import gaussian_pld
-from .poisson import PoissonAccounting, SubsampledGaussianRun, poisson_rdp_delta, poisson_rdp_epsilon
-from ..lebeda.pairs import SubsampledPair
-from ..lebeda.substitution import pld_from_curve, rdp_wor_substitution_delta, rdp_wor_substitution_epsilon
-from ..validation import check_array, check_nonnegative, check_open_unit, check_positive
+from dpsampling.accountants.gaussian import gaussian_pld
+from dpsampling.accountants.pairs import SubsampledPair
+from dpsampling.accountants.poisson import (
+    PoissonAccounting,
+    SubsampledGaussianRun,
+    poisson_rdp_delta,
+    poisson_rdp_epsilon,
+)
+from dpsampling.accountants.substitution import pld_from_curve, rdp_wor_substitution_delta, rdp_wor_substitution_epsilon
+from dpsampling.validation import check_array, check_nonnegative, check_open_unit, check_positive
 
 REFINEMENT_FACTOR = 4.0
 SUBSTITUTION_TAIL = 1e-18  # single-step delta left at +infinity by the substitution upper bound
@@ -51,7 +55,7 @@ def wor_pld(run: WorAccounting, pessimistic: bool, discretization: float):
 
 
 def _directions(pld) -> dict:
-    return {"remove": pld._pmf_remove, "add": pld._pmf_add}  # noqa: SLF001 (dp-accounting exposes only the max)
+    return {"remove": pld._pmf_remove, "add": pld._pmf_add}
 
 
 def pld_delta(epsilon, run: WorAccounting, discretization: float = 1e-4) -> dict:
@@ -178,7 +182,7 @@ def substitution_epsilon(delta, run: WorAccounting, relative_accuracy: float = 1
     return out
 
 
-# --- tables for dpsampling.accounting (same columns as the Poisson ones) ----------------------
+# --- tables for dpsampling.accountants.tables (same columns as the Poisson ones) ----------------------
 def _columns(quantity: str, bounds: dict, rdp) -> dict:
     columns = {f"{quantity}_lower": bounds["lower"], f"{quantity}_upper": bounds["upper"]}
     for direction in ("remove", "add"):

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import numba
 
-from ..validation import check_int_at_least, check_positive
-from .cases import CASE_NAMES, CASES
-from .reference import load_reference
-from .runner import BenchmarkDisagreement, DEFAULT_KS_SAMPLES, run_benchmark, write_outputs
+from dpsampling.benchmark.cases import CASE_NAMES, CASES
+from dpsampling.benchmark.reference import load_reference
+from dpsampling.benchmark.runner import DEFAULT_KS_SAMPLES, BenchmarkDisagreement, run_benchmark, write_outputs
+from dpsampling.validation import check_int_at_least, check_positive
 
 
 class _OneLineParser(argparse.ArgumentParser):

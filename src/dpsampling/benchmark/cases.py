@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass, replace
 
-from ..ballsbins import parse_orders
+from dpsampling.accountants.ballsbins import parse_orders
 
 FIG4_LEFT_ORDERS = "1..400,410..1000/10,1100..10000/100,11000..50000/1000"
 
@@ -43,7 +43,7 @@ class Case:
     def order_count(self) -> int:
         return 0 if self.orders is None else int(parse_orders(self.orders).size)
 
-    def scaled(self, scale: float) -> "Case":
+    def scaled(self, scale: float) -> Case:
         """The same case with ceil(scale * m) samples (for quick looks and tests)."""
         return replace(self, samples=max(1, math.ceil(scale * self.samples)))
 

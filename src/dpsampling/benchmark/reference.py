@@ -23,7 +23,7 @@ from importlib import metadata
 
 import numpy as np
 
-from .cases import Case
+from dpsampling.benchmark.cases import Case
 
 PACKAGE = "random-allocation"
 INSTALL_COMMAND = "pip install --no-deps random-allocation==1.0.5"
@@ -54,7 +54,7 @@ class Reference:
         return adjacency.REMOVE if case.direction == "remove" else adjacency.ADD
 
     def _orders(self, case: Case):
-        from ..ballsbins import parse_orders
+        from dpsampling.accountants.ballsbins import parse_orders
         return parse_orders(case.orders)
 
     def estimate(self, case: Case, seed: int) -> tuple[float, float]:

@@ -44,9 +44,9 @@ import numpy as np
 import pandas as pd
 from scipy.stats import ks_2samp
 
-from ..ballsbins import estimate_delta, sample_losses
-from ..io import environment_versions
-from .cases import CASES, Case
+from dpsampling.accountants.ballsbins import estimate_delta, sample_losses
+from dpsampling.benchmark.cases import CASES, Case
+from dpsampling.io import environment_versions
 
 COLUMNS = ["case", "ours_seconds", "reference_seconds", "speedup", "ours_samples_per_second"]
 Z_LIMIT = 4.5
@@ -179,7 +179,7 @@ def run_benchmark(cases=CASES, *, repeats: int = 3, reference=None, seed: int = 
         rows.append({"case": case["name"], "ours_seconds": ours, "reference_seconds": theirs,
                      "speedup": theirs / ours, "ours_samples_per_second": case["samples"] / ours})
     document = {
-        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         "timing": f"median of {repeats} timed repeats per side after one untimed first call",
         "machine": _machine(), "versions": environment_versions(),
         "reference": None if reference is None else {"package": reference.name,

@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..validation import check_int_at_least, check_open_unit
+from dpsampling.validation import check_int_at_least, check_open_unit
 
 PCTR_COLUMNS = ["label"] + [f"I{i}" for i in range(1, 14)] + [f"C{i}" for i in range(1, 27)]
 SEARCH_COLUMNS = [
@@ -51,7 +51,7 @@ class Dataset:
     def __len__(self) -> int:
         return len(self.labels)
 
-    def take(self, index) -> "Dataset":
+    def take(self, index) -> Dataset:
         return Dataset(self.labels[index], self.numeric[index], self.categorical[index], self.buckets)
 
 

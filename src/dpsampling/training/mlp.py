@@ -25,7 +25,7 @@ import math
 import numba
 import numpy as np
 
-from .model import _bucket_square_norm
+from dpsampling.training.features import bucket_square_norm
 
 
 def parameter_count(buckets: int, numeric_features: int, hidden: int) -> int:
@@ -94,7 +94,7 @@ def mlp_clipped_gradient_sum(theta, labels, numeric, categorical, batch, weights
             hidden_square += pre[u] * pre[u] if active else 0.0
             error[u] = residual * theta[output_start + u] if active else 0.0
             error_square += error[u] * error[u]
-        input_square = _bucket_square_norm(categorical, i) + 1.0
+        input_square = bucket_square_norm(categorical, i) + 1.0
         for j in range(d):
             input_square += numeric[i, j] * numeric[i, j]
         norm = math.sqrt(residual * residual * hidden_square + error_square * input_square)

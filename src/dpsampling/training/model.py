@@ -17,7 +17,9 @@ import numba
 import numpy as np
 from scipy import stats
 
-from ..validation import check_choice, check_int_at_least
+from dpsampling.training import mlp
+from dpsampling.training.features import bucket_square_norm
+from dpsampling.validation import check_choice, check_int_at_least
 
 
 def parameter_count(buckets: int, numeric_features: int) -> int:
@@ -33,26 +35,6 @@ def _logit(theta, numeric, categorical, i, buckets):
     for j in range(d):
         z += theta[buckets + j] * numeric[i, j]
     return z
-
-
-@numba.njit(cache=True)
-def _bucket_square_norm(categorical, i):
-    """sum_b n_ib^2, n_ib = how often bucket b occurs among example i's hashed ids (collisions add up)."""
-    k = categorical.shape[1]
-    squared = 0.0
-    for j in range(k):
-        first = True
-        for m in range(j):
-            if categorical[i, m] == categorical[i, j]:
-                first = False
-                break
-        if first:
-            count = 0
-            for m in range(k):
-                if categorical[i, m] == categorical[i, j]:
-                    count += 1
-            squared += count * count
-    return squared
 
 
 @numba.njit(cache=True)
@@ -72,7 +54,7 @@ def _clipped_gradient_sum(theta, labels, numeric, categorical, batch, weights, c
         p = 1.0 / (1.0 + math.exp(-z))
         residual = p - labels[i]
         # squared norm of x_i: bucket multiplicities squared + numeric + bias
-        squared = 1.0 + _bucket_square_norm(categorical, i)
+        squared = 1.0 + bucket_square_norm(categorical, i)
         for j in range(d):
             squared += numeric[i, j] * numeric[i, j]
         norm = abs(residual) * math.sqrt(squared)
@@ -108,7 +90,7 @@ class Model:
     kind: str = "logistic"
     hidden_units: int = 16
 
-    def validate(self) -> "Model":
+    def validate(self) -> Model:
         check_choice("model", self.kind, MODELS)
         check_int_at_least("hidden_units", self.hidden_units, 1)
         return self
@@ -155,6 +137,3 @@ def auc(labels: np.ndarray, scores: np.ndarray) -> float:
         raise ValueError(f"AUC needs both classes in the evaluation labels; got {n_pos} positives and {n_neg} negatives")
     ranks = stats.rankdata(scores)
     return float((ranks[positives].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg))
-
-
-from . import mlp  # noqa: E402  (mlp reuses _bucket_square_norm from this module)

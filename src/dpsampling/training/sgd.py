@@ -14,10 +14,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import batches
-from ..accountants.truncation import truncation_delta
-from ..validation import check_choice, check_int_at_least, check_nonnegative, check_positive
-from .model import Model, auc
+from dpsampling import batches
+from dpsampling.accountants.truncation import truncation_delta
+from dpsampling.training.model import Model, auc
+from dpsampling.validation import check_choice, check_int_at_least, check_nonnegative, check_positive
 
 OPTIMIZERS = ("sgd", "adam")
 TRUNCATED_GENERATORS = ("poisson", "balls_and_bins", "balls_and_bins_sequential")
@@ -35,7 +35,7 @@ class TrainingSettings:
     epochs: int = 1
     model: Model = Model()
 
-    def validate(self, rows: int) -> "TrainingSettings":
+    def validate(self, rows: int) -> TrainingSettings:
         check_choice("generator", self.generator, batches.GENERATORS)
         check_int_at_least("expected_batch", self.expected_batch, 1)
         if self.expected_batch > rows:
@@ -99,5 +99,7 @@ def train(train_set, settings: TrainingSettings, seed: int, progress=None) -> tu
     return theta, info
 
 
-def evaluate_auc(theta: np.ndarray, test_set, model: Model = Model()) -> float:
+def evaluate_auc(theta: np.ndarray, test_set, model: Model | None = None) -> float:
+    """Test AUC of ``theta`` under ``model`` (default: logistic regression)."""
+    model = Model() if model is None else model
     return auc(test_set.labels, model.predict_logits(theta, test_set))

@@ -1,0 +1,229 @@
+"""Subsampled Gaussian accountant for Poisson and WOR under add and remove (Sections 4 and 6).
+
+Dominating pairs (Theorem 10, Prop. 9), data in [-1, 1], noise std sigma, rate q:
+
+* Poisson: B = N(0, sigma^2), A = (1 - q) N(0, sigma^2) + q N(1, sigma^2)  (distance 1);
+* WOR (fixed batch b of n, q = b/n): the base mechanism's *substitution* pair (-1 -> 1) enters,
+  so A = (1 - q) N(0, sigma^2) + q N(2, sigma^2)  (distance 2).
+
+remove: delta_R(eps) = H_{e^eps}(A^k || B^k); add: delta_A(eps) = H_{e^eps}(B^k || A^k);
+add_or_remove: max of the two (computed separately -- Section 5). Since only distance/sigma
+enters, WOR at sigma equals Poisson at sigma/2, hence sigma_WOR = 2 sigma_Poisson (Prop. 9).
+
+Numerics: dp_accounting's PLD (``from_gaussian_mechanism`` with ``sensitivity`` = distance and
+``sampling_prob`` = q). Its remove/add PMFs are ``_pmf_remove`` / ``_pmf_add``. The upper bound
+is the pessimistic connect-the-dots PLD, the lower bound the optimistic privacy-buckets PLD
+(rounding every loss down; it loses up to about k * discretization in eps, so it is much looser
+than the upper bound at large k).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+from dp_accounting.pld import privacy_loss_distribution as pld_lib
+
+from dpsampling import DIRECTIONS
+from dpsampling.accountants.relations import check_relation, check_sampler, sampler_distance
+from dpsampling.validation import (
+    check_array,
+    check_int_at_least,
+    check_nonnegative,
+    check_open_unit,
+    check_positive,
+    check_rate,
+)
+
+BOUNDS = {"upper": True, "lower": False}  # bound name -> pessimistic_estimate
+
+
+def _check(sampler, sigma, rate, steps, discretization):
+    check_sampler(sampler)
+    sigma = check_positive("sigma", sigma)
+    rate = check_rate("sampling_rate", rate)
+    steps = check_int_at_least("steps", steps, 1)
+    discretization = check_positive("discretization", discretization)
+    return sigma, rate, steps, discretization
+
+
+def gaussian_pld(sampler: str, sigma: float, rate: float, steps: int, pessimistic: bool = True,
+                 discretization: float = 1e-4):
+    """The k-fold composed dp_accounting PLD (both directions inside) of ``sampler``."""
+    sigma, rate, steps, discretization = _check(sampler, sigma, rate, steps, discretization)
+    if rate == 1.0:
+        # no subsampling: k steps of N(0) vs N(d) are N(0, sigma^2 I_k) vs N(d 1, sigma^2 I_k), whose
+        # privacy loss is that of one Gaussian step with noise sigma / sqrt(k) -- composed exactly
+        sigma, steps = sigma / math.sqrt(steps), 1
+    single = pld_lib.from_gaussian_mechanism(
+        sigma,
+        sensitivity=sampler_distance(sampler),
+        sampling_prob=rate,
+        pessimistic_estimate=pessimistic,
+        value_discretization_interval=discretization,
+        use_connect_dots=pessimistic,  # connect-the-dots supports pessimistic rounding only
+    )
+    return single.self_compose(steps) if steps > 1 else single
+
+
+def direction_pmfs(pld) -> dict:
+    """{"remove": pld._pmf_remove, "add": pld._pmf_add} (dp_accounting keeps both inside)."""
+    return {"remove": pld._pmf_remove, "add": pld._pmf_add}
+
+
+def _table(values, key, query, sampler, sigma, rate, steps, discretization, bounds=("upper", "lower")):
+    frame = pd.DataFrame({key: values})
+    for bound in bounds:
+        pmfs = direction_pmfs(gaussian_pld(sampler, sigma, rate, steps, BOUNDS[bound], discretization))
+        for direction in DIRECTIONS:
+            frame[f"{query}_{direction}_{bound}"] = [query_one(pmfs[direction], query, v) for v in values]
+        frame[f"{query}_{bound}"] = np.maximum(frame[f"{query}_remove_{bound}"], frame[f"{query}_add_{bound}"])
+    frame["sampler"] = sampler
+    frame["sigma"] = sigma
+    frame["sampling_rate"] = rate
+    frame["steps"] = steps
+    frame["discretization"] = discretization
+    return frame
+
+
+def query_one(pmf, query: str, value: float) -> float:
+    if query == "delta":
+        return float(pmf.get_delta_for_epsilon(float(value)))
+    return float(pmf.get_epsilon_for_delta(float(value)))
+
+
+def delta_for_epsilon(epsilons, sampler: str, sigma: float, rate: float, steps: int,
+                      discretization: float = 1e-4, bounds=("upper", "lower")) -> pd.DataFrame:
+    """delta(eps) per direction and bound.
+
+    Columns: epsilon, delta_remove_upper, delta_add_upper, delta_upper (max), and the same with
+    ``lower``; plus sampler, sigma, sampling_rate, steps, discretization.
+    """
+    sigma, rate, steps, discretization = _check(sampler, sigma, rate, steps, discretization)
+    eps = check_array("epsilon", epsilons, check_nonnegative)
+    return _table(eps, "epsilon", "delta", sampler, sigma, rate, steps, discretization, bounds)
+
+
+def epsilon_for_delta(deltas, sampler: str, sigma: float, rate: float, steps: int,
+                      discretization: float = 1e-4, bounds=("upper", "lower")) -> pd.DataFrame:
+    """eps(delta) per direction and bound: columns epsilon_{remove,add}_{upper,lower}, epsilon_{upper,lower}."""
+    sigma, rate, steps, discretization = _check(sampler, sigma, rate, steps, discretization)
+    deltas = check_array("delta", deltas, check_open_unit)
+    return _table(deltas, "delta", "epsilon", sampler, sigma, rate, steps, discretization, bounds)
+
+
+def delta_at(sampler: str, relation: str, epsilon: float, sigma: float, rate: float, steps: int,
+             pessimistic: bool = True, discretization: float = 1e-4) -> float:
+    """delta of ``relation`` ("remove", "add" or "add_or_remove", the max) at one eps."""
+    check_relation(relation, "gaussian_pld", sampler)
+    pmfs = direction_pmfs(gaussian_pld(sampler, sigma, rate, steps, pessimistic, discretization))
+    directions = DIRECTIONS if relation == "add_or_remove" else (relation,)
+    return max(query_one(pmfs[d], "delta", epsilon) for d in directions)
+
+
+def calibrate_sigma_at_rate(sampler: str, epsilon: float, delta: float, rate: float, steps: int,
+                    relation: str = "add_or_remove", bound: str = "upper", discretization: float = 1e-4,
+                    rtol: float = 1e-3, sigma_start: float = 1.0, max_iterations: int = 100) -> dict:
+    """Smallest sigma with delta_relation(eps) <= delta, by bisection on log(sigma).
+
+    delta is evaluated with the ``bound`` estimate ("upper": pessimistic PLD, so the returned
+    sigma certainly suffices; "lower": optimistic). The bracket [sigma_low, sigma_high]
+    (infeasible, feasible) is shrunk until sigma_high / sigma_low <= 1 + rtol; ``sigma`` is
+    sigma_high. So the true smallest sigma (for that estimate) lies within a relative rtol
+    below the returned value.
+    """
+    check_sampler(sampler)
+    check_relation(relation, "gaussian_pld", sampler)
+    epsilon = check_nonnegative("epsilon", epsilon)
+    delta = check_open_unit("delta", delta)
+    rate = check_rate("sampling_rate", rate)
+    steps = check_int_at_least("steps", steps, 1)
+    rtol = check_positive("rtol", rtol)
+    if bound not in BOUNDS:
+        raise ValueError(f"bound must be one of {', '.join(BOUNDS)}; got {bound!r}")
+    sigma_start = check_positive("sigma_start", sigma_start)
+
+    def delta_of_sigma(s):
+        return delta_at(sampler, relation, epsilon, s, rate, steps, BOUNDS[bound], discretization)
+
+    result = bisect_sigma(delta_of_sigma, delta, rtol, sigma_start, max_iterations)
+    return {
+        "sampler": sampler, "relation": relation, "bound": bound, "epsilon": epsilon, "delta": delta,
+        "sampling_rate": rate, "steps": steps, "discretization": discretization, "rtol": rtol, **result,
+    }
+
+
+def bisect_sigma(delta_of_sigma, delta: float, rtol: float = 1e-3, sigma_start: float = 1.0,
+                 max_iterations: int = 100) -> dict:
+    """Smallest sigma with delta_of_sigma(sigma) <= delta, for a non-increasing delta_of_sigma.
+
+    Brackets by doubling / halving from ``sigma_start``, then bisects log(sigma) until
+    sigma_high / sigma_low <= 1 + rtol. Returns {"sigma" (= sigma_high, feasible), "sigma_low"
+    (infeasible), "sigma_high", "evaluations"}.
+    """
+    evaluations = 0
+
+    def feasible(s):
+        nonlocal evaluations
+        evaluations += 1
+        return delta_of_sigma(s) <= delta
+
+    lo = hi = sigma_start
+    if feasible(sigma_start):
+        while True:
+            lo = hi / 2.0
+            if lo < 1e-6:
+                raise ValueError(f"sigma below 1e-6 already gives delta <= {delta}; got no lower bracket")
+            if not feasible(lo):
+                break
+            hi = lo
+    else:
+        while True:
+            hi = lo * 2.0
+            if hi > 1e6:
+                raise ValueError(f"delta must be reachable with sigma <= 1e6; got delta = {delta}")
+            if feasible(hi):
+                break
+            lo = hi
+    iterations = 0
+    while hi / lo > 1.0 + rtol and iterations < max_iterations:
+        mid = math.sqrt(lo * hi)
+        if feasible(mid):
+            hi = mid
+        else:
+            lo = mid
+        iterations += 1
+    return {"sigma": hi, "sigma_low": lo, "sigma_high": hi, "evaluations": evaluations}
+
+
+def conjecture12_search(sigmas, rates, steps_list, epsilons, discretization: float = 1e-3,
+                        rtol: float = 1e-6, atol: float = 1e-12) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Conjecture 12 (Poisson Gaussian): delta_remove(eps) >= delta_add(eps) for eps >= 0?
+
+    For each (sigma, rate, k) computes both directions with the pessimistic (upper) and the
+    optimistic (lower) PLD at every eps. A row is an *apparent* counterexample when
+    delta_add_upper > delta_remove_upper (1 + rtol) + atol (same estimator for both directions)
+    and a *certain* one when delta_add_lower > delta_remove_upper + atol (rigorous bounds). The
+    tolerances absorb floating-point noise: at eps = 0 both directions equal the total
+    variation distance exactly, and dp_accounting's deltas below ~1e-14 are rounding noise. Returns
+    (grid, counterexamples): grid has one row per (sigma, rate, steps, epsilon) with the
+    four deltas and the two flags; counterexamples is the subset flagged apparent or certain.
+    """
+    sigmas = check_array("sigma", sigmas, check_positive)
+    rates = check_array("sampling_rate", rates, check_rate)
+    steps_values = [check_int_at_least("steps", k, 1) for k in np.atleast_1d(steps_list)]
+    eps = check_array("epsilon", epsilons, check_nonnegative)
+    rows = []
+    for sigma in sigmas:
+        for rate in rates:
+            for steps in steps_values:
+                frame = delta_for_epsilon(eps, "poisson", sigma, rate, steps, discretization)
+                rows.append(frame)
+    grid = pd.concat(rows, ignore_index=True)
+    grid["rtol"] = rtol
+    grid["atol"] = atol
+    grid["apparent_counterexample"] = grid["delta_add_upper"] > grid["delta_remove_upper"] * (1 + rtol) + atol
+    grid["certain_counterexample"] = grid["delta_add_lower"] > grid["delta_remove_upper"] + atol
+    bad = grid[grid["apparent_counterexample"] | grid["certain_counterexample"]].reset_index(drop=True)
+    return grid, bad

@@ -1,0 +1,119 @@
+"""``dpsampling estimate`` (core-hours per experiment before a run) and ``dpsampling report``
+(results/REPORT.md from whatever has run). Kept apart from cli.py, which only registers them."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from pathlib import Path
+
+import yaml
+
+from dpsampling.pipeline.config import ConfigError, check_config
+
+OPS_COMMANDS = ("estimate", "report")
+
+ESTIMATE_HELP = """\
+Estimated CPU core-hours per experiment of a config, before running it: the work the config asks
+for (accountant evaluations, training example-passes, Monte Carlo samples x steps) times the
+CPU seconds per unit measured on this machine -- from a previous run's benchmarks/ when it had
+the same numerical settings, otherwise by a short calibration run of the experiment's kernel
+(about a minute at paper scale on 2 cores). Config files are merged as snakemake does:
+config/config.yaml, then each --configfile in order.
+
+examples:
+  dpsampling estimate --configfile config/paper.yaml
+  dpsampling estimate --configfile config/paper.yaml --cores 64 --json"""
+
+REPORT_HELP = """\
+Write results/REPORT.md from whatever results exist (experiments not run are listed as such);
+claims are checked on the spot. `snakemake report` writes the same file at the end of a run."""
+
+
+def add_ops_commands(commands) -> None:
+    """Register the estimate and report subcommands on cli.py's subparsers."""
+    estimate = commands.add_parser("estimate", help="estimated core-hours per experiment of a config",
+                                   description=ESTIMATE_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    estimate.add_argument("--configfile", nargs="+", default=[], metavar="FILE",
+                          help="config files merged over config/config.yaml (as snakemake --configfile)")
+    estimate.add_argument("--directory", default=".", metavar="DIR", help="the workflow folder (default: .)")
+    estimate.add_argument("--cores", type=int, default=os.cpu_count(), help="cores for the wall-time line (>= 1)")
+    estimate.add_argument("--no-benchmarks", action="store_true", help="always calibrate; ignore benchmarks/")
+    estimate.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
+    report = commands.add_parser("report", help="write results/REPORT.md from the results present",
+                                 description=REPORT_HELP)
+    report.add_argument("--directory", default=".", metavar="DIR", help="the workflow folder (default: .)")
+    report.add_argument("--output", default="results/REPORT.md", metavar="FILE",
+                        help="where to write it, relative to --directory (default: results/REPORT.md)")
+
+
+def merge(base: dict, update: dict) -> dict:
+    """Nested dict update, as snakemake merges config files (lists are replaced)."""
+    merged = dict(base)
+    for key, value in update.items():
+        merged[key] = merge(merged[key], value) if isinstance(value, dict) and isinstance(merged.get(key), dict) else value
+    return merged
+
+
+def load_config(directory: Path, configfiles: list) -> dict:
+    """config/config.yaml merged with each file; ValueError (one line) for a missing or bad file."""
+    config = {}
+    for name in [directory / "config" / "config.yaml", *configfiles]:
+        path = Path(name)
+        if not path.is_file():
+            raise ValueError(f"--configfile must name an existing file; got {str(name)!r}")
+        try:
+            content = yaml.safe_load(path.read_text()) or {}
+        except yaml.YAMLError as error:
+            raise ValueError(f"--configfile {str(name)!r} is not valid YAML ({str(error).splitlines()[0]})") from error
+        if not isinstance(content, dict):
+            raise ValueError(f"--configfile must hold a mapping of config keys; got {type(content).__name__} in {str(name)!r}")
+        config = merge(config, content)
+    try:
+        check_config(config, directory / "workflow" / "schemas" / "config.schema.yaml")
+    except ConfigError as error:
+        raise ValueError(str(error).splitlines()[0]) from error
+    return config
+
+
+def _estimate(args) -> int:
+    from dpsampling.papers import registry  # noqa: F401  (registers each paper's cost model)
+    from dpsampling.pipeline.estimate import Rates, estimate, format_estimate, log
+
+    if args.cores is None or args.cores < 1:
+        raise ValueError(f"--cores must be an integer >= 1; got {args.cores!r}")
+    directory = Path(args.directory)
+    if not (directory / "Snakefile").is_file():
+        raise ValueError(f"--directory must be the workflow folder (with a Snakefile); got {args.directory!r}")
+    config = load_config(directory, args.configfile)
+    works, unknown = estimate(config, Rates(directory, use_benchmarks=not args.no_benchmarks, progress=log))
+    if args.json:
+        print(json.dumps({"configfiles": args.configfile, "experiments": [dict(w.__dict__, core_hours=w.core_hours) for w in works],
+                          "total_core_hours": sum(w.core_hours for w in works), "not_estimated": unknown}, indent=2))
+    else:
+        print(f"# estimated CPU core-hours for {', '.join(args.configfile) or 'config/config.yaml'}")
+        print(format_estimate(works, unknown, args.cores))
+    return 0
+
+
+def _report(args) -> int:
+    from dpsampling.papers.registry import CLAIMS
+    from dpsampling.pipeline.claims import check_claims
+    from dpsampling.pipeline.report import write_report
+
+    directory = Path(args.directory)
+    if not directory.is_dir():
+        raise ValueError(f"--directory must be an existing folder; got {args.directory!r}")
+    from dpsampling.pipeline.estimate import config_experiments
+
+    claims = check_claims(CLAIMS, directory / "results")
+    config_file = directory / "config" / "config.yaml"
+    configured = config_experiments(yaml.safe_load(config_file.read_text()) or {}) if config_file.is_file() else []
+    path = write_report(directory / args.output, root=directory, targets={name: None for name in configured}, claims=claims)
+    print(f"wrote {path}")
+    return 0
+
+
+def run_ops_command(args) -> int:
+    return _estimate(args) if args.command == "estimate" else _report(args)

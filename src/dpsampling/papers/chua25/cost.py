@@ -1,0 +1,185 @@
+"""Core-hour estimates of the chua25 privacy experiments (registered with ``dpsampling.pipeline.estimate``).
+
+Monte Carlo (fig2, fig3, fig4, epochs, props): the work of a sample set is its samples times the
+cost of one sample in kernel steps -- T x epochs coordinates for naive and importance sampling,
+r orders (+ 1) for order statistics -- and each method's CPU seconds per step is timed on the
+spot at the config's own (sigma, T, orders, eps) with a few hundred samples (the cost per step
+does not depend on the sample count). The deterministic curves beside them (dp-accounting PLDs
+over up to 36,133 steps dominate) are timed at a 10x coarser PLD discretization and scaled up
+linearly (the PLD's support, and the FFT composing it, grow like 1/discretization). trunc is
+timed whole.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dpsampling.papers.chua25.targets import MONTE_CARLO
+from dpsampling.pipeline.estimate import Rates, Work, cpu_seconds, register
+
+COARSENING = 10.0
+CALIBRATION_STEPS = 2_000_000  # kernel steps timed per method
+
+
+def _steps_per_sample(sample_set) -> float:
+    from dpsampling.accountants import ballsbins as bb
+
+    if sample_set.orders is not None:
+        return float(len(bb.parse_orders(sample_set.orders)) + 1)
+    return float(sample_set.steps * sample_set.epochs)
+
+
+def _method_rate(sample_set, rates: Rates):
+    """(CPU seconds per kernel step, source) of the set's method at the set's own setting."""
+    from dpsampling.accountants import ballsbins as bb
+
+    per_sample = _steps_per_sample(sample_set)
+    samples = max(50, int(CALIBRATION_STEPS / per_sample))
+    arguments = dict(orders=sample_set.orders, importance_epsilon=sample_set.importance_epsilon,
+                     epochs=sample_set.epochs)
+    key = (f"{sample_set.experiment} {sample_set.method} {sample_set.direction} "
+           f"(sigma {sample_set.sigma:g}, T {sample_set.steps}, {samples} samples)")
+
+    def timing():
+        bb.sample_losses(sample_set.method, sample_set.sigma, sample_set.steps, 1, sample_set.direction, seed=0,
+                         **arguments)  # compile (or load the cache) outside the clock
+        return cpu_seconds(lambda: bb.sample_losses(sample_set.method, sample_set.sigma, sample_set.steps, samples,
+                                                    sample_set.direction, seed=1, **arguments)), samples * per_sample
+
+    return rates.calibrate(key, timing)
+
+
+def _bounds_seconds(experiment: str, name: str, spec: dict, config: dict, rates: Rates):
+    from dpsampling.papers.chua25.privacy import CURVES, bounds_settings, bounds_table
+
+    settings = {"pld": dict(config["pld"]), "shuffle": config["shuffle"]}
+    if "pld_discretization" in spec:
+        settings["pld"]["discretization"] = spec["pld_discretization"]
+    uses_pld = "poisson" in CURVES[name]
+    factor = COARSENING if uses_pld else 1.0
+    settings["pld"]["discretization"] *= factor
+    eps = np.array([1.0, 4.0])  # the PLD is built once per curve; each eps is a cheap lookup
+    seconds, source = rates.calibrate(f"{experiment} deterministic curves (2 eps, PLD {factor:g}x coarser)",
+                                      lambda: (cpu_seconds(lambda: bounds_table(name, bounds_settings(name, spec), eps,
+                                                                                settings)), 1.0))
+    return seconds * factor, source
+
+
+def _monte_carlo_work(experiment: str, config: dict, rates: Rates) -> Work:
+    from dpsampling.papers.chua25.samples import sample_sets
+
+    name = experiment.removeprefix("chua25_")
+    spec = config["chua25"][name]
+    units = seconds = 0.0
+    methods = set()
+    rate_cache = {}
+    for sample_set in sample_sets(name, spec):
+        steps = sample_set.shards * sample_set.samples_per_shard * _steps_per_sample(sample_set)
+        identity = (sample_set.method, sample_set.direction, sample_set.sigma, sample_set.steps, sample_set.orders,
+                    sample_set.importance_epsilon, sample_set.epochs)
+        if identity not in rate_cache:
+            rate_cache[identity] = _method_rate(sample_set, rates)[0]
+        units += steps
+        seconds += steps * rate_cache[identity]
+        methods.add(sample_set.method)
+    bounds, _ = _bounds_seconds(experiment, name, spec, config, rates)
+    source = (f"calibration: {', '.join(sorted(methods))} timed at each set's setting "
+              f"(+ {bounds:.3g} CPU s of deterministic curves)")
+    return Work(experiment, units, "kernel steps (coordinates or orders)", (seconds + bounds) / units, source)
+
+
+for _name in MONTE_CARLO:
+    register(f"chua25.{_name}")(_monte_carlo_work)
+
+
+@register("chua25.trunc")
+def truncation_work(experiment: str, config: dict, rates: Rates) -> Work:
+    from dpsampling.papers.chua25.checks import truncation_table
+
+    spec = config["chua25"]["trunc"]
+    rate = rates.calibrate(f"{experiment} (one evaluation)", lambda: (cpu_seconds(lambda: truncation_table(spec)), 1.0))
+    return Work(experiment, 1.0, "evaluations of the table", *rate)
+
+
+# --- chua25 Fig. 1: DP-SGD training ---------------------------------------------------------
+
+CALIBRATION_ROWS = 1 << 15
+NUMERIC_FEATURES = 4  # of the synthetic data (training.data.synthetic_ctr)
+
+
+def _training_split(data: dict) -> tuple[int, int]:
+    """(training rows, validation + test rows) of the data block (synthetic: ``rows``)."""
+    rows = data.get("rows", 0)
+    test = int(round(rows * data["test_fraction"]))
+    validation = int(round((rows - test) * data["validation_fraction"]))
+    return rows - test - validation, test + validation
+
+
+def _training_costs(spec: dict) -> dict:
+    """CPU seconds per training row (a, per generator), per step x parameter (b, and c for the
+    noise), per evaluated row (e) and per generated row (g), timed on a small synthetic set."""
+    from dpsampling.papers.chua25.utility import model_of
+    from dpsampling.training import data as data_lib
+    from dpsampling.training.sgd import TrainingSettings, evaluate_auc, train
+
+    n, buckets, optimizer, model = CALIBRATION_ROWS, spec["data"]["buckets"], spec["optimizer"], model_of(spec)
+    generated = {}
+    g = cpu_seconds(lambda: generated.setdefault("set", data_lib.synthetic_ctr(n, seed=0, buckets=buckets))) / n
+    dataset = generated["set"]
+    theta = model.initial_parameters(dataset, np.random.default_rng(0))
+    size = theta.size
+    train(dataset.take(np.arange(256)), TrainingSettings("shuffle", 64, model=model), seed=0)  # compile the kernels
+    costs = {"g": g, "e": cpu_seconds(lambda: evaluate_auc(theta, dataset, model)) / n}
+    # time = a n + steps size (b + c [noise]), steps = n / batch: a from few large batches, b and
+    # c from many small ones
+    small_batch, large_batch = 256, n // 8
+    plain = cpu_seconds(lambda: train(dataset, TrainingSettings("shuffle", small_batch, optimizer=optimizer,
+                                                                model=model), seed=0))
+    noisy = cpu_seconds(lambda: train(dataset, TrainingSettings("shuffle", small_batch, sigma=1.0, clip_norm=1.0,
+                                                                optimizer=optimizer, model=model), seed=0))
+    costs["generators"] = {}
+    for generator in spec["generators"]:
+        large = cpu_seconds(lambda generator=generator: train(dataset, TrainingSettings(generator, large_batch, optimizer=optimizer,
+                                                                    model=model), seed=0))
+        steps_large, steps_small = n // large_batch, n // small_batch
+        b = max(plain - large, 0.0) / ((steps_small - steps_large) * size)
+        costs["generators"][generator] = {"a": max(large - steps_large * size * b, 0.0) / n, "b": b,
+                                          "c": max(noisy - plain, 0.0) / (steps_small * size)}
+    return costs
+
+
+def chua25_fig1_seconds(spec: dict, costs: dict) -> tuple[float, float]:
+    """(CPU seconds, training example-passes) of the whole of Fig. 1 under the cost model."""
+    from dpsampling.papers.chua25.utility import model_of, panel_settings, panels
+
+    train_rows, held_out = _training_split(spec["data"])
+    size = model_of(spec).parameter_count(spec["data"]["buckets"], NUMERIC_FEATURES)
+    seconds = units = 0.0
+    for panel in panels(spec):
+        seconds += costs["g"] * spec["data"].get("rows", 0)
+        for batch, sigma in panel_settings(panel, spec):
+            steps = max(1, round(train_rows / batch))
+            for generator in spec["generators"]:
+                k = costs["generators"][generator]
+                run = k["a"] * train_rows + steps * size * (k["b"] + (k["c"] if sigma > 0 else 0.0)) + costs["e"] * held_out
+                repeats = len(spec["learning_rates"]) * spec["seeds"]
+                seconds += run * repeats
+                units += train_rows * repeats
+    return seconds, units
+
+
+@register("chua25.fig1")
+def chua25_fig1_work(experiment: str, config: dict, rates: Rates) -> Work:
+    spec = config["chua25"]["fig1"]
+    if spec["data"]["source"] != "synthetic":
+        raise ValueError(f"chua25.fig1.data.source must be synthetic for an estimate (the row count of a "
+                         f"Criteo file is not in the config); got {spec['data']['source']!r}")
+    from dpsampling.papers.chua25.utility import model_of
+
+    key = (f"chua25_fig1 training ({model_of(spec).label}, buckets {spec['data']['buckets']}, {spec['optimizer']}, "
+           f"{', '.join(spec['generators'])})")
+    costs = rates.cached(key, lambda: _training_costs(spec))
+    seconds, units = chua25_fig1_seconds(spec, costs)
+    source = (f"calibration: {CALIBRATION_ROWS} rows per generator; model a*rows + (b + c*noise)*steps*parameters "
+              "+ evaluation + data generation")
+    return Work(experiment, units, "training example-passes", seconds / units, source)

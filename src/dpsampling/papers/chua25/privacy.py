@@ -1,0 +1,173 @@
+"""chua25 privacy experiments (Figs. 2-4, epochs, properties): merge shards, deterministic bounds.
+
+- ``merge_delta``: every shard of every sample set evaluated at every eps of the grid
+  (importance sets: at their own eps only), pooled exactly through the sufficient statistics
+  (count, sum Z, sum Z^2; ``dpsampling.accountants.ballsbins.estimates``) -> one row per (set, eps) with the
+  mean, standard error and KL upper confidence bound at beta, plus rows ``direction = max``:
+  mean = max of the two means (an estimate of delta_B), UCB = max of the two UCBs (>= delta_B
+  with probability >= 1 - beta: only the direction with the larger true delta must be covered).
+- ``bounds_table``: the deterministic curves next to them: delta_P (dp-accounting PLD, upper and
+  lower), delta_S lower bound (chua24 E_C sets), delta_D (exact), delta_B lower bound (6).
+- ``summary_table``: both in one long table (sampler, method, bound, direction, epsilon,
+  delta) that the plots and claims read.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from dpsampling.accountants import ballsbins as bb
+from dpsampling.accountants import deterministic, poisson, shuffle
+from dpsampling.io import read_metadata
+from dpsampling.papers.chua25.samples import SampleSet, expected_shard_metadata
+
+MC_METHOD = {"naive": "MC naive", "order_statistics": "MC order statistics", "importance": "MC importance",
+             "importance_order_statistics": "MC importance + order statistics"}
+
+
+def epsilon_grid(spec: dict) -> np.ndarray:
+    """linspace(start, stop, num) of ``spec['epsilon_grid']`` plus any importance eps points."""
+    grid = spec["epsilon_grid"]
+    points = np.linspace(grid["start"], grid["stop"], grid["num"])
+    extra = np.asarray(spec.get("importance_epsilons", []), dtype=float)
+    return np.unique(np.concatenate([points, extra]))
+
+
+def _set_estimate(sample_set: SampleSet, config_seed: int, epsilons: np.ndarray):
+    """Pooled estimate of one set over its shards, and the summed sampling time."""
+    grid = epsilons if sample_set.importance_epsilon is None else np.array([sample_set.importance_epsilon])
+    estimates, seconds, threads = [], {"sampling_seconds": 0.0, "sampling_cpu_seconds": 0.0}, set()
+    for shard, path in enumerate(sample_set.shard_paths()):
+        expected = expected_shard_metadata(sample_set.sampling_parameters(config_seed, shard))
+        samples = bb.read_loss_samples(path, expected)
+        estimates.append(bb.estimate_delta(samples, grid))
+        recorded = read_metadata(path)["parameters"]
+        for key in seconds:
+            seconds[key] += float(recorded.get(key, math.nan))
+        threads.add(int(recorded.get("threads", 0)))
+        log_weight = samples.log_weight
+    return bb.combine_estimates(estimates), seconds, sorted(threads), log_weight
+
+
+def merge_delta(sets: list[SampleSet], config_seed: int, epsilons, error_prob: float, progress=None) -> pd.DataFrame:
+    """One row per (sample set, eps) and the max-over-directions rows (see module docstring)."""
+    epsilons = np.asarray(epsilons, dtype=float)
+    frames = []
+    for sample_set in sets:
+        estimate, seconds, threads, log_weight = _set_estimate(sample_set, config_seed, epsilons)
+        if progress:
+            progress(f"{sample_set.panel}/{sample_set.direction}/{sample_set.series}: "
+                     f"{sample_set.shards} shard(s), {seconds['sampling_cpu_seconds']:.1f} CPU s of sampling")
+        frame = estimate.to_frame(error_prob).rename(columns={"upper_confidence_bound": "ucb"})
+        n_orders = 0 if sample_set.orders is None else int(bb.parse_orders(sample_set.orders).size)
+        frame = frame.assign(panel=sample_set.panel, series=sample_set.series, method=sample_set.method,
+                             direction=sample_set.direction, sigma=sample_set.sigma, steps=sample_set.steps,
+                             epochs=sample_set.epochs, orders=sample_set.orders or "", n_orders=n_orders,
+                             importance_epsilon=np.nan if sample_set.importance_epsilon is None
+                             else sample_set.importance_epsilon,
+                             log_weight=log_weight, shards=sample_set.shards,
+                             samples=sample_set.shards * sample_set.samples_per_shard,
+                             **seconds, threads=",".join(map(str, threads)),
+                             error_prob=error_prob)
+        frames.append(frame)
+    table = pd.concat(frames, ignore_index=True)
+    return pd.concat([table, _max_rows(table)], ignore_index=True)
+
+
+def _max_rows(table: pd.DataFrame) -> pd.DataFrame:
+    """direction = max: the larger mean (with its standard error) and the larger UCB per eps."""
+    keys = ["panel", "series", "epsilon"]
+    remove = table[table["direction"] == "remove"].set_index(keys)
+    add = table[table["direction"] == "add"].set_index(keys).reindex(remove.index)
+    larger = (add["mean"] > remove["mean"]).to_numpy()
+    rows = remove.copy()
+    rows["mean"] = np.fmax(remove["mean"], add["mean"])
+    rows["standard_error"] = np.where(larger, add["standard_error"], remove["standard_error"])
+    rows["ucb"] = np.fmax(remove["ucb"], add["ucb"])
+    rows["count"] = np.minimum(remove["count"], add["count"])
+    for key in ("sampling_seconds", "sampling_cpu_seconds"):
+        rows[key] = remove[key] + add[key]
+    rows[["total", "total_squares", "log_weight"]] = np.nan
+    rows["direction"] = "max"
+    return rows.reset_index()
+
+
+def _accounting_settings(settings: dict) -> dict:
+    grid = settings["shuffle"]["c_grid"]
+    return {"discretization": settings["pld"]["discretization"],
+            "c_grid": shuffle.c_grid(grid["start"], grid["stop"], grid["step"]),
+            "refine": settings["shuffle"]["refine"]}
+
+
+def _rows(base: dict, sampler: str, method: str, bound: str, eps, values: dict) -> list[pd.DataFrame]:
+    return [pd.DataFrame(dict(base, sampler=sampler, method=method, bound=bound, direction=direction,
+                              epsilon=eps, delta=np.asarray(values[direction], dtype=float)))
+            for direction in ("max", "remove", "add") if direction in values]
+
+
+def setting_bounds(sigma: float, steps: int, epochs: int, eps, curves, settings: dict, base: dict) -> list[pd.DataFrame]:
+    """The requested deterministic curves at one (sigma, T, epochs); see module docstring."""
+    accounting = _accounting_settings(settings) if {"poisson", "shuffle"} & set(curves) else {}
+    frames = []
+    if "poisson" in curves:
+        run = poisson.PoissonAccounting(sigma, steps, epochs)
+        pld = poisson.pld_delta(eps, run, accounting["discretization"])
+        for bound in ("upper", "lower"):
+            frames += _rows(base, "poisson", "pld", bound, eps,
+                            {"max": pld[bound], "remove": pld[f"remove_{bound}"], "add": pld[f"add_{bound}"]})
+    if "shuffle" in curves:
+        lower = shuffle.shuffle_delta_lower(eps, sigma, steps, epochs, accounting["c_grid"], accounting["refine"])
+        frames += _rows(base, "shuffle", "E_C sets", "lower", eps, lower)
+    if "deterministic" in curves:
+        exact = deterministic.deterministic_delta(eps, sigma, epochs)
+        frames += _rows(base, "deterministic", "exact", "exact", eps, {"max": exact})
+    if "balls_and_bins" in curves and epochs == 1:
+        lower = {d: bb.lower_bound_delta(sigma, steps, eps, d) for d in ("remove", "add")}
+        lower["max"] = np.maximum(lower["remove"], lower["add"])
+        frames += _rows(base, "balls_and_bins", "bound (6)", "lower", eps, lower)
+    return frames
+
+
+CURVES = {"fig2": ("poisson", "shuffle", "balls_and_bins"), "fig3": ("balls_and_bins",),
+          "fig4": ("balls_and_bins",), "epochs": ("poisson", "deterministic", "balls_and_bins"),
+          "props": ("poisson", "shuffle", "deterministic", "balls_and_bins")}
+
+
+def bounds_settings(name: str, spec: dict) -> list[dict]:
+    """(panel, sigma, steps, epochs) of every deterministic curve set of experiment chua25_<name>."""
+    if name in ("fig2", "fig3", "fig4"):
+        return [{"panel": s["name"], "sigma": float(s["sigma"]), "steps": int(s["steps"]), "epochs": 1}
+                for s in spec["panels"]]
+    if name == "epochs":
+        return [{"panel": f"sigma{float(sigma):g}", "sigma": float(sigma), "steps": int(spec["steps"]), "epochs": int(k)}
+                for sigma in spec["sigmas"] for k in spec["epochs"]]
+    if name == "props":
+        return [{"panel": f"sigma{float(sigma):g}_T{steps}", "sigma": float(sigma), "steps": int(steps), "epochs": 1}
+                for sigma in spec["sigmas"] for steps in spec["steps"]]
+    raise ValueError(f"experiment must be one of {', '.join(CURVES)}; got {name!r}")
+
+
+def bounds_table(name: str, settings_list: list[dict], epsilons, settings: dict, progress=None) -> pd.DataFrame:
+    """Long table of the deterministic curves of experiment chua25_<name> at every eps."""
+    eps = np.asarray(epsilons, dtype=float)
+    frames = []
+    for setting in settings_list:
+        if progress:
+            progress(f"{setting['panel']}: sigma={setting['sigma']}, T={setting['steps']}, epochs={setting['epochs']}")
+        frames += setting_bounds(setting["sigma"], setting["steps"], setting["epochs"], eps, CURVES[name],
+                                 settings, dict(setting))
+    return pd.concat(frames, ignore_index=True)
+
+
+def summary_table(delta: pd.DataFrame, bounds: pd.DataFrame) -> pd.DataFrame:
+    """Bounds and Monte Carlo rows in one long table (MC: bound 'estimate' = mean, 'upper' = UCB)."""
+    keep = ["panel", "series", "sigma", "steps", "epochs", "direction", "epsilon", "count", "samples",
+            "n_orders", "orders", "importance_epsilon", "log_weight", "sampling_seconds", "sampling_cpu_seconds",
+            "error_prob"]
+    mc = delta[keep].assign(sampler="balls_and_bins", method=delta["method"].map(MC_METHOD))
+    estimate = mc.assign(bound="estimate", delta=delta["mean"], standard_error=delta["standard_error"])
+    upper = mc.assign(bound="upper", delta=delta["ucb"])
+    return pd.concat([bounds.assign(series=""), estimate, upper], ignore_index=True)

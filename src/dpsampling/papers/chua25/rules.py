@@ -1,0 +1,45 @@
+"""Input functions of workflow/rules/chua25_privacy.smk, built from the config (one place, testable)."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from dpsampling.papers.chua25.privacy import CURVES, bounds_settings, epsilon_grid
+from dpsampling.papers.chua25.samples import find_sample_set, sample_sets
+
+
+def chua25_privacy_functions(config: dict) -> SimpleNamespace:
+    """Functions of Snakemake wildcards for the chua25 privacy rules."""
+
+    def spec(experiment):
+        return config["chua25"][experiment.removeprefix("chua25_")]
+
+    def sets(experiment):
+        return sample_sets(experiment.removeprefix("chua25_"), spec(experiment))
+
+    def shard_parameters(wildcards):
+        """What one shard depends on: method, setting, sample count, seed; not the eps grid or shard count."""
+        sample_set = find_sample_set(sets(wildcards.experiment), wildcards.panel, wildcards.direction, wildcards.series)
+        return sample_set.sampling_parameters(config["seed"], int(wildcards.shard))
+
+    def shard_memory(wildcards):
+        return 600 + 3 * 8 * shard_parameters(wildcards)["samples"] // 2**20
+
+    def shards(wildcards):
+        return [path for s in sets(wildcards.experiment) for path in s.shard_paths()]
+
+    def merge_parameters(wildcards):
+        return {"sets": [s.as_dict() for s in sets(wildcards.experiment)],
+                "epsilons": epsilon_grid(spec(wildcards.experiment)).tolist(),
+                "error_prob": spec(wildcards.experiment)["error_prob"], "seed": config["seed"]}
+
+    def bounds_parameters(wildcards):
+        name = wildcards.experiment.removeprefix("chua25_")
+        accounting = {"pld": dict(config["pld"]), "shuffle": config["shuffle"]} if {"poisson", "shuffle"} & set(CURVES[name]) else {}
+        if accounting and "pld_discretization" in spec(wildcards.experiment):
+            accounting["pld"]["discretization"] = spec(wildcards.experiment)["pld_discretization"]
+        return {"experiment": wildcards.experiment, "settings_list": bounds_settings(name, spec(wildcards.experiment)),
+                "epsilons": epsilon_grid(spec(wildcards.experiment)).tolist(), "settings": accounting}
+
+    return SimpleNamespace(shard_parameters=shard_parameters, shard_memory=shard_memory, shards=shards,
+                           merge_parameters=merge_parameters, bounds_parameters=bounds_parameters)

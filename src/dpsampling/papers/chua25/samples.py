@@ -1,0 +1,194 @@
+"""chua25 privacy experiments: which Monte Carlo sample sets each needs, their seeds, one shard.
+
+A *sample set* is (experiment, panel, direction, series): one sampling method at one (sigma, T,
+epochs), drawn in ``shards`` independent shards of ``samples_per_shard`` loss samples each.
+The series names the method (``naive``, ``order_statistics``; ``importance_e<eps>`` for
+importance sampling, whose event E_eps depends on eps, so there is one set per eps point;
+``naive_k<k>`` for k epochs). Shards are written to
+
+    results/<experiment>/samples/<panel>/<direction>/<series>/shard-<i>.parquet
+
+Seeds: shard i of a set draws from numpy.random.SeedSequence(config seed, spawn_key=(crc32 of
+the experiment, panel, direction and series names, i)): the same config gives the same shard
+whatever the core count, the order in which shards run or which other shards exist. The eps
+grid is not a sampling parameter (one set of losses serves every eps), except for importance
+sampling, where eps is part of the series name.
+
+Only this module and dpsampling.accountants.ballsbins decide what a shard holds; editing the merge, the
+bounds or the plots never resamples.
+"""
+
+from __future__ import annotations
+
+import time
+import zlib
+from dataclasses import asdict, dataclass
+
+import numpy as np
+import pandas as pd
+
+from dpsampling import DIRECTIONS
+from dpsampling.accountants import ballsbins as bb
+from dpsampling.io import write_table
+from dpsampling.papers.chua25.targets import MONTE_CARLO
+from dpsampling.versions import algorithm_version
+
+"""chua25 experiments with Monte Carlo samples (ids chua25_<name>)."""
+
+SHARD_PATTERN = "results/{experiment}/samples/{panel}/{direction}/{series}/shard-{shard}.parquet"
+
+
+def _name(value: float) -> str:
+    """A number in a panel or series name: 0.5 -> '0.5', 12.0 -> '12'."""
+    return f"{float(value):g}"
+
+
+@dataclass(frozen=True)
+class SampleSet:
+    """One sampling method at one setting, in both its identity and its parameters."""
+
+    experiment: str
+    panel: str
+    direction: str
+    series: str
+    method: str
+    sigma: float
+    steps: int
+    epochs: int
+    orders: str | None
+    importance_epsilon: float | None
+    shards: int
+    samples_per_shard: int
+
+    def shard_path(self, shard: int) -> str:
+        return SHARD_PATTERN.format(experiment=self.experiment, panel=self.panel, direction=self.direction,
+                                    series=self.series, shard=shard)
+
+    def shard_paths(self) -> list[str]:
+        return [self.shard_path(i) for i in range(self.shards)]
+
+    def sampling_parameters(self, config_seed: int, shard: int) -> dict:
+        """Everything shard ``shard`` depends on (the sampling rule's params; no eps grid, no shard count)."""
+        return {"experiment": self.experiment, "panel": self.panel, "direction": self.direction,
+                "series": self.series, "method": self.method, "sigma": float(self.sigma),
+                "steps": int(self.steps), "epochs": int(self.epochs), "orders": self.orders,
+                "importance_epsilon": self.importance_epsilon, "samples": int(self.samples_per_shard),
+                "config_seed": int(config_seed), "shard": int(shard),
+                "algorithm_version": algorithm_version(f"ballsbins.{self.method}")}
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def shard_seed(config_seed: int, experiment: str, panel: str, direction: str, series: str, shard: int
+               ) -> np.random.SeedSequence:
+    """SeedSequence(config seed, spawn_key=(crc32 of each name, shard)); crc32 is stable across runs."""
+    words = tuple(zlib.crc32(name.encode()) for name in (experiment, panel, direction, series))
+    return np.random.SeedSequence(int(config_seed), spawn_key=(*words, int(shard)))
+
+
+def expected_shard_metadata(parameters: dict) -> dict:
+    """What the metadata of a shard drawn with ``parameters`` must say (checked by the merge)."""
+    seed = shard_seed(parameters["config_seed"], parameters["experiment"], parameters["panel"],
+                      parameters["direction"], parameters["series"], parameters["shard"])
+    orders = None if parameters["orders"] is None else bb.parse_orders(parameters["orders"]).tolist()
+    expected = {key: parameters[key] for key in ("experiment", "panel", "series", "shard", "method",
+                                                 "direction", "sigma", "steps", "epochs", "samples",
+                                                 "algorithm_version")}
+    expected.update(orders=orders, importance_epsilon=parameters["importance_epsilon"],
+                    seed_entropy=str(seed.entropy), seed_spawn_key=list(seed.spawn_key),
+                    samples_per_chunk=bb.DEFAULT_SAMPLES_PER_CHUNK)
+    return expected
+
+
+def _series_sets(experiment, panel, setting, series, method, count, importance_epsilon=None, epochs=1):
+    return [SampleSet(experiment, panel, direction, series, method, float(setting["sigma"]), int(setting["steps"]),
+                      int(epochs), setting.get("orders") if "order_statistics" in method else None,
+                      None if importance_epsilon is None else float(importance_epsilon),
+                      int(count["shards"]), int(count["samples_per_shard"]))
+            for direction in DIRECTIONS]
+
+
+def sample_sets(name: str, spec: dict) -> list[SampleSet]:
+    """Every sample set of experiment chua25_<name> from its config block ``spec``."""
+    experiment = f"chua25_{name}"
+    sets: list[SampleSet] = []
+    if name == "fig2":
+        for setting in spec["panels"]:
+            sets += _series_sets(experiment, setting["name"], setting, "order_statistics", "order_statistics",
+                                 spec["order_statistics"])
+    elif name == "fig3":
+        for setting in spec["panels"]:
+            sets += _series_sets(experiment, setting["name"], setting, "naive", "naive", setting["naive"])
+            for eps in spec["importance_epsilons"]:
+                sets += _series_sets(experiment, setting["name"], setting, f"importance_e{_name(eps)}", "importance",
+                                     setting["importance"], importance_epsilon=eps)
+    elif name == "fig4":
+        for setting in spec["panels"]:
+            sets += _series_sets(experiment, setting["name"], setting, "naive", "naive", setting["naive"])
+            sets += _series_sets(experiment, setting["name"], setting, "order_statistics", "order_statistics",
+                                 setting["order_statistics"])
+    elif name == "epochs":
+        for sigma in spec["sigmas"]:
+            setting = {"sigma": sigma, "steps": spec["steps"]}
+            for k in spec["epochs"]:
+                sets += _series_sets(experiment, f"sigma{_name(sigma)}", setting, f"naive_k{k}", "naive",
+                                     spec["naive"], epochs=k)
+    elif name == "props":
+        for sigma in spec["sigmas"]:
+            for steps in spec["steps"]:
+                setting = {"sigma": sigma, "steps": steps}
+                sets += _series_sets(experiment, f"sigma{_name(sigma)}_T{steps}", setting, "naive", "naive",
+                                     spec["naive"])
+    else:
+        raise ValueError(f"experiment must be one of {', '.join(MONTE_CARLO)}; got {name!r}")
+    return sets
+
+
+def config_problems(chua25: dict) -> list[str]:
+    """One line per repeated panel name or order list that does not fit its panel's T (checked
+    before any job runs; the schema checks everything else)."""
+    problems = []
+    for name in ("fig2", "fig3", "fig4"):
+        names = [setting["name"] for setting in chua25.get(name, {}).get("panels", [])]
+        for repeated in sorted({n for n in names if names.count(n) > 1}):
+            problems.append(f"config chua25.{name}.panels: panel names must be unique; got {repeated!r} twice")
+        for i, setting in enumerate(chua25.get(name, {}).get("panels", [])):
+            if "orders" not in setting:
+                continue
+            try:
+                bb.validate_orders(setting["orders"], setting["steps"])
+            except ValueError as error:
+                problems.append(f"config chua25.{name}.panels[{i}].orders: {error}")
+    return problems
+
+
+def find_sample_set(sets: list[SampleSet], panel: str, direction: str, series: str) -> SampleSet:
+    for sample_set in sets:
+        if (sample_set.panel, sample_set.direction, sample_set.series) == (panel, direction, series):
+            return sample_set
+    raise ValueError(f"sample set must be one of the configured ones; got {panel}/{direction}/{series}")
+
+
+def sample_shard(parameters: dict) -> tuple[bb.LossSamples, dict]:
+    """Draw one shard; returns the samples and the sampling time (compilation excluded: the kernel
+    is first run on one sample): wall seconds and CPU seconds of this process (all threads; on a
+    busy machine the CPU time is the fairer measure)."""
+    seed = shard_seed(parameters["config_seed"], parameters["experiment"], parameters["panel"],
+                      parameters["direction"], parameters["series"], parameters["shard"])
+    arguments = dict(orders=parameters["orders"], importance_epsilon=parameters["importance_epsilon"],
+                     epochs=parameters["epochs"])
+    method, sigma, steps, direction = (parameters[k] for k in ("method", "sigma", "steps", "direction"))
+    bb.sample_losses(method, sigma, steps, 1, direction, seed=0, **arguments)  # compile outside the clock
+    start, start_cpu = time.perf_counter(), time.process_time()
+    samples = bb.sample_losses(method, sigma, steps, parameters["samples"], direction, seed=seed, **arguments)
+    return samples, {"sampling_seconds": time.perf_counter() - start,
+                     "sampling_cpu_seconds": time.process_time() - start_cpu}
+
+
+def write_shard(samples: bb.LossSamples, parameters: dict, timing: dict, threads: int, path) -> None:
+    """The losses with the sampling parameters, the set's identity and the timing in the metadata."""
+    metadata = dict(samples.parameters(), **{k: parameters[k] for k in ("experiment", "panel", "series", "shard",
+                                                                        "config_seed", "algorithm_version")})
+    metadata.update({key: float(value) for key, value in timing.items()}, threads=int(threads))
+    write_table(pd.DataFrame({"loss": samples.losses}), path, metadata)

@@ -1,0 +1,72 @@
+"""Check every registered claim against the result tables; write the reproduction table."""
+
+from __future__ import annotations
+
+import math
+from decimal import Decimal
+from pathlib import Path
+
+import pandas as pd
+
+from dpsampling.io import read_table
+from dpsampling.pipeline.claims.base import MAGNITUDE_AGREEMENT, Missing, is_computed_value, verdict
+
+CLAIM_COLUMNS = ["claim_id", "experiment", "quantity", "relation", "paper_value", "our_value", "tolerance", "verdict", "note"]
+
+
+def _evaluate(claim, frames: dict, results_dir: Path) -> dict:
+    row = {"claim_id": claim.claim_id, "experiment": claim.experiment, "quantity": claim.quantity,
+           "relation": claim.relation, "paper_value": claim.paper_value, "our_value": math.nan,
+           "tolerance": claim.resolved_tolerance(), "verdict": "not_run", "note": ""}
+    path = results_dir / claim.experiment / claim.result_file
+    if path not in frames:
+        if not path.exists():
+            row["note"] = f"{path} not found: experiment not run"
+            return row
+        frames[path] = read_table(path)[0]
+    try:
+        ours, note = claim.measure(frames[path])
+    except Missing as missing:
+        row["note"] = str(missing)
+        return row
+    row["our_value"] = ours
+    if math.isnan(ours):
+        row["verdict"], row["note"] = "not_reproduced", "; ".join(filter(None, [note, claim.why]))
+        return row
+    paper = float(Decimal(claim.paper_value))
+    holds = verdict(claim.relation, paper, ours, row["tolerance"])
+    strict = verdict(claim.relation, paper, ours, 0.0)
+    notes = [note]
+    if holds and claim.relation != "~" and is_computed_value(claim.paper_value) \
+            and abs(ours - paper) > MAGNITUDE_AGREEMENT * abs(paper):
+        holds = False
+        notes.append(f"the stated inequality holds, but ours is {ours / paper:.3g} x the paper's computed value "
+                     f"(agreement within {MAGNITUDE_AGREEMENT:.0%} required)")
+    if holds and not strict:
+        notes.append(f"holds only within rounding of the stated digits (tolerance {row['tolerance']:g})")
+    if not holds:
+        notes.append(claim.why or "our value is outside the stated relation")
+    row["verdict"] = "reproduced" if holds else "not_reproduced"
+    row["note"] = "; ".join(filter(None, notes))
+    return row
+
+
+def check_claims(claims, results_dir, experiments=None) -> pd.DataFrame:
+    """The reproduction table of ``claims`` (``dpsampling.papers.registry.CLAIMS``; optionally only
+    those of some experiments) against the result tables under ``results_dir``."""
+    results_dir = Path(results_dir)
+    frames: dict = {}
+    rows = [_evaluate(c, frames, results_dir) for c in claims if experiments is None or c.experiment in experiments]
+    return pd.DataFrame(rows, columns=CLAIM_COLUMNS)
+
+
+def claims_markdown(table: pd.DataFrame) -> str:
+    """The same table in Markdown, with a one-line summary."""
+    counts = table["verdict"].value_counts().to_dict()
+    summary = ", ".join(f"{counts.get(v, 0)} {v}" for v in ("reproduced", "not_reproduced", "not_run"))
+    lines = ["# Claims: the papers' stated numbers against ours", "", f"{len(table)} claims: {summary}.", "",
+             "| " + " | ".join(CLAIM_COLUMNS) + " |", "|" + "---|" * len(CLAIM_COLUMNS)]
+    for record in table.to_dict("records"):
+        cells = [f"{v:.6g}" if isinstance(v, float) else str(v) for v in record.values()]
+        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+    return "\n".join(lines) + "\n"
