@@ -252,6 +252,7 @@ def test_padded_dataset_returns_weights():
     padded = PaddedDataset(data, fill_index=1)
     assert len(padded) == 3
     assert [padded[i] for i in (0, np.int64(2), PAD_INDEX)] == [(10, 1.0), (12, 1.0), (11, 0.0)]
+    assert all(isinstance(padded[i][1], np.float32) for i in (0, PAD_INDEX))
     with pytest.raises(IndexError, match="index must be >= 0 or the padding index -1; got -2"):
         padded[-2]
 
@@ -320,6 +321,11 @@ def test_bad_inputs(kwargs, message):
     assert message in str(error.value)
 
 
+def test_bad_truncation_delta_epsilon():
+    with pytest.raises(ValueError, match="epsilon must be non-negative and finite; got -1"):
+        BatchSampler("poisson", 100, 10).truncation_delta(-1)
+
+
 def test_bad_epoch():
     s = BatchSampler("shuffle", 10, 2, epochs=3)
     for e in (-1, 3):
@@ -370,7 +376,7 @@ def test_torch_dataloader_with_padding_gives_weights():
     s = BatchSampler("poisson", n, 3, epochs=2, seed=1, max_batch_size=B)
     loader = DataLoader(PaddedDataset(dataset), batch_sampler=s)
     for ((x,), w), batch in zip(loader, s, strict=True):
-        assert x.shape == (B,) and w.shape == (B,)
+        assert x.shape == (B,) and w.shape == (B,) and w.dtype == torch.float32
         real = batch != PAD_INDEX
         assert w.tolist() == real.astype(float).tolist()
         assert x[torch.from_numpy(real)].tolist() == (batch[real] + 100).astype(float).tolist()

@@ -14,6 +14,10 @@ Every generator returns a BatchPlan: ``indices`` (example ids, batch after batch
 
 ``pad_or_truncate`` turns a batch into exactly B slots, as in chua25 Sec. 5: a larger batch is
 subsampled uniformly without replacement, a smaller one padded with index -1 and weight 0.
+
+``BatchSampler`` is the loader side: the batches of a whole run (K epochs of T = ceil(n / b)
+steps) for one of SAMPLERS, seeded per epoch, re-iterable, usable as a PyTorch ``batch_sampler``,
+with optional truncation/padding and ``accounting()`` for ``dpsampling account`` (docs/LOADERS.md).
 """
 
 from __future__ import annotations
@@ -23,7 +27,14 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
-from .validation import check_int_at_least, check_rate
+from . import SAMPLERS
+from .validation import (
+    check_choice,
+    check_int_at_least,
+    check_nonnegative,
+    check_open_unit,
+    check_rate,
+)
 
 GENERATORS = ("deterministic", "shuffle", "poisson", "balls_and_bins", "balls_and_bins_sequential", "wor")
 
@@ -165,7 +176,7 @@ def pad_or_truncate(batch: np.ndarray, max_batch_size: int, seed=None) -> tuple[
 # Loader side: re-iterable, seeded, epoch-aware batch samplers (PyTorch ``batch_sampler`` duck type)
 # ---------------------------------------------------------------------------------------------
 
-SAMPLERS = ("deterministic", "shuffle", "poisson", "balls_and_bins", "wor")
+# SAMPLERS (imported from the package: one list for code, CLI and schema) are BatchSampler's samplers.
 VARIABLE_SIZE_SAMPLERS = ("poisson", "balls_and_bins")
 PAD_INDEX = -1  # the index of a padding slot (weight 0), as in pad_or_truncate
 
@@ -242,8 +253,8 @@ class BatchSampler:
     def __init__(self, sampler: str, dataset_size: int, batch_size: int, *, epochs: int = 1, seed: int = 0,
                  max_batch_size: int | None = None, truncation_delta_target: float | None = None,
                  truncation_epsilon: float = 10.0):
+        # imported here: dpsampling.accountants loads dp-accounting, which a loader does not need
         from .accountants.truncation import max_batch_size as smallest_max_batch_size
-        from .validation import check_choice, check_nonnegative, check_open_unit
 
         self.sampler = check_choice("sampler", sampler, SAMPLERS)
         self.dataset_size = check_int_at_least("dataset_size", dataset_size, 1)
@@ -336,7 +347,7 @@ class BatchSampler:
         For balls_and_bins the batch size is Bin(n, 1/T) with 1/T <= b/n, so this is an upper bound."""
         from .accountants.truncation import truncation_delta
 
-        epsilon = self.truncation_epsilon if epsilon is None else epsilon
+        epsilon = self.truncation_epsilon if epsilon is None else check_nonnegative("epsilon", epsilon)
         if self.max_batch_size is None:
             return 0.0
         return truncation_delta(self.dataset_size, self.batch_size, self.max_batch_size, self.steps, epsilon)
@@ -352,7 +363,8 @@ class PaddedDataset:
     """``dataset[i]`` as (example, weight): weight 1.0, or 0.0 and ``dataset[fill_index]`` for PAD_INDEX.
 
     For ``DataLoader(PaddedDataset(dataset), batch_sampler=BatchSampler(..., max_batch_size=B))``:
-    the default collate then gives (examples, weights) with weights a float tensor of length B."""
+    the default collate then gives (examples, weights), weights a float32 tensor of length B.
+    Weights are numpy float32 scalars (so that they collate to float32)."""
 
     def __init__(self, dataset, fill_index: int = 0):
         self.dataset = dataset
@@ -364,10 +376,10 @@ class PaddedDataset:
     def __getitem__(self, index):
         index = int(index)
         if index == PAD_INDEX:
-            return self.dataset[self.fill_index], 0.0
+            return self.dataset[self.fill_index], np.float32(0.0)
         if index < 0:
             raise IndexError(f"index must be >= 0 or the padding index {PAD_INDEX}; got {index}")
-        return self.dataset[index], 1.0
+        return self.dataset[index], np.float32(1.0)
 
 
 def _check_int_in(name: str, value, lower: int, upper: int, upper_name: str) -> int:
