@@ -349,6 +349,8 @@ def test_torch_dataloader_yields_our_indices(sampler):
     for _ in range(2):  # two passes over the loader give the same batches
         got = [(x.tolist(), y.tolist()) for x, y in loader]
         assert [y for _, y in got] == expected and [x for x, _ in got] == [[10 * i for i in b] for b in expected]
+    per_epoch = [y.tolist() for e in range(2) for _, y in DataLoader(dataset, batch_sampler=s.epoch(e))]
+    assert per_epoch == expected  # an outer epoch loop over epoch(e) gives the same run
 
 
 @pytest.mark.parametrize("sampler", batches.VARIABLE_SIZE_SAMPLERS)
