@@ -326,6 +326,13 @@ def test_bad_truncation_delta_epsilon():
         BatchSampler("poisson", 100, 10).truncation_delta(-1)
 
 
+def test_sampler_is_immutable():
+    s = BatchSampler("poisson", 100, 10)
+    with pytest.raises(AttributeError, match="BatchSampler is immutable"):
+        s.batch_size = 20
+    assert s.accounting().steps_per_epoch == 10
+
+
 def test_bad_epoch():
     s = BatchSampler("shuffle", 10, 2, epochs=3)
     for e in (-1, 3):

@@ -278,6 +278,12 @@ class BatchSampler:
         elif max_batch_size is not None:
             max_batch_size = _check_int_in("max_batch_size", max_batch_size, 1, self.dataset_size, "dataset_size")
         self.max_batch_size = max_batch_size
+        self._frozen = True
+
+    def __setattr__(self, name, value):
+        if getattr(self, "_frozen", False):  # batches and accounting() must describe the same run
+            raise AttributeError(f"BatchSampler is immutable (make a new one); got {name} = {value!r}")
+        object.__setattr__(self, name, value)
 
     @property
     def steps(self) -> int:
