@@ -14,6 +14,10 @@ Every generator returns a BatchPlan: ``indices`` (example ids, batch after batch
 
 ``pad_or_truncate`` turns a batch into exactly B slots, as in chua25 Sec. 5: a larger batch is
 subsampled uniformly without replacement, a smaller one padded with index -1 and weight 0.
+
+``BatchSampler`` is the loader side: the batches of a whole run (K epochs of T = ceil(n / b)
+steps) for one of SAMPLERS, seeded per epoch, re-iterable, usable as a PyTorch ``batch_sampler``,
+with optional truncation/padding and ``accounting()`` for ``dpsampling account`` (docs/LOADERS.md).
 """
 
 from __future__ import annotations
@@ -23,7 +27,8 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
-from dpsampling.validation import check_int_at_least, check_rate
+from dpsampling import SAMPLERS
+from dpsampling.validation import check_choice, check_int_at_least, check_nonnegative, check_open_unit, check_rate
 
 GENERATORS = ("deterministic", "shuffle", "poisson", "balls_and_bins", "balls_and_bins_sequential", "wor")
 
@@ -159,3 +164,230 @@ def pad_or_truncate(batch: np.ndarray, max_batch_size: int, seed=None) -> tuple[
     weights = np.zeros(max_batch_size)
     weights[: len(batch)] = 1.0
     return indices, weights
+
+
+# ---------------------------------------------------------------------------------------------
+# Loader side: re-iterable, seeded, epoch-aware batch samplers (PyTorch ``batch_sampler`` duck type)
+# ---------------------------------------------------------------------------------------------
+
+# SAMPLERS (imported from the package: one list for code, CLI and schema) are BatchSampler's samplers.
+VARIABLE_SIZE_SAMPLERS = ("poisson", "balls_and_bins")
+PAD_INDEX = -1  # the index of a padding slot (weight 0), as in pad_or_truncate
+
+
+@dataclass(frozen=True)
+class LoaderAccounting:
+    """What ``dpsampling account`` needs to know about a training run's batch sampler.
+
+    ``sampling_rate``: the inclusion probability of one example in one batch (poisson: b/n; wor:
+    b/n; balls_and_bins: 1/T) or None (deterministic, shuffle). ``truncation_delta``: delta' of
+    chua25 App. C at ``truncation_epsilon``, to add to the accountant's delta (0 without
+    truncation); it is also a valid delta' for every smaller eps.
+    """
+
+    sampler: str
+    dataset_size: int
+    batch_size: int
+    steps_per_epoch: int
+    epochs: int
+    sampling_rate: float | None
+    max_batch_size: int | None
+    truncation_epsilon: float
+    truncation_delta: float
+
+    @property
+    def steps(self) -> int:
+        """Steps over all epochs, K T."""
+        return self.steps_per_epoch * self.epochs
+
+    def cli_args(self) -> list[str]:
+        """The ``dpsampling account`` flags that describe this sampler (add --sigma and --epsilon/--delta)."""
+        args = ["--sampler", self.sampler, "--steps", str(self.steps_per_epoch), "--epochs", str(self.epochs)]
+        if self.sampler in ("poisson", "wor"):
+            args += ["--sampling-rate", repr(self.sampling_rate)]
+        return args
+
+
+def _epoch_rng(seed: int, epoch: int) -> np.random.Generator:
+    """Epoch e's stream: the e-th child of SeedSequence(seed), so each epoch stands alone."""
+    return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(epoch,)))
+
+
+class BatchSampler:
+    """Batches of example indices for DP-SGD, epoch after epoch; re-iterable and reproducible.
+
+    ``BatchSampler(sampler, dataset_size, batch_size, *, epochs=1, seed=0, max_batch_size=None,
+    truncation_delta_target=None, truncation_epsilon=10.0)``, ``sampler`` one of SAMPLERS.
+
+    With n = dataset_size and b = batch_size, an epoch has T = ceil(n / b) steps (chua24/chua25
+    write T = n / b with b dividing n):
+
+    - deterministic, shuffle: the n examples (in order, or uniformly permuted) cut into T batches
+      whose sizes differ by at most 1 (so each is at most b; exactly b when b divides n);
+    - poisson: each example in each batch independently with probability q = b / n;
+    - balls_and_bins: each example in one uniform batch of the T, independently (rate 1/T,
+      expected batch size n / T <= b);
+    - wor: each batch a uniform subset of exactly b examples, independently across steps (q = b / n).
+
+    Iterating yields numpy int64 arrays, K T of them (K = epochs); ``len()`` is K T. Epoch e uses
+    the stream SeedSequence(seed, spawn_key=(e,)), so iterating twice gives the same batches and
+    ``epoch(e)`` alone gives epoch e's batches. Any object with __iter__ and __len__ like this is
+    what ``torch.utils.data.DataLoader(dataset, batch_sampler=...)`` takes.
+
+    Truncation and padding (poisson and balls_and_bins only; chua25 App. C): with
+    ``max_batch_size`` B (or B computed as the smallest size whose delta' is at most
+    ``truncation_delta_target`` at ``truncation_epsilon``), every batch has exactly B slots: a
+    larger batch is replaced by a uniform subset of B of its examples, a smaller one is padded with
+    PAD_INDEX (-1). The padding slots carry weight 0: ``weights(batch)`` (= batch != -1) is the mask
+    a weighted loss needs, ``with_weights()`` yields (indices, weights) pairs, and
+    ``PaddedDataset`` makes a dataset return (example, weight) for a DataLoader. The price is
+    delta' = (1 + e^eps) K T Pr[Bin(n, b/n) > B] (``accounting().truncation_delta``).
+    """
+
+    def __init__(self, sampler: str, dataset_size: int, batch_size: int, *, epochs: int = 1, seed: int = 0,
+                 max_batch_size: int | None = None, truncation_delta_target: float | None = None,
+                 truncation_epsilon: float = 10.0):
+        # imported here: dpsampling.accountants loads dp-accounting, which a loader does not need
+        from dpsampling.accountants.truncation import max_batch_size as smallest_max_batch_size
+
+        self.sampler = check_choice("sampler", sampler, SAMPLERS)
+        self.dataset_size = check_int_at_least("dataset_size", dataset_size, 1)
+        self.batch_size = _check_int_in("batch_size", batch_size, 1, self.dataset_size, "dataset_size")
+        self.epochs = check_int_at_least("epochs", epochs, 1)
+        self.seed = check_int_at_least("seed", seed, 0)
+        self.truncation_epsilon = check_nonnegative("truncation_epsilon", truncation_epsilon)
+        self.steps_per_epoch = -(-self.dataset_size // self.batch_size)
+        if (max_batch_size is not None or truncation_delta_target is not None) \
+                and self.sampler not in VARIABLE_SIZE_SAMPLERS:
+            given = "max_batch_size" if max_batch_size is not None else "truncation_delta_target"
+            raise ValueError(f"{given} applies to samplers {', '.join(VARIABLE_SIZE_SAMPLERS)} only "
+                             f"(their batch sizes vary); got it with sampler {self.sampler!r}")
+        if max_batch_size is not None and truncation_delta_target is not None:
+            raise ValueError("max_batch_size and truncation_delta_target must not both be given; got "
+                             f"{max_batch_size!r} and {truncation_delta_target!r}")
+        if truncation_delta_target is not None:
+            target = check_open_unit("truncation_delta_target", truncation_delta_target)
+            max_batch_size = smallest_max_batch_size(self.dataset_size, self.batch_size, self.steps,
+                                                     self.truncation_epsilon, target)
+        elif max_batch_size is not None:
+            max_batch_size = _check_int_in("max_batch_size", max_batch_size, 1, self.dataset_size, "dataset_size")
+        self.max_batch_size = max_batch_size
+        self._frozen = True
+
+    def __setattr__(self, name, value):
+        if getattr(self, "_frozen", False):  # batches and accounting() must describe the same run
+            raise AttributeError(f"BatchSampler is immutable (make a new one); got {name} = {value!r}")
+        object.__setattr__(self, name, value)
+
+    @property
+    def steps(self) -> int:
+        """Steps over all epochs, K T."""
+        return self.steps_per_epoch * self.epochs
+
+    @property
+    def sampling_rate(self) -> float | None:
+        """Inclusion probability of an example in a batch: b/n (poisson, wor), 1/T (balls_and_bins), else None."""
+        if self.sampler in ("poisson", "wor"):
+            return self.batch_size / self.dataset_size
+        if self.sampler == "balls_and_bins":
+            return 1.0 / self.steps_per_epoch
+        return None
+
+    def __len__(self) -> int:
+        return self.steps
+
+    def __iter__(self):
+        for e in range(self.epochs):
+            yield from self.epoch(e)
+
+    def __repr__(self) -> str:
+        return (f"BatchSampler({self.sampler!r}, dataset_size={self.dataset_size}, batch_size={self.batch_size}, "
+                f"epochs={self.epochs}, seed={self.seed}, max_batch_size={self.max_batch_size})")
+
+    def plan(self, epoch: int) -> BatchPlan:
+        """Epoch ``epoch``'s batches before truncation and padding (a BatchPlan of T batches)."""
+        epoch = _check_int_in("epoch", epoch, 0, self.epochs - 1, "epochs - 1")
+        return self._plan(_epoch_rng(self.seed, epoch))
+
+    def _plan(self, rng: np.random.Generator) -> BatchPlan:
+        n, steps = self.dataset_size, self.steps_per_epoch
+        if self.sampler == "deterministic":
+            return deterministic_batches(n, steps)
+        if self.sampler == "shuffle":
+            return shuffle_batches(n, steps, rng)
+        if self.sampler == "poisson":
+            return poisson_batches(n, steps, rng, rate=self.batch_size / n)
+        if self.sampler == "balls_and_bins":
+            return balls_and_bins_batches(n, steps, rng)
+        return wor_batches(n, steps, self.batch_size, rng)
+
+    def epoch(self, epoch: int) -> list[np.ndarray]:
+        """Epoch ``epoch``'s T batches (int64 arrays; exactly max_batch_size long when it is set)."""
+        epoch = _check_int_in("epoch", epoch, 0, self.epochs - 1, "epochs - 1")
+        rng = _epoch_rng(self.seed, epoch)
+        plan = self._plan(rng)
+        if self.max_batch_size is None:
+            return [plan.batch(t).copy() for t in range(plan.steps)]
+        # The truncation subsets come from the same epoch stream, after the plan.
+        return [pad_or_truncate(plan.batch(t), self.max_batch_size, rng)[0] for t in range(plan.steps)]
+
+    @staticmethod
+    def weights(batch: np.ndarray) -> np.ndarray:
+        """Loss weights of a batch's slots: 1.0 for an example, 0.0 for padding (PAD_INDEX)."""
+        return (np.asarray(batch) != PAD_INDEX).astype(np.float64)
+
+    def with_weights(self):
+        """Yield (indices, weights) for every step; padding slots have index PAD_INDEX and weight 0."""
+        for batch in self:
+            yield batch, self.weights(batch)
+
+    def truncation_delta(self, epsilon: float | None = None) -> float:
+        """delta' = (1 + e^eps) K T Pr[Bin(n, b/n) > B] (chua25 App. C); 0 without truncation.
+
+        For balls_and_bins the batch size is Bin(n, 1/T) with 1/T <= b/n, so this is an upper bound."""
+        from dpsampling.accountants.truncation import truncation_delta
+
+        epsilon = self.truncation_epsilon if epsilon is None else check_nonnegative("epsilon", epsilon)
+        if self.max_batch_size is None:
+            return 0.0
+        return truncation_delta(self.dataset_size, self.batch_size, self.max_batch_size, self.steps, epsilon)
+
+    def accounting(self) -> LoaderAccounting:
+        """The parameters an accountant needs, and delta' to add to its delta."""
+        return LoaderAccounting(self.sampler, self.dataset_size, self.batch_size, self.steps_per_epoch, self.epochs,
+                                self.sampling_rate, self.max_batch_size, self.truncation_epsilon,
+                                self.truncation_delta())
+
+
+class PaddedDataset:
+    """``dataset[i]`` as (example, weight): weight 1.0, or 0.0 and ``dataset[fill_index]`` for PAD_INDEX.
+
+    For ``DataLoader(PaddedDataset(dataset), batch_sampler=BatchSampler(..., max_batch_size=B))``:
+    the default collate then gives (examples, weights), weights a float32 tensor of length B.
+    Weights are numpy float32 scalars (so that they collate to float32)."""
+
+    def __init__(self, dataset, fill_index: int = 0):
+        self.dataset = dataset
+        self.fill_index = check_int_at_least("fill_index", fill_index, 0)
+
+    def __len__(self) -> int:
+        return len(self.dataset)
+
+    def __getitem__(self, index):
+        index = int(index)
+        if index == PAD_INDEX:
+            return self.dataset[self.fill_index], np.float32(0.0)
+        if index < 0:
+            raise IndexError(f"index must be >= 0 or the padding index {PAD_INDEX}; got {index}")
+        return self.dataset[index], np.float32(1.0)
+
+
+def _check_int_in(name: str, value, lower: int, upper: int, upper_name: str) -> int:
+    """An integer in [lower, upper]: ``batch_size must be in [1, dataset_size=100]; got 200``."""
+    try:
+        x = check_int_at_least(name, value, lower)
+    except ValueError:
+        x = None
+    if x is None or x > upper:
+        raise ValueError(f"{name} must be an integer in [{lower}, {upper_name}={upper}]; got {value!r}")
+    return x
