@@ -76,7 +76,11 @@ def _numba_cuda():
 
 def simulator_enabled() -> bool:
     """True when Numba's CUDA simulator is on (NUMBA_ENABLE_CUDASIM=1 before numba import)."""
-    from numba.core import config
+    _numba_cuda()
+    try:
+        from numba.cuda.core import config  # numba-cuda's own copy of the setting
+    except ImportError:  # pragma: no cover - the CUDA target bundled with older numba
+        from numba.core import config
     return bool(getattr(config, "ENABLE_CUDASIM", 0))
 
 
