@@ -24,6 +24,7 @@ What is checked, and how often a correct implementation would fail:
 from __future__ import annotations
 
 import importlib.util
+import os
 import subprocess
 import sys
 import textwrap
@@ -205,3 +206,43 @@ def test_package_imports_without_numba_cuda():
                             text=True, timeout=120)
     assert result.returncode == 0, result.stderr[-2000:]
     assert result.stdout.strip() == "ok"
+
+
+PTX_CHECK = textwrap.dedent("""
+    import os, sys
+    os.environ["NUMBA_ENABLE_CUDASIM"] = "0"
+    from numba import cuda, types as t
+    import numba.cuda.dispatcher as dispatcher
+    class Device:  # device functions ask the current device for its compute capability
+        compute_capability = (9, 0)
+    dispatcher.get_current_device = lambda: Device()
+    try:
+        from cuda.pathfinder import load_nvidia_dynamic_lib
+        load_nvidia_dynamic_lib("nvvm")
+        load_nvidia_dynamic_lib("nvrtc")
+    except Exception as error:
+        print("skip:", str(error).splitlines()[0][:200])
+        sys.exit(0)
+    from dpsampling.ballsbins import _cuda
+    f64, m2, st = t.float64[::1], t.float64[:, ::1], t.uint64[:, ::1]
+    tail = (st, t.int64, t.int64, t.int64, f64, f64, m2, m2)
+    head = (f64, t.int64, t.int64, t.boolean, t.boolean)
+    cuda.compile_ptx(_cuda.coordinate_kernel.py_func, head + tail, cc=(9, 0))
+    cuda.compile_ptx(_cuda.order_statistics_kernel(1024).py_func,
+                     head + (t.int64[::1], f64, f64, f64) + tail, cc=(9, 0))
+    print("ok")
+""")
+
+
+def test_kernels_compile_to_ptx_for_a_real_gpu():
+    """Type inference and code generation for the real CUDA target (sm_90), which the
+    simulator never exercises; needs NVVM and NVRTC (e.g. pip install
+    'cuda-toolkit[nvvm,nvrtc]==13.*'), skipped otherwise. No GPU is needed."""
+    environment = {key: value for key, value in os.environ.items()
+                   if key != "NUMBA_ENABLE_CUDASIM"}
+    result = subprocess.run([sys.executable, "-c", PTX_CHECK], check=False,
+                            capture_output=True, text=True, timeout=300, env=environment)
+    assert result.returncode == 0, result.stderr[-3000:]
+    if result.stdout.startswith("skip:"):
+        pytest.skip(f"NVVM/NVRTC not installed ({result.stdout[5:].strip()})")
+    assert result.stdout.strip().endswith("ok")

@@ -10,8 +10,13 @@ on the same tables, Marsaglia-Tsang gammas, truncated normals, AS 241 quantiles)
 the same generator, xoshiro256**, with the same per-chunk states. One GPU thread runs one
 chunk of ``samples_per_chunk`` samples from ``chunk_states[c]`` in the CPU's order, so a
 thread draws the CPU kernel's stream for that chunk: the numbers equal the CPU's up to the
-rounding of the device's exp/log (a different rounding can, very rarely, flip a rejection
-step and desynchronise the rest of that chunk; the law is unchanged).
+rounding of the device's exp/log and of contracted multiply-adds (a different rounding can,
+very rarely, flip a rejection step and desynchronise the rest of that chunk; the law is
+unchanged).
+
+Both kernels compile to PTX for sm_90 with numba-cuda 0.30.4 and NVVM 13.5 (checked by
+``tests/cuda/test_ballsbins_cuda.py`` when NVVM is installed); the order-statistics kernel
+uses 2 x 8 x capacity bytes of local memory per thread (16 KiB for up to 1024 orders).
 
 Nothing depends on the launch configuration: thread g of a launch handles global chunk
 ``first_chunk + g`` and writes only its own outputs (no atomics, no shared reductions).

@@ -10,9 +10,10 @@ ported to the device (``_cuda``). So:
 - the numbers depend on (seed, samples, samples_per_chunk) only: not on ``chunk_size`` (how
   many samples one launch holds in device memory), the block size or the GPU's scheduling;
   a rerun on the same device and numba-cuda version gives identical arrays;
-- they match ``sample_losses`` with the same arguments up to the rounding of the device's
-  exp/log (rarely, a rounding difference flips a rejection step and the rest of that chunk
-  differs; the law does not change);
+- they match ``sample_losses`` with the same arguments up to rounding: the device's exp/log
+  (libdevice) and the fused multiply-adds NVVM contracts differ from the CPU's in the last
+  bits (rarely, such a difference flips a rejection step and the rest of that chunk differs;
+  the law does not change). Under the simulator (host math) they are equal;
 - independent shards: pass ``SeedSequence(...).spawn(n)`` children, as on the CPU.
 
 ``loss_statistics_cuda`` streams: each thread keeps, per eps of a grid, the sum and sum of
