@@ -166,6 +166,14 @@ def test_bad_inputs(arguments, keywords, match):
         gpu.sample_losses_cuda(*arguments, **keywords)
 
 
+def test_inputs_checked_before_the_device(monkeypatch):
+    monkeypatch.setattr(gpu, "cuda_available", lambda: False)
+    with pytest.raises(ValueError, match="sigma must be positive"):
+        gpu.sample_losses_cuda("naive", 0.0, 4, 10, "add")
+    with pytest.raises(RuntimeError, match="needs a CUDA GPU"):
+        gpu.loss_statistics_cuda("naive", 1.0, 4, 10, "add", [1.0])
+
+
 def test_bad_grid():
     with pytest.raises(ValueError, match="epsilons must be"):
         gpu.loss_statistics_cuda("naive", 1.0, 4, 10, "add", [0.0, np.nan])

@@ -248,6 +248,12 @@ def _run(setup, chunk_size, epsilons):
     return out, totals, squares
 
 
+def _require_device(name: str) -> None:
+    if not cuda_available():
+        raise RuntimeError(f"{name} needs a CUDA GPU (and numba-cuda) or NUMBA_ENABLE_CUDASIM=1; "
+                           "neither is available")
+
+
 def _extra(chunk_size) -> dict:
     return {"device": "cuda", "rng": RNG, "device_name": device_name(),
             "simulator": simulator_enabled(), "cuda_kernel_version": CUDA_KERNEL_VERSION,
@@ -265,11 +271,11 @@ def sample_losses_cuda(method, sigma, steps, samples, direction, *, orders=None,
     2^18 chunks); it does not change the numbers. ValueError naming the largest chunk_size
     that fits when the device runs out of memory.
     """
-    if not cuda_available():
-        raise RuntimeError("sample_losses_cuda needs a CUDA GPU or NUMBA_ENABLE_CUDASIM=1; "
-                           "neither is available")
     setup = _validate(method, sigma, steps, samples, direction, orders, importance_epsilon,
                       epochs, seed, samples_per_chunk)
+    if chunk_size is not None:
+        chunk_size = check_int_at_least("chunk_size", chunk_size, setup["samples_per_chunk"])
+    _require_device("sample_losses_cuda")
     _check_memory(setup["samples"], setup["samples_per_chunk"])  # the host array
     out, _, _ = _run(setup, chunk_size, None)
     result = _result(out, setup["method"], setup["direction"], setup["sigma"], setup["steps"],
@@ -285,12 +291,12 @@ def loss_statistics_cuda(method, sigma, steps, samples, direction, epsilons, *, 
     ``samples`` draws ``sample_losses_cuda`` would return (same arguments), without storing
     them: a ``DeltaEstimate`` (count, total, total_squares per eps; importance weight and
     minimum eps set), which shards pool with ``combine``."""
-    if not cuda_available():
-        raise RuntimeError("loss_statistics_cuda needs a CUDA GPU or NUMBA_ENABLE_CUDASIM=1; "
-                           "neither is available")
     setup = _validate(method, sigma, steps, samples, direction, orders, importance_epsilon,
                       epochs, seed, samples_per_chunk)
+    if chunk_size is not None:
+        chunk_size = check_int_at_least("chunk_size", chunk_size, setup["samples_per_chunk"])
     grid = np.ascontiguousarray(_check_grid(epsilons))
+    _require_device("loss_statistics_cuda")
     _, totals, squares = _run(setup, chunk_size, grid)
     minimum = (-math.inf if setup["importance_epsilon"] is None
                else float(setup["importance_epsilon"]))
