@@ -76,13 +76,9 @@ def _numba_cuda():
 
 
 def simulator_enabled() -> bool:
-    """True when Numba's CUDA simulator is on (NUMBA_ENABLE_CUDASIM=1 before numba import)."""
-    _numba_cuda()
-    try:
-        from numba.cuda.core import config  # numba-cuda's own copy of the setting
-    except ImportError:  # pragma: no cover - the CUDA target bundled with older numba
-        from numba.core import config
-    return bool(getattr(config, "ENABLE_CUDASIM", 0))
+    """True when numba.cuda runs as Numba's CUDA simulator in this process (decided once, at
+    the first import of numba.cuda, by NUMBA_ENABLE_CUDASIM=1)."""
+    return "simulator" in getattr(_numba_cuda().is_available, "__module__", "")
 
 
 def cuda_available() -> bool:
