@@ -117,8 +117,8 @@ def test_epsilon_bracket_contains_the_gaussian_mechanism_epsilon():
     deltas = [1e-3, 1e-5, 1e-8]
     frame = ballsbins_epsilon_bounds(1.2, 1, deltas, accuracy=1e-3)
     for delta, (_, row) in zip(deltas, _rows(frame, "max").iterrows()):
-        exact = optimize.brentq(lambda e: gaussian_mechanism_delta(1.2, [e])[0] - delta, 0, 50,
-                                xtol=1e-14)
+        exact = optimize.brentq(lambda e, d=delta: gaussian_mechanism_delta(1.2, [e])[0] - d, 0,
+                                50, xtol=1e-14)
         assert row["epsilon_lower"] - 1e-9 <= exact <= row["epsilon_upper"] + 1e-9
         assert row["epsilon_upper"] - row["epsilon_lower"] <= 1e-3 * row["epsilon_upper"]
 
