@@ -39,7 +39,7 @@ def _range_sum(prefix, suffix, lo, hi):
 
 
 @njit(cache=True)
-def _points_half(pa, a0, pb, b0, w, h, out, o0, strict):
+def _points_half(pa, a0, pb, b0, w, h, out, o0, strict, grid):
     """Pairs (i from a, j from b) with global j <= i (j < i if strict) of w g_i + (1-w) g_j,
     each spread onto the two ends of its cell with the mean kept."""
     nb = pb.size
@@ -60,7 +60,7 @@ def _points_half(pa, a0, pb, b0, w, h, out, o0, strict):
         while jhi >= 0:
             u = w * gi + v * gb[jhi]
             k = math.floor(math.log(u) / h)
-            gk = math.exp(k * h)
+            gk = grid[k - o0]
             t = (gk - w * gi) / v
             if t <= 0.0:
                 jlo = 0
@@ -88,13 +88,14 @@ def average_points(pa, a0, pb, b0, w, h):
     o0 = math.floor(math.log(w * ga0 + (1.0 - w) * gb0) / h) - 1
     o1 = max(a0 + pa.size - 1, b0 + pb.size - 1) + 2
     out = np.zeros(o1 - o0 + 1)
-    _points_half(pa, a0, pb, b0, w, h, out, o0, 0)
-    _points_half(pb, b0, pa, a0, 1.0 - w, h, out, o0, 1)
+    grid = np.exp((o0 + np.arange(out.size)) * h)
+    _points_half(pa, a0, pb, b0, w, h, out, o0, 0, grid)
+    _points_half(pb, b0, pa, a0, 1.0 - w, h, out, o0, 1, grid)
     return out, o0
 
 
 @njit(cache=True)
-def _means_half(ma, va, a0, mb, vb, b0, w, h, mass, moment, o0, o1, strict):
+def _means_half(ma, va, a0, mb, vb, b0, w, h, mass, moment, o0, o1, strict, grid):
     """As _points_half for the means representation: each pair's mass and first moment go to
     the cell of w v_i + (1-w) v_j (values va, vb, not logs)."""
     nb = mb.size
@@ -118,7 +119,7 @@ def _means_half(ma, va, a0, mb, vb, b0, w, h, mass, moment, o0, o1, strict):
                 jlo = 0
             else:
                 k = min(k, o1)
-                t = (math.exp(k * h) - w * vi) / v
+                t = (grid[k - o0] - w * vi) / v
                 if t <= 0.0:
                     jlo = 0
                 else:
@@ -145,8 +146,9 @@ def average_means(ma, lva, a0, mb, lvb, b0, w, h):
     o1 = max(a0 + ma.size - 1, b0 + mb.size - 1)
     mass = np.zeros(o1 - o0 + 1)
     moment = np.zeros(o1 - o0 + 1)
-    _means_half(ma, va, a0, mb, vb, b0, w, h, mass, moment, o0, o1, 0)
-    _means_half(mb, vb, b0, ma, va, a0, 1.0 - w, h, mass, moment, o0, o1, 1)
+    grid = np.exp((o0 + np.arange(mass.size)) * h)
+    _means_half(ma, va, a0, mb, vb, b0, w, h, mass, moment, o0, o1, 0, grid)
+    _means_half(mb, vb, b0, ma, va, a0, 1.0 - w, h, mass, moment, o0, o1, 1, grid)
     return mass, _log_values(mass, moment, o0, h), o0
 
 

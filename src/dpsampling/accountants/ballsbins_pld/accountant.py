@@ -25,7 +25,7 @@ from ...validation import (
 from . import _kernels, _laws
 
 ENGINE_VERSION = 1
-DEFAULT_MAX_GRID_POINTS = 20_000
+DEFAULT_MAX_GRID_POINTS = 40_000
 COARSEST_STEP = 0.08
 SPREAD_SCALE = 0.125
 # accuracy_reached: delta rows with delta_upper <= DELTA_FLOOR are left out of the gap (their
