@@ -44,7 +44,7 @@ EPSILON_GRID = np.linspace(0.0, 20.0, 41)
 
 
 def _peer_worker(out, delta, sigma, steps, epochs, absolute_accuracy):
-    import PLD_accounting as peer  # noqa: PLC0415 (optional dependency, child process only)
+    import PLD_accounting as peer
 
     start = time.perf_counter()
     upper, lower = peer.gaussian_allocation_epsilon_range(
@@ -56,7 +56,7 @@ def _peer_worker(out, delta, sigma, steps, epochs, absolute_accuracy):
 def _peer(delta, sigma, steps, epochs, absolute_accuracy, timeout):
     """(seconds, lower, upper) or (None, reason) from pld-accounting in a child process."""
     try:
-        import PLD_accounting  # noqa: F401, PLC0415
+        import PLD_accounting  # noqa: F401
     except ImportError:
         return None, "not installed"
     context = multiprocessing.get_context("fork" if sys.platform != "win32" else "spawn")
@@ -97,12 +97,12 @@ def run(delta=1e-5, accuracy=0.01, peer_timeout=300.0, with_peer=True, settings=
     """Markdown table (str) of every setting; see the module docstring."""
     ballsbins_epsilon_bounds(1.0, 4, [1e-3], epochs=2)  # compile / load the kernels
     lines = [
-        f"delta = {delta:g}; ours: relative eps gap <= {accuracy:g}; peer: pld-accounting "
-        f"gaussian_allocation_epsilon_range with absolute gap {accuracy:g} * our eps_upper.",
+        (f"delta = {delta:g}; ours: relative eps gap <= {accuracy:g}; peer: pld-accounting "
+        f"gaussian_allocation_epsilon_range with absolute gap {accuracy:g} * our eps_upper."),
         "",
-        "| setting | sigma | T | K | ours s | eps_lower | eps_upper | ours gap | "
+        ("| setting | sigma | T | K | ours s | eps_lower | eps_upper | ours gap | "
         "ours grid s (41 eps) | grid gap | peer s | peer eps [lower, upper] | "
-        "peer s / ours s | agree |",
+        "peer s / ours s | agree |"),
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for name, sigma, steps, epochs, grid in settings:
@@ -127,10 +127,10 @@ def run(delta=1e-5, accuracy=0.01, peer_timeout=300.0, with_peer=True, settings=
                      f"{upper:.4f} | {gap:.1e} | {grid_cells} | {peer_seconds} | {peer_cell} | "
                      f"{ratio} | {agree} |")
         print(lines[-1], file=sys.stderr, flush=True)
-    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    stamp = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
     load = os.getloadavg() if hasattr(os, "getloadavg") else ("?",)
-    lines += ["", f"Run {stamp} on {platform.machine()} {platform.processor() or ''} "
-              f"({os.cpu_count()} cores, load average at the end {load[0]:.2f})."]
+    lines += ["", (f"Run {stamp} on {platform.machine()} {platform.processor() or ''} "
+              f"({os.cpu_count()} cores, load average at the end {load[0]:.2f}).")]
     return "\n".join(lines)
 
 
