@@ -1,29 +1,100 @@
 """Calibration: the smallest noise multiplier sigma that makes a run (eps, delta)-DP.
 
-For Poisson and WOR the delta evaluated is the rigorous upper bound (pessimistic PLD, so the
-returned sigma certainly suffices for the chosen relation): add, remove, add_or_remove via the
-dominating pairs of Theorem 10 (``lebeda.gaussian``), and for WOR also substitution via the
-Appendix D pair (``accountants.wor``). sigma is found by bisection on log(sigma) until the
-bracket [sigma_low (infeasible), sigma (feasible)] has relative width <= rtol.
+``sigma`` is always *sufficient*: the delta evaluated is a certified upper bound for the chosen
+relation, so the returned sigma certainly gives (eps, delta)-DP:
+- poisson, wor: pessimistic PLD (dominating pairs of lebeda24 Theorem 10, ``accountants.gaussian``;
+  WOR substitution via the Appendix D pair, ``accountants.wor``);
+- deterministic: the exact Gaussian-mechanism delta (chua24 Prop. 3.1, sensitivity sqrt(epochs));
+- balls_and_bins: the certified PLD upper bound (``accountants.ballsbins_pld``);
+- shuffle: delta_D, an upper bound on delta_S (chua24 Thm 4.1). Shuffle has no tight upper bound,
+  so its result adds ``sigma_necessary``: the smallest sigma that the E_C lower bound does not rule
+  out (every smaller sigma is certainly insufficient). The truth lies in between.
+sigma is found by bisection on log(sigma) until the bracket [sigma_low (insufficient by the bound
+used), sigma (sufficient)] has relative width <= rtol.
 """
 
 from __future__ import annotations
 
-from dpsampling.accountants import wor
+import numpy as np
+
+from dpsampling import SAMPLERS
+from dpsampling.accountants import deterministic, shuffle, wor
 from dpsampling.accountants.gaussian import bisect_sigma, calibrate_sigma_at_rate
 from dpsampling.accountants.relations import DEFAULT_RELATION, SUBSAMPLED_SAMPLERS, check_sampler_relation
 from dpsampling.validation import check_choice, check_int_at_least, check_nonnegative, check_open_unit, check_positive
 
-CALIBRATED_SAMPLERS = SUBSAMPLED_SAMPLERS
+CALIBRATED_SAMPLERS = SAMPLERS
+
+
+def _direction_delta(frame, relation: str, column: str = "delta_upper") -> float:
+    """The relation's value of a per-direction bounds frame (rows remove, add, max)."""
+    direction = "max" if relation == "add_or_remove" else relation
+    return float(frame.loc[frame["direction"] == direction, column].iloc[0])
+
+
+def _shuffle_lower(sigma, epsilon, steps, epochs, relation) -> float:
+    bounds = shuffle.shuffle_delta_lower([epsilon], sigma, steps, epochs)
+    values = {direction: float(np.asarray(bounds[direction]).reshape(-1)[0]) for direction in ("remove", "add")}
+    return max(values.values()) if relation == "add_or_remove" else values[relation]
 
 
 def calibrate_sigma(sampler: str, epsilon: float, delta: float, steps: int, epochs: int = 1,
                     sampling_rate: float | None = None, relation: str = DEFAULT_RELATION,
-                    discretization: float = 1e-4, rtol: float = 1e-3, sigma_start: float = 1.0) -> dict:
-    """Smallest sigma with delta_upper(eps) <= delta for ``steps * epochs`` steps at ``sampling_rate``
-    (default 1 / steps). Returns sigma, sigma_low, evaluations and the inputs."""
+                    discretization: float = 1e-4, rtol: float = 1e-3, sigma_start: float = 1.0,
+                    accuracy: float = 0.01) -> dict:
+    """Smallest sigma whose certified upper bound gives delta(eps) <= delta for ``steps`` steps per
+    epoch and ``epochs`` epochs (poisson, wor: at ``sampling_rate``, default 1 / steps). Returns
+    sigma (sufficient), sigma_low, how the bound was computed (``method``), evaluations and the
+    inputs; for shuffle also sigma_necessary (see the module docstring)."""
     check_choice("sampler", sampler, CALIBRATED_SAMPLERS)
     check_sampler_relation(sampler, relation)
+    if sampler in SUBSAMPLED_SAMPLERS:
+        return _calibrate_subsampled(sampler, epsilon, delta, steps, epochs, sampling_rate, relation,
+                                     discretization, rtol, sigma_start)
+    if sampling_rate is not None:
+        raise ValueError(f"sampling_rate applies to samplers {', '.join(SUBSAMPLED_SAMPLERS)} only; got "
+                         f"{sampling_rate!r} with sampler {sampler!r}")
+    epsilon = check_nonnegative("epsilon", epsilon)
+    delta = check_open_unit("delta", delta)
+    steps = check_int_at_least("steps", steps, 1)
+    epochs = check_int_at_least("epochs", epochs, 1)
+    rtol = check_positive("rtol", rtol)
+    common = {"sampler": sampler, "relation": relation, "epsilon": epsilon, "delta": delta, "steps": steps,
+              "epochs": epochs, "sampling_rate": None, "rtol": rtol}
+    if sampler in ("deterministic", "shuffle"):
+        # the Gaussian mechanism is symmetric: both directions have the same curve
+        result = bisect_sigma(lambda s: float(deterministic.deterministic_delta([epsilon], s, epochs)[0]), delta,
+                              rtol, sigma_start)
+        out = dict(common, sigma=result["sigma"], sigma_low=result["sigma_low"], evaluations=result["evaluations"],
+                   method="exact Gaussian mechanism (chua24 Prop. 3.1)" if sampler == "deterministic"
+                   else "delta_D, an upper bound on delta_S (chua24 Thm 4.1)")
+        if sampler == "shuffle":
+            necessary = bisect_sigma(lambda s: _shuffle_lower(s, epsilon, steps, epochs, relation), delta, rtol,
+                                     result["sigma"])
+            out.update(sigma_necessary=necessary["sigma"], sigma_ruled_out=necessary["sigma_low"],
+                       necessary_method="E_C sets lower bound (chua24 eq. (3)): smaller sigma are certainly insufficient",
+                       evaluations=result["evaluations"] + necessary["evaluations"])
+        return out
+    from dpsampling.accountants.ballsbins_pld import ballsbins_delta_bounds
+
+    accuracy = check_open_unit("accuracy", accuracy)
+    attrs = {}
+
+    def upper(s):
+        frame = ballsbins_delta_bounds(s, steps, [epsilon], epochs=epochs, accuracy=accuracy)
+        attrs.update(frame.attrs)
+        return _direction_delta(frame, relation)
+
+    result = bisect_sigma(upper, delta, rtol, sigma_start)
+    return dict(common, sigma=result["sigma"], sigma_low=result["sigma_low"], evaluations=result["evaluations"],
+                method="certified PLD upper bound (accountants.ballsbins_pld)", accuracy=accuracy,
+                engine_version=attrs.get("engine_version"))
+
+
+def _calibrate_subsampled(sampler: str, epsilon: float, delta: float, steps: int, epochs: int = 1,
+                    sampling_rate: float | None = None, relation: str = DEFAULT_RELATION,
+                    discretization: float = 1e-4, rtol: float = 1e-3, sigma_start: float = 1.0) -> dict:
+    """Poisson and WOR: the pessimistic PLD over ``steps * epochs`` steps at ``sampling_rate``."""
     epsilon = check_nonnegative("epsilon", epsilon)
     delta = check_open_unit("delta", delta)
     steps = check_int_at_least("steps", steps, 1)
@@ -43,4 +114,5 @@ def calibrate_sigma(sampler: str, epsilon: float, delta: float, steps: int, epoc
         result = bisect_sigma(delta_of_sigma, delta, rtol, sigma_start)
     return {"sampler": sampler, "relation": relation, "epsilon": epsilon, "delta": delta, "steps": steps,
             "epochs": epochs, "sampling_rate": rate, "discretization": discretization, "rtol": rtol,
-            "sigma": result["sigma"], "sigma_low": result["sigma_low"], "evaluations": result["evaluations"]}
+            "sigma": result["sigma"], "sigma_low": result["sigma_low"], "evaluations": result["evaluations"],
+            "method": "pessimistic PLD (dp-accounting)"}

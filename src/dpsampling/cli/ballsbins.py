@@ -1,7 +1,7 @@
-"""``dpsampling account --sampler balls_and_bins``: the Monte Carlo options and their output.
+"""``dpsampling account --sampler balls_and_bins``: certified PLD bounds by default, Monte Carlo
+on request (beside the certified bounds).
 
-Kept apart from cli.py so that the other samplers' options stay untouched: cli.py calls
-``add_ballsbins_arguments`` on the ``account`` parser and hands B queries to
+cli/main.py calls ``add_ballsbins_arguments`` on the ``account`` parser and hands B queries to
 ``account_balls_and_bins``.
 """
 
@@ -11,21 +11,37 @@ import argparse
 import json
 import math
 
-from dpsampling import DIRECTIONS, __version__
+from dpsampling import DIRECTIONS, __version__, progress
 from dpsampling.accountants.ballsbins.tables import (
     METHOD_NAMES,
     BallsBinsOptions,
     ballsbins_delta_table,
     ballsbins_epsilon_table,
 )
+from dpsampling.accountants.ballsbins_pld import (
+    DEFAULT_MAX_GRID_POINTS,
+    ballsbins_delta_bounds,
+    ballsbins_epsilon_bounds,
+)
 from dpsampling.accountants.relations import DEFAULT_RELATION, check_sampler_relation
+from dpsampling.validation import check_open_unit
 
 BALLS_AND_BINS = "balls_and_bins"
-_OPTIONS = ("samples", "seed", "error_prob", "method", "orders", "epsilon_step")
+PLD = "pld"
+_MC_OPTIONS = ("samples", "seed", "error_prob", "orders", "epsilon_step")
+_OPTIONS = (*_MC_OPTIONS, "method", "accuracy", "max_grid_points")
 _DEFAULTS = BallsBinsOptions()
+DEFAULT_ACCURACY = 0.01
 
 DESCRIPTION = """\
-Monte Carlo accounting of balls-and-bins batches (chua25): samples of the privacy loss of the
+Default (--method pld): certified bounds. delta_lower / delta_upper (and epsilon_lower /
+epsilon_upper) are guarantees from the PLD of the balls-and-bins dominating pair (chua25 Thm 3.1)
+computed on a grid with optimistic / pessimistic rounding (accountants.ballsbins_pld), any number
+of epochs, both directions and their maximum. The grid is refined until upper and lower agree to
+--accuracy (relative) or --max-grid-points is reached; the accuracy reached is reported.
+
+Monte Carlo (--method naive | importance | order-stats | importance+order-stats), the papers'
+method, reported beside the certified bounds: samples of the privacy loss of the
 dominating pair (P_B, Q_B), both directions. Per eps: delta_lower = the lower bound (6) (one
 epoch; null for --epochs > 1), delta_estimate = the MC mean with delta_stderr, delta_upper = the
 KL upper confidence bound, >= delta_B with probability >= 1 - error_prob (per row; the maximum
@@ -41,14 +57,19 @@ importance: one set per eps). Example:
 
 def add_ballsbins_arguments(parser: argparse.ArgumentParser) -> None:
     """The argument group of --sampler balls_and_bins (defaults None: 'not given')."""
-    group = parser.add_argument_group("balls-and-bins Monte Carlo (--sampler balls_and_bins)", DESCRIPTION)
+    group = parser.add_argument_group("balls-and-bins (--sampler balls_and_bins)", DESCRIPTION)
+    group.add_argument("--accuracy", type=float, metavar="A",
+                       help=f"relative gap (upper - lower) / upper to refine the certified bounds to, in (0, 1) "
+                            f"(default {DEFAULT_ACCURACY:g})")
+    group.add_argument("--max-grid-points", type=int, metavar="N",
+                       help=f"cost cap of the certified bounds: largest grid of one law (default {DEFAULT_MAX_GRID_POINTS:,})")
     group.add_argument("--samples", type=int, metavar="M",
                        help=f"Monte Carlo samples per direction (and per eps with importance; default {_DEFAULTS.samples:,})")
     group.add_argument("--seed", type=int, metavar="N", help=f"seed of numpy.random.SeedSequence (default {_DEFAULTS.seed})")
     group.add_argument("--error-prob", type=float, metavar="BETA",
                        help=f"beta of the upper confidence bound, in (0, 1) (default {_DEFAULTS.error_prob:g})")
-    group.add_argument("--method", choices=tuple(METHOD_NAMES),
-                       help="naive (Alg. 4, all T steps; the default, never switched silently), importance "
+    group.add_argument("--method", choices=(PLD, *METHOD_NAMES),
+                       help="pld (certified bounds; the default), naive (Alg. 4, all T steps), importance "
                             "(Alg. 5, one sample set per eps), order-stats (Alg. 6: pessimistic, needs --orders), "
                             "importance+order-stats (App. B.3)")
     group.add_argument("--orders", metavar="LIST",
@@ -62,13 +83,65 @@ def uses_ballsbins_arguments(args) -> bool:
     return args.sampler == BALLS_AND_BINS or any(getattr(args, name) is not None for name in _OPTIONS)
 
 
-def _options(args) -> BallsBinsOptions:
+def _options(args) -> BallsBinsOptions | None:
+    """The Monte Carlo options, or None for the certified method (Monte Carlo options refused)."""
     if args.sampler != BALLS_AND_BINS:
         given = next(name for name in _OPTIONS if getattr(args, name) is not None)
         raise ValueError(f"--{given.replace('_', '-')} must be used with --sampler balls_and_bins only; "
                          f"got --sampler {args.sampler}")
-    chosen = {name: getattr(args, name) for name in _OPTIONS if getattr(args, name) is not None}
+    if args.method in (None, PLD):
+        given = [name for name in _MC_OPTIONS if getattr(args, name) is not None]
+        if given:
+            raise ValueError(f"--{given[0].replace('_', '-')} applies to the Monte Carlo methods only; got it "
+                             f"with --method {PLD} (choose --method naive, importance, order-stats or "
+                             "importance+order-stats)")
+        return None
+    chosen = {name: getattr(args, name) for name in (*_MC_OPTIONS, "method") if getattr(args, name) is not None}
     return BallsBinsOptions(**chosen)
+
+
+def _certified(args, query: str, values):
+    """Certified bounds frame (rows per value and direction remove/add/max) and its attrs."""
+    accuracy = check_open_unit("accuracy", DEFAULT_ACCURACY if args.accuracy is None else args.accuracy)
+    cap = DEFAULT_MAX_GRID_POINTS if args.max_grid_points is None else args.max_grid_points
+    with progress.bar("certified PLD bounds") as bar:
+        function = ballsbins_delta_bounds if query == "epsilon" else ballsbins_epsilon_bounds
+        frame = function(args.sigma, args.steps, values, epochs=args.epochs, accuracy=accuracy, max_grid_points=cap)
+        bar.update()
+    return frame
+
+
+def _certified_rows(frame, key: str, quantity: str) -> list[dict]:
+    rows = []
+    for value, part in frame.groupby(key, sort=False):
+        by = part.set_index("direction")
+        row = {key: float(value), f"{quantity}_lower": _number(by.loc["max", f"{quantity}_lower"]),
+               f"{quantity}_upper": _number(by.loc["max", f"{quantity}_upper"])}
+        for direction in DIRECTIONS:
+            row[direction] = {f"{quantity}_{b}": _number(by.loc[direction, f"{quantity}_{b}"]) for b in ("lower", "upper")}
+        rows.append(row)
+    return rows
+
+
+def _certified_inputs(frame) -> dict:
+    attrs = dict(frame.attrs)
+    return {"method": "pld", "certified": True, "computation": attrs,
+            "guarantee": "every lower and upper bound is a guarantee (no error probability); accuracy_reached is "
+                         "the largest relative gap (upper - lower) / upper over the rows above the floor"}
+
+
+def _check_certifiable(options: BallsBinsOptions, deltas) -> None:
+    """A --delta query by Monte Carlo: the UCB of m samples is at least ln(1/beta)/m (all samples
+    below eps contribute 0), so smaller deltas cannot be certified with m samples."""
+    if options.method.startswith("importance"):
+        return
+    floor = math.log(1.0 / options.error_prob) / options.samples
+    smallest = min(deltas)
+    if smallest < floor:
+        needed = math.ceil(math.log(1.0 / options.error_prob) / smallest)
+        raise ValueError(f"--samples {options.samples} cannot certify delta = {smallest:g} (the UCB of m samples is "
+                         f"at least ln(1/beta)/m = {floor:.3g}); use --samples >= {needed} or the certified "
+                         f"--method pld")
 
 
 def _number(value):
@@ -118,6 +191,26 @@ def _select_relation(rows: list[dict], quantity: str, relation: str) -> list[dic
     return rows
 
 
+def _account_certified(args, relation: str) -> int:
+    query, values = ("epsilon", args.epsilon) if args.epsilon is not None else ("delta", args.delta)
+    quantity = "delta" if query == "epsilon" else "epsilon"
+    frame = _certified(args, query, values)
+    rows = _select_relation(_certified_rows(frame, query, quantity), quantity, relation)
+    inputs = {"sampler": BALLS_AND_BINS, "sigma": args.sigma, "steps": args.steps, "epochs": args.epochs,
+              "relation": relation, **_certified_inputs(frame), "version": __version__}
+    if args.json:
+        print(json.dumps({"inputs": inputs, "rows": rows}, indent=2, default=float))
+        return 0
+    attrs = frame.attrs
+    print(f"# balls_and_bins: sigma={args.sigma}, steps={args.steps}, epochs={args.epochs}, relation={relation}; "
+          f"certified PLD bounds, accuracy reached {attrs['accuracy_reached']:.3g} (requested "
+          f"{attrs['accuracy_requested']:g}{'' if attrs['converged'] else ', cost cap hit'})")
+    columns = [(f"{quantity}_lower", None), (f"{quantity}_upper", None)] + [
+        (f"{quantity}_{b}", d) for d in DIRECTIONS for b in ("lower", "upper")]
+    print(_table(rows, query, columns))
+    return 0
+
+
 def account_balls_and_bins(args) -> int:
     """Run one balls-and-bins query and print JSON or a table; ValueError on bad input."""
     relation = check_sampler_relation(BALLS_AND_BINS, getattr(args, "relation", DEFAULT_RELATION))
@@ -125,6 +218,13 @@ def account_balls_and_bins(args) -> int:
         raise ValueError(f"--sampling-rate must not be given with --sampler balls_and_bins (every example is in "
                          f"exactly one of the T batches); got {args.sampling_rate!r}")
     options = _options(args)
+    if options is None:
+        return _account_certified(args, relation)
+    if args.delta is not None:
+        _check_certifiable(options, args.delta)
+    query = "epsilon" if args.epsilon is not None else "delta"
+    certified = _certified_rows(_certified(args, query, args.epsilon if query == "epsilon" else args.delta), query,
+                                "delta" if query == "epsilon" else "epsilon")
     if args.epsilon is not None:
         rows = _delta_rows(ballsbins_delta_table(args.sigma, args.steps, args.epsilon, args.epochs, options))
         rows = _select_relation(rows, "delta", relation)
@@ -137,6 +237,11 @@ def account_balls_and_bins(args) -> int:
         key = "delta"
         columns = [("epsilon_lower", None), ("epsilon_upper", None)] + [
             (f"epsilon_{b}", d) for d in DIRECTIONS for b in ("lower", "upper")]
+    quantity = "delta" if query == "epsilon" else "epsilon"
+    for row, bounds in zip(rows, _select_relation(certified, quantity, relation)):
+        row["certified"] = {f"{quantity}_lower": bounds[f"{quantity}_lower"],
+                            f"{quantity}_upper": bounds[f"{quantity}_upper"]}
+    columns = columns + [(f"{quantity}_lower", "certified"), (f"{quantity}_upper", "certified")]
     inputs = {"sampler": BALLS_AND_BINS, "sigma": args.sigma, "steps": args.steps, "epochs": args.epochs,
               "relation": relation,
               "method": options.method, "samples": options.samples, "seed": options.seed,

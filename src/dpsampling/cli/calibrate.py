@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from dpsampling import __version__
+from dpsampling import __version__, progress
 from dpsampling.accountants.calibration import CALIBRATED_SAMPLERS, calibrate_sigma
 from dpsampling.accountants.relations import DEFAULT_RELATION, RELATIONS, SUBSAMPLED_SAMPLERS, relation_help
 
@@ -18,10 +18,15 @@ RATE_SAMPLERS = SUBSAMPLED_SAMPLERS  # samplers with a --sampling-rate
 CALIBRATE_EXAMPLES = """examples:
   dpsampling calibrate --sampler poisson --epsilon 1 --delta 1e-6 --steps 10000 --sampling-rate 0.001
   dpsampling calibrate --sampler wor --epsilon 10 --delta 1e-6 --steps 10000 --sampling-rate 0.001 --json
+  dpsampling calibrate --sampler balls_and_bins --epsilon 2 --delta 1e-5 --steps 196 --epochs 10
+  dpsampling calibrate --sampler shuffle --epsilon 2 --delta 1e-5 --steps 196 --epochs 10
 
-Prints the smallest sigma (within relative --rtol) whose PLD upper bound gives delta(eps) <= delta
-for the relation, and the largest sigma found that does not (sigma_low). WOR needs exactly twice
-the Poisson sigma under add/remove (lebeda24 Prop. 9).
+Prints the smallest sigma (within relative --rtol) whose certified upper bound gives
+delta(eps) <= delta for the relation (sufficient), and the largest sigma found that does not
+(sigma_low). poisson, wor: pessimistic PLD; deterministic: exact; balls_and_bins: certified PLD;
+shuffle: delta_D, its only upper bound, and also the smallest sigma its E_C lower bound does not
+rule out (necessary, not sufficient: every smaller sigma certainly fails). WOR needs exactly
+twice the Poisson sigma under add/remove (lebeda24 Prop. 9).
 """
 
 
@@ -67,19 +72,28 @@ def add_calibrate_command(commands) -> None:
     calibrate.add_argument("--epochs", type=int, default=1, help="epochs K (>= 1, default 1)")
     calibrate.add_argument("--pld-discretization", type=float, default=1e-4, help="PLD discretization interval")
     calibrate.add_argument("--rtol", type=float, default=1e-3, help="relative width of the final sigma bracket")
+    calibrate.add_argument("--accuracy", type=float, default=0.01,
+                           help="balls_and_bins: relative accuracy of the certified bounds, in (0, 1)")
     calibrate.add_argument("--json", action="store_true", help="print one JSON object")
     add_rate_and_relation_group(calibrate, CALIBRATED_SAMPLERS)
 
 
 def run_calibrate(args) -> int:
-    result = calibrate_sigma(args.sampler, args.epsilon, args.delta, args.steps, args.epochs,
-                             sampling_rate(args), args.relation, args.pld_discretization, args.rtol)
+    if not 0 < args.accuracy < 1:
+        raise ValueError(f"--accuracy must be in (0, 1); got {args.accuracy!r}")
+    with progress.bar(f"calibrating {args.sampler}"):
+        result = calibrate_sigma(args.sampler, args.epsilon, args.delta, args.steps, args.epochs,
+                                 sampling_rate(args), args.relation, args.pld_discretization, args.rtol,
+                                 accuracy=args.accuracy)
     result["version"] = __version__
     if args.json:
         print(json.dumps(result, indent=2))
-    else:
-        print(f"# {args.sampler}, {result['relation']}: eps={result['epsilon']}, delta={result['delta']}, "
-              f"steps={result['steps']}, epochs={result['epochs']}, sampling rate={result['sampling_rate']:g}")
-        print(f"sigma = {result['sigma']:.6g}  (sigma_low = {result['sigma_low']:.6g} does not suffice; "
-              f"{result['evaluations']} PLD evaluations)")
+        return 0
+    rate = "" if result["sampling_rate"] is None else f", sampling rate={result['sampling_rate']:g}"
+    print(f"# {args.sampler}, {result['relation']}: eps={result['epsilon']}, delta={result['delta']}, "
+          f"steps={result['steps']}, epochs={result['epochs']}{rate}")
+    print(f"sigma = {result['sigma']:.6g}  sufficient, by {result['method']} (sigma_low = {result['sigma_low']:.6g} "
+          f"does not suffice by that bound; {result['evaluations']} evaluations)")
+    if "sigma_necessary" in result:
+        print(f"sigma >= {result['sigma_necessary']:.6g}  necessary, not sufficient: {result['necessary_method']}")
     return 0

@@ -7,7 +7,7 @@ import json
 import math
 import sys
 
-from dpsampling import __version__
+from dpsampling import __version__, progress
 from dpsampling.accountants.tables import ACCOUNTED_SAMPLERS, AccountingOptions, delta_table, epsilon_table
 from dpsampling.cli.ballsbins import (
     BALLS_AND_BINS,
@@ -22,6 +22,7 @@ from dpsampling.cli.calibrate import (
     run_calibrate,
     sampling_rate,
 )
+from dpsampling.cli.compare import add_compare_command, run_compare
 
 EXAMPLES = """examples:
   dpsampling account --sampler shuffle --sigma 0.5 --steps 10000 --delta 1e-6
@@ -74,6 +75,7 @@ def _build_parser() -> argparse.ArgumentParser:
     add_ballsbins_arguments(account)
     add_rate_and_relation_group(account, ACCOUNTED_SAMPLERS)
     add_calibrate_command(commands)
+    add_compare_command(commands)
     return parser
 
 
@@ -137,6 +139,7 @@ def _account(args) -> int:
 def main(argv=None) -> int:
     parser = _build_parser()
     args = parser.parse_args(argv)
+    progress.enable(not getattr(args, "json", False))
     try:
         from dpsampling.cli.ops import OPS_COMMANDS, run_ops_command
 
@@ -148,6 +151,8 @@ def main(argv=None) -> int:
             return _account(args)
         if args.command == "calibrate":
             return run_calibrate(args)
+        if args.command == "compare":
+            return run_compare(args)
     except ValueError as error:
         print(f"dpsampling {args.command}: error: {error}", file=sys.stderr)
         return 2

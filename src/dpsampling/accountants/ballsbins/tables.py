@@ -36,7 +36,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import pandas as pd
 
-from dpsampling import DIRECTIONS
+from dpsampling import DIRECTIONS, progress
 from dpsampling.accountants import ballsbins as bb
 from dpsampling.accountants import deterministic
 from dpsampling.validation import (
@@ -147,7 +147,7 @@ def ballsbins_delta_table(sigma, steps, epsilons, epochs: int = 1, options: Ball
     sigma, steps, epochs, method, orders = _check(sigma, steps, epochs, options, "delta")
     eps = check_array("epsilon", epsilons, check_nonnegative)
     frame = pd.DataFrame({"epsilon": eps})
-    for direction in DIRECTIONS:
+    for direction in progress.steps(DIRECTIONS, f"Monte Carlo ({options.samples:,} samples per direction)"):
         if epochs == 1:
             frame[f"{direction}_delta_lower"] = bb.lower_bound_delta(sigma, steps, eps, direction)
         else:
@@ -200,7 +200,7 @@ def ballsbins_epsilon_table(sigma, steps, deltas, epochs: int = 1, options: Ball
     grid = np.arange(0.0, float(caps.max()) + options.epsilon_step, options.epsilon_step)
     frame = pd.DataFrame({"delta": deltas, "epsilon_deterministic": caps,
                           "epsilon_step": options.epsilon_step})
-    for direction in DIRECTIONS:
+    for direction in progress.steps(DIRECTIONS, f"Monte Carlo ({options.samples:,} samples per direction)"):
         samples = _draw(method, sigma, steps, epochs, direction, orders, options)
         ucb = bb.estimate_delta(samples, grid).upper_confidence_bound(options.error_prob)
         frame[f"{direction}_epsilon_upper"] = [_epsilon_upper(grid, ucb, d, cap) for d, cap in zip(deltas, caps)]

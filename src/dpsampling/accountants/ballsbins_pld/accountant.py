@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ... import progress
 from ...validation import (
     check_array,
     check_int_at_least,
@@ -122,22 +123,24 @@ def _refine(sigma, steps, epochs, accuracy, max_grid_points, rows_of, floor):
     upper bounds are minimised and lower bounds maximised over the refinements run."""
     best = None
     refinement = 0
-    while True:
-        run = _run(sigma, steps, epochs, refinement)
-        if refinement == 0 and run.largest > max_grid_points:
-            raise ValueError(f"max_grid_points must be at least {run.largest} for sigma={sigma}, "
-                             f"steps={steps}, epochs={epochs}; got {max_grid_points}")
-        bounds = _with_max(rows_of(run))
-        if best is None:
-            best = bounds
-        else:
-            best[..., 0] = np.maximum(best[..., 0], bounds[..., 0])
-            best[..., 1] = np.minimum(best[..., 1], bounds[..., 1])
-        gap = _relative_gap(best, floor)
-        converged = gap <= accuracy
-        if converged or 2 * run.largest > max_grid_points:
-            break
-        refinement += 1
+    with progress.bar(f"certified PLD bounds (sigma={sigma:g}, T={steps}, K={epochs}): refinements") as bar:
+        while True:
+            run = _run(sigma, steps, epochs, refinement)
+            bar.update()
+            if refinement == 0 and run.largest > max_grid_points:
+                raise ValueError(f"max_grid_points must be at least {run.largest} for sigma={sigma}, "
+                                 f"steps={steps}, epochs={epochs}; got {max_grid_points}")
+            bounds = _with_max(rows_of(run))
+            if best is None:
+                best = bounds
+            else:
+                best[..., 0] = np.maximum(best[..., 0], bounds[..., 0])
+                best[..., 1] = np.minimum(best[..., 1], bounds[..., 1])
+            gap = _relative_gap(best, floor)
+            converged = gap <= accuracy
+            if converged or 2 * run.largest > max_grid_points:
+                break
+            refinement += 1
     attrs = {
         "method": "pld",
         "engine_version": ENGINE_VERSION,
