@@ -90,9 +90,11 @@ def _rows(frame, key: str, quantity: str) -> list[dict]:
             row[f"{quantity}_{bound}"] = _number(record[f"{quantity}_{bound}"])
         for direction in ("remove", "add"):
             row[direction] = {f"{quantity}_{b}": _number(record[f"{direction}_{quantity}_{b}"]) for b in ("lower", "upper")}
-        for extra in (f"{quantity}_upper_rdp", "pld_discretization"):
+        for extra in (f"{quantity}_upper_rdp", "pld_discretization", "pld_accuracy"):
             if extra in record:
                 row[extra] = _number(record[extra])
+        if "pld_converged" in record:
+            row["pld_converged"] = bool(record["pld_converged"])
         rows.append(row)
     return rows
 
