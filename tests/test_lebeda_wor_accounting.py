@@ -157,13 +157,16 @@ def _run(args, capsys):
 
 def test_cli_wor_json_records_relation_and_rate(capsys):
     code, out, _ = _run(["account", "--sampler", "wor", "--sigma", "1", "--steps", "20", "--sampling-rate", "0.05",
-                         "--relation", "remove", "--epsilon", "0.5", "1", "--pld-discretization", "1e-3", "--json"], capsys)
+                         "--relation", "remove", "--epsilon", "0.5", "1", "--pld-discretization", "1e-3",
+                         "--pld-min-discretization", "2.5e-4", "--json"], capsys)
     assert code == 0
     document = json.loads(out)
     assert document["inputs"]["relation"] == "remove" and document["inputs"]["sampling_rate"] == 0.05
     for row in document["rows"]:
         assert row["delta_upper"] == row["remove"]["delta_upper"]
         assert set(row["add"]) == {"delta_lower", "delta_upper"}
+        assert 2.5e-4 <= row["pld_discretization"] <= 1e-3 and isinstance(row["pld_converged"], bool)
+        assert document["inputs"]["options"]["pld_min_discretization"] == 2.5e-4
     code, out, _ = _run(["account", "--sampler", "poisson", "--sigma", "1", "--steps", "20", "--epsilon", "1",
                          "--pld-discretization", "1e-3", "--json"], capsys)
     assert json.loads(out)["inputs"]["sampling_rate"] == pytest.approx(1 / 20)
