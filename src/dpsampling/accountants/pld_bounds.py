@@ -100,7 +100,8 @@ def epsilon_for_delta(pmf, deltas) -> np.ndarray:
     losses, probs = losses[keep], probs[keep]
     upper_mass = infinity + np.cumsum(probs[::-1])[::-1]
     lower_mass = np.cumsum((probs * np.exp(-losses))[::-1])[::-1]
-    at_right = upper_mass - np.exp(losses) * lower_mass  # delta at eps = l_k
+    with np.errstate(divide="ignore"):
+        at_right = upper_mass - np.exp(losses + np.log(lower_mass))  # delta at eps = l_k; no inf * 0
     out = np.empty(len(deltas))
     for i, delta in enumerate(deltas):
         if infinity > delta:
