@@ -100,8 +100,7 @@ def epsilon_for_delta(pmf, deltas) -> np.ndarray:
     losses, probs = losses[keep], probs[keep]
     upper_mass = infinity + np.cumsum(probs[::-1])[::-1]
     lower_mass = np.cumsum((probs * np.exp(-losses))[::-1])[::-1]
-    with np.errstate(divide="ignore"):
-        at_right = upper_mass - np.exp(losses + np.log(lower_mass))  # delta at eps = l_k; no inf * 0
+    at_right = upper_mass - np.exp(np.minimum(losses, 700.0)) * lower_mass  # delta at eps = l_k; no overflow
     out = np.empty(len(deltas))
     for i, delta in enumerate(deltas):
         if infinity > delta:
@@ -170,6 +169,14 @@ def _next_interval(kind, interval, minimum, out, active, relative_accuracy) -> f
     return max(interval * ratio, minimum)
 
 
+def direction_accuracy(kind: str, upper, lower) -> np.ndarray:
+    """relative_gap, except 0 for delta rows whose gap is within DELTA_ABSOLUTE_ACCURACY (round-off)."""
+    gap = relative_gap(upper, lower)
+    if kind == "delta":
+        gap = np.where(np.asarray(upper) - np.asarray(lower) <= DELTA_ABSOLUTE_ACCURACY, 0.0, gap)
+    return gap
+
+
 def refined_bounds(build, kind: str, values, relative_accuracy: float, max_discretization: float,
                    min_discretization: float) -> dict:
     """Bounds per direction of ``kind`` ("delta" at eps ``values``, "epsilon" at delta ``values``).
@@ -177,7 +184,7 @@ def refined_bounds(build, kind: str, values, relative_accuracy: float, max_discr
     ``build(pessimistic, discretization)`` returns the composed PLD. Returns arrays
     ``{remove,add}_{upper,lower}``, ``upper``, ``lower`` (maxima over the directions),
     ``discretization`` (the finest interval each row used), ``accuracy`` (the largest relative
-    gap over the directions) and ``converged`` (the target was met before ``min_discretization``
+    gap over the directions; delta: 0 where the gap is <= DELTA_ABSOLUTE_ACCURACY) and ``converged`` (the target was met before ``min_discretization``
     ran out). The pessimistic PLD (upper bound; connect-the-dots, whose error is second order in
     the interval) is rebuilt at a finer interval only while its bounds still move by more than a
     quarter of the target; the optimistic one (first-order error) at every level.
@@ -219,7 +226,6 @@ def refined_bounds(build, kind: str, values, relative_accuracy: float, max_discr
     out["upper"] = np.maximum(out["remove_upper"], out["add_upper"])
     out["lower"] = np.maximum(out["remove_lower"], out["add_lower"])
     out["discretization"] = used
-    out["accuracy"] = np.maximum(relative_gap(out["remove_upper"], out["remove_lower"]),
-                                 relative_gap(out["add_upper"], out["add_lower"]))
+    out["accuracy"] = np.maximum(*(direction_accuracy(kind, out[f"{d}_upper"], out[f"{d}_lower"]) for d in DIRECTIONS))
     out["converged"] = ~active
     return out

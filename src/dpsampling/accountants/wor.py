@@ -145,7 +145,7 @@ def substitution_upper_pld(run: WorAccounting, discretization: float):
 
 def _substitution_accuracy(out: dict, kind: str, relative_accuracy: float) -> dict:
     """accuracy / converged of the substitution bracket (its upper bound is not the add/remove one)."""
-    out["accuracy"] = pld_bounds.relative_gap(out["upper"], out["lower"])
+    out["accuracy"] = pld_bounds.direction_accuracy(kind, out["upper"], out["lower"])
     out["converged"] = pld_bounds.gap_met(kind, out["upper"], out["lower"], relative_accuracy)
     return out
 
