@@ -37,6 +37,12 @@ def test_delta_bounds_are_ordered_and_in_the_unit_interval(sampler, sigma, steps
     assert (gap[met] <= allowed[met] * (1 + 1e-12)).all()
     assert (frame.loc[~met, "pld_discretization"] == 2.5e-4).all()  # not met only once the cap is reached
     assert (frame.loc[met, "pld_accuracy"] <= 1e-2 * (1 + 1e-12)).all()
+    if epochs == 1:  # eps queries: ordered, non-negative, no NaN (cheaper: one epoch only)
+        eps = epsilon_table(sampler, sigma, steps, [1e-5, 1e-2], epochs, COARSE)
+        for prefix in ("", "remove_", "add_"):
+            lower, upper = eps[f"{prefix}epsilon_lower"], eps[f"{prefix}epsilon_upper"]
+            assert not lower.isna().any() and not upper.isna().any()
+            assert ((0 <= lower) & (lower <= upper)).all(), (prefix, lower, upper)
 
 
 def test_add_direction_upper_bound_is_never_negative():
