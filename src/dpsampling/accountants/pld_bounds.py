@@ -7,8 +7,8 @@ so on eps(delta). The optimistic PLD rounds every single-step loss down by up to
 compositions its eps sits up to k d below the truth; only a finer d closes that gap.
 
 Refinement (:func:`refined_bounds`): start at ``max_discretization`` and shrink (by the factor
-the widest row's gap asks for, since the gap grows linearly with the interval: between 2x and
-REFINEMENT_FACTOR ** 3 per level, never below ``min_discretization``) until every queried row has, in each
+the widest row's gap asks for, since the gap grows linearly with the interval: between
+REFINEMENT_FACTOR and REFINEMENT_FACTOR ** 3 per level, never below ``min_discretization``) until every queried row has, in each
 direction, ``upper - lower <= relative_accuracy * upper`` (delta queries: or ``<=
 DELTA_ABSOLUTE_ACCURACY``, the floor below which dp-accounting's floating point decides). Every level's
 bounds are valid, so a row keeps the smallest upper and the largest lower seen up to the level
@@ -152,7 +152,7 @@ def relative_gap(upper, lower) -> np.ndarray:
 def _next_interval(kind, interval, minimum, out, active, relative_accuracy) -> float:
     """The next (finer) interval: the gap of the optimistic PLD grows linearly with the interval
     (k compositions shift its losses by up to k * interval), so shrink by what the widest active
-    row asks for, times a margin; at least 2x, at most REFINEMENT_FACTOR ** 3 per level."""
+    row asks for, times a margin; at least REFINEMENT_FACTOR, at most REFINEMENT_FACTOR ** 3 per level."""
     ratio = 1.0 / REFINEMENT_FACTOR
     with np.errstate(divide="ignore", invalid="ignore"):
         for direction in DIRECTIONS:
@@ -165,7 +165,7 @@ def _next_interval(kind, interval, minimum, out, active, relative_accuracy) -> f
             wanted = np.where((gap > 0) & np.isfinite(gap), 0.8 * allowed / gap, ratio)
             if len(wanted):
                 ratio = min(ratio, float(np.nanmin(wanted)))
-    ratio = min(max(ratio, REFINEMENT_FACTOR ** -3), 0.5)
+    ratio = max(ratio, REFINEMENT_FACTOR ** -3)
     return max(interval * ratio, minimum)
 
 
