@@ -1,4 +1,4 @@
-"""Slow plain-numpy/scipy references for dpsampling.ballsbins (tiny sizes only).
+"""Slow plain-numpy/scipy references for dpsampling.accountants.ballsbins (tiny sizes only).
 
 Everything here materialises the full m x T array of coordinates and uses textbook
 operations (numpy normals, sorting, rejection sampling, scipy root finding), independent of

@@ -24,7 +24,7 @@ from dpsampling.accountants.ballsbins_pld import (
     ballsbins_epsilon_bounds,
     calibrate_ballsbins_sigma,
 )
-from dpsampling.ballsbins import (
+from dpsampling.accountants.ballsbins import (
     estimate_delta,
     gaussian_mechanism_delta,
     lower_bound_delta,

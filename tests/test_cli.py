@@ -23,7 +23,7 @@ def test_headline_numbers_of_chua24(capsys):
     results = {}
     for sampler in ("poisson", "shuffle", "deterministic"):
         code, out, _ = _run(["account", "--sampler", sampler, "--sigma", "0.5", "--steps", "10000",
-                             "--delta", "1e-6", "--json"], capsys)
+                             "--delta", "1e-6", "--pld-min-discretization", "2.5e-5", "--json"], capsys)
         assert code == 0
         results[sampler] = json.loads(out)["rows"][0]
     assert results["poisson"]["epsilon_upper"] < 1.96

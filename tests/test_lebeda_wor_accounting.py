@@ -15,7 +15,7 @@ from dpsampling.accountants.tables import AccountingOptions, delta_table, epsilo
 from dpsampling.cli.main import main
 
 EPS = [0.0, 0.5, 1.0, 2.0]
-FAST = AccountingOptions(pld_discretization=1e-3, sampling_rate=0.05)
+FAST = AccountingOptions(pld_discretization=1e-3, pld_min_discretization=1e-3, sampling_rate=0.05)  # one interval
 COLUMNS = ["delta_lower", "delta_upper", "remove_delta_lower", "remove_delta_upper", "add_delta_lower",
            "add_delta_upper", "delta_upper_rdp"]
 
@@ -56,11 +56,12 @@ def test_epsilon_table_wor_bounds_are_ordered():
         pld_discretization=1e-3, pld_min_discretization=2.5e-4, pld_relative_accuracy=1e-3, sampling_rate=0.02))
     assert (frame["epsilon_lower"] <= frame["epsilon_upper"]).all()
     assert (frame["epsilon_upper"] <= frame["epsilon_upper_rdp"]).all()
-    assert set(frame["pld_discretization"]) <= {1e-3, 2.5e-4}
+    assert frame["pld_discretization"].between(2.5e-4, 1e-3).all()
     # eps is decreasing in delta and the upper bound at delta matches the delta query at that eps
     assert frame["epsilon_upper"].iloc[0] > frame["epsilon_upper"].iloc[1]
+    interval = frame["pld_discretization"].iloc[1]
     back = delta_table("wor", 1.0, 100, [frame["epsilon_upper"].iloc[1]], options=AccountingOptions(
-        pld_discretization=frame["pld_discretization"].iloc[1], sampling_rate=0.02))
+        pld_discretization=interval, pld_min_discretization=interval, sampling_rate=0.02))
     assert back["delta_upper"].iloc[0] == pytest.approx(1e-3, rel=1e-3)
 
 
@@ -92,7 +93,7 @@ def test_calibration_finds_the_smallest_sigma_and_prop9():
     rtol = 1e-2
     poisson = calibrate_sigma("poisson", 2.0, 1e-5, 50, sampling_rate=0.1, discretization=1e-3, rtol=rtol)
     wor = calibrate_sigma("wor", 2.0, 1e-5, 50, sampling_rate=0.1, discretization=1e-3, rtol=rtol, sigma_start=1.3)
-    options = AccountingOptions(pld_discretization=1e-3, sampling_rate=0.1)
+    options = AccountingOptions(pld_discretization=1e-3, pld_min_discretization=1e-3, sampling_rate=0.1)
     for result in (poisson, wor):
         at = delta_table(result["sampler"], result["sigma"], 50, [2.0], options=options)["delta_upper"].iloc[0]
         below = delta_table(result["sampler"], result["sigma_low"], 50, [2.0], options=options)["delta_upper"].iloc[0]
@@ -105,7 +106,7 @@ def test_calibration_finds_the_smallest_sigma_and_prop9():
 def test_substitution_calibration_needs_at_least_the_add_remove_noise():
     """Substitution bounds delta from above by at least the add/remove curve at every sigma, so its
     calibrated sigma suffices for it (and for add/remove), while its sigma_low fails substitution."""
-    options = AccountingOptions(pld_discretization=1e-3, sampling_rate=0.05)
+    options = AccountingOptions(pld_discretization=1e-3, pld_min_discretization=1e-3, sampling_rate=0.05)
     for sigma in (1.5, 2.4, 3.0):
         substitution = delta_table("wor", sigma, 20, [1.0], options=options, relation="substitution")
         add_remove = delta_table("wor", sigma, 20, [1.0], options=options)
@@ -138,7 +139,7 @@ def test_every_sampler_relation_pair_is_checked():
 ])
 def test_bad_wor_inputs(kwargs, message):
     args = {"sigma": 1.0, "steps": 10, "sampling_rate": 0.1} | kwargs
-    options = AccountingOptions(pld_discretization=1e-3, sampling_rate=args["sampling_rate"])
+    options = AccountingOptions(pld_discretization=1e-3, pld_min_discretization=1e-3, sampling_rate=args["sampling_rate"])
     with pytest.raises(ValueError) as error:
         delta_table("wor", args["sigma"], args["steps"], [1.0], options=options)
     assert str(error.value) == message
@@ -156,13 +157,16 @@ def _run(args, capsys):
 
 def test_cli_wor_json_records_relation_and_rate(capsys):
     code, out, _ = _run(["account", "--sampler", "wor", "--sigma", "1", "--steps", "20", "--sampling-rate", "0.05",
-                         "--relation", "remove", "--epsilon", "0.5", "1", "--pld-discretization", "1e-3", "--json"], capsys)
+                         "--relation", "remove", "--epsilon", "0.5", "1", "--pld-discretization", "1e-3",
+                         "--pld-min-discretization", "2.5e-4", "--json"], capsys)
     assert code == 0
     document = json.loads(out)
     assert document["inputs"]["relation"] == "remove" and document["inputs"]["sampling_rate"] == 0.05
     for row in document["rows"]:
         assert row["delta_upper"] == row["remove"]["delta_upper"]
         assert set(row["add"]) == {"delta_lower", "delta_upper"}
+        assert 2.5e-4 <= row["pld_discretization"] <= 1e-3 and isinstance(row["pld_converged"], bool)
+        assert document["inputs"]["options"]["pld_min_discretization"] == 2.5e-4
     code, out, _ = _run(["account", "--sampler", "poisson", "--sigma", "1", "--steps", "20", "--epsilon", "1",
                          "--pld-discretization", "1e-3", "--json"], capsys)
     assert json.loads(out)["inputs"]["sampling_rate"] == pytest.approx(1 / 20)

@@ -26,6 +26,7 @@ import pandas as pd
 from dp_accounting.pld import privacy_loss_distribution as pld_lib
 
 from dpsampling import DIRECTIONS
+from dpsampling.accountants import pld_bounds
 from dpsampling.accountants.relations import check_relation, check_sampler, sampler_distance
 from dpsampling.validation import (
     check_array,
@@ -64,7 +65,7 @@ def gaussian_pld(sampler: str, sigma: float, rate: float, steps: int, pessimisti
         value_discretization_interval=discretization,
         use_connect_dots=pessimistic,  # connect-the-dots supports pessimistic rounding only
     )
-    return single.self_compose(steps) if steps > 1 else single
+    return pld_bounds.compose(single, steps)
 
 
 def direction_pmfs(pld) -> dict:

@@ -8,9 +8,10 @@ an upper bound with ``pessimistic_estimate=True`` (connect-the-dots) and a lower
 discretization interval, which every result records. RDP (Mironov 2017, dp-accounting's
 conversion) bounds the maximum of the two directions only.
 
-For eps queries the interval starts at ``max_discretization`` and shrinks 4x at a time until
-the upper bound moves by less than ``relative_accuracy`` (relative), so that small eps (0.01
-at sigma = 1.3, T = 1e5) are resolved without paying for fine grids at large eps.
+The interval starts at ``max_discretization`` (delta queries: ``discretization``) and shrinks 4x
+at a time until upper and lower bound agree to ``relative_accuracy`` in every row, or
+``min_discretization`` is reached (``accountants.pld_bounds``, which also explains the
+floating-point corrections that keep every delta in [0, 1] and every bound a bound).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import dp_accounting
 import numpy as np
 from dp_accounting.pld import privacy_loss_distribution as pld_lib
 
+from dpsampling.accountants import pld_bounds
 from dpsampling.validation import (
     check_array,
     check_int_at_least,
@@ -31,7 +33,7 @@ from dpsampling.validation import (
     check_rate,
 )
 
-REFINEMENT_FACTOR = 4.0
+REFINEMENT_FACTOR = pld_bounds.REFINEMENT_FACTOR
 
 
 @dataclass(frozen=True)
@@ -70,45 +72,22 @@ def poisson_pld(run: PoissonAccounting, pessimistic: bool, discretization: float
         value_discretization_interval=discretization,
         use_connect_dots=pessimistic,  # connect-the-dots only supports pessimistic rounding
     )
-    return single.self_compose(run.compositions)
+    return pld_bounds.compose(single, run.compositions)
 
 
-def _directions(pld):
-    # dp-accounting keeps the two directions as _pmf_remove / _pmf_add and only exposes their
-    # maximum; the tests check that our per-direction maximum equals its public answer.
-    return {"remove": pld._pmf_remove, "add": pld._pmf_add}
+def pld_delta(epsilon, run: PoissonAccounting, discretization: float = 1e-4, relative_accuracy: float = 1e-2,
+              min_discretization: float | None = None) -> dict:
+    """delta_P(eps) bounds: keys ``{remove,add}_{upper,lower}``, ``upper``, ``lower`` (arrays), and
+    ``discretization``, ``accuracy``, ``converged`` per eps (``pld_bounds.refined_bounds``).
 
-
-def pld_delta(epsilon, run: PoissonAccounting, discretization: float = 1e-4) -> dict:
-    """delta_P(eps) bounds: keys ``{remove,add}_{upper,lower}``, ``upper``, ``lower`` (arrays)."""
-    eps = check_array("epsilon", epsilon, check_nonnegative)
-    out = {"discretization": discretization}
-    for bound, pessimistic in (("upper", True), ("lower", False)):
-        pld = poisson_pld(run, pessimistic, discretization)
-        for direction, pmf in _directions(pld).items():
-            out[f"{direction}_{bound}"] = np.array([pmf.get_delta_for_epsilon(float(e)) for e in eps])
-        out[bound] = np.maximum(out[f"remove_{bound}"], out[f"add_{bound}"])
-    return out
-
-
-def _converged_upper_epsilon(run, delta, relative_accuracy, max_discretization, min_discretization):
-    """Refine the interval by 4x until eps_upper moves by <= relative_accuracy (relative).
-
-    Every pessimistic PLD gives a valid upper bound; the one with the smallest eps is returned
-    with its interval.
+    The interval starts at ``discretization`` and shrinks until upper and lower meet to
+    ``relative_accuracy`` or ``min_discretization`` is reached (default: ``discretization``, no
+    refinement).
     """
-    interval = max_discretization
-    pld = poisson_pld(run, True, interval)
-    best = pld.get_epsilon_for_delta(delta)
-    while interval / REFINEMENT_FACTOR >= min_discretization:
-        finer_pld = poisson_pld(run, True, interval / REFINEMENT_FACTOR)
-        value = finer_pld.get_epsilon_for_delta(delta)
-        improvement = best - value
-        if value < best:
-            best, pld, interval = value, finer_pld, interval / REFINEMENT_FACTOR
-        if improvement <= relative_accuracy * best:
-            break
-    return interval, pld
+    eps = check_array("epsilon", epsilon, check_nonnegative)
+    minimum = discretization if min_discretization is None else min_discretization
+    return pld_bounds.refined_bounds(lambda pessimistic, d: poisson_pld(run, pessimistic, d), "delta", eps,
+                                     relative_accuracy, discretization, minimum)
 
 
 def pld_epsilon(
@@ -118,20 +97,11 @@ def pld_epsilon(
     max_discretization: float = 1e-4,
     min_discretization: float = 1e-6,
 ) -> dict:
-    """eps_P(delta) bounds per direction and their maximum, plus the discretization used per delta."""
+    """eps_P(delta) bounds per direction and their maximum, plus the discretization, accuracy and
+    convergence per delta (``pld_bounds.refined_bounds``)."""
     deltas = check_array("delta", delta, check_open_unit)
-    relative_accuracy = check_positive("relative_accuracy", relative_accuracy)
-    keys = [f"{d}_{b}" for d in ("remove", "add") for b in ("upper", "lower")]
-    out = {k: np.zeros(len(deltas)) for k in keys + ["discretization"]}
-    for i, d in enumerate(deltas):
-        interval, upper = _converged_upper_epsilon(run, float(d), relative_accuracy, max_discretization, min_discretization)
-        out["discretization"][i] = interval
-        for bound, pld in (("upper", upper), ("lower", poisson_pld(run, False, interval))):
-            for direction, pmf in _directions(pld).items():
-                out[f"{direction}_{bound}"][i] = pmf.get_epsilon_for_delta(float(d))
-    out["upper"] = np.maximum(out["remove_upper"], out["add_upper"])
-    out["lower"] = np.maximum(out["remove_lower"], out["add_lower"])
-    return out
+    return pld_bounds.refined_bounds(lambda pessimistic, d: poisson_pld(run, pessimistic, d), "epsilon", deltas,
+                                     relative_accuracy, max_discretization, min_discretization)
 
 
 def _rdp_accountant(run: PoissonAccounting):

@@ -45,9 +45,9 @@ ACCOUNTED_SAMPLERS = tuple(s for s in SAMPLERS if s != "balls_and_bins")  # ball
 class AccountingOptions:
     """Numerical settings; every result records them."""
 
-    pld_discretization: float = 1e-4  # PLD value discretization for delta queries
-    pld_relative_accuracy: float = 1e-2  # eps queries: refine until eps_upper moves less than this
-    pld_min_discretization: float = 1e-6
+    pld_discretization: float = 1e-4  # PLD value discretization to start from (delta and eps queries)
+    pld_relative_accuracy: float = 1e-2  # refine until (upper - lower) / upper <= this in every row
+    pld_min_discretization: float = 1e-6  # ... or this interval is reached (pld_converged False)
     c_grid: tuple = shuffle.DEFAULT_C_GRID  # (start, stop, step) of the shuffle C grid
     refine_c: bool = True
     sampling_rate: float | None = None  # Poisson and wor rate; default 1/steps
@@ -66,7 +66,8 @@ def _check_common(sampler, sigma, steps, epochs) -> None:
 def _frame(key: str, values, columns: dict) -> pd.DataFrame:
     frame = pd.DataFrame({key: values})
     for name, column in columns.items():
-        frame[name] = np.asarray(column, dtype=float)
+        column = np.asarray(column)
+        frame[name] = column if column.dtype == bool else column.astype(float)
     return frame
 
 
@@ -77,6 +78,13 @@ def _bound_columns(quantity: str, lower: dict, upper: dict) -> dict:
         columns[f"{direction}_{quantity}_lower"] = lower[direction]
         columns[f"{direction}_{quantity}_upper"] = upper[direction]
     return columns
+
+
+def _pld_record(pld: dict, options: AccountingOptions) -> dict:
+    """Per row: the finest PLD interval used, the relative gap reached (largest over the
+    directions), whether it met ``pld_relative_accuracy``, and that target."""
+    return {"pld_discretization": pld["discretization"], "pld_accuracy": pld["accuracy"],
+            "pld_converged": pld["converged"], "pld_relative_accuracy": options.pld_relative_accuracy}
 
 
 def delta_table(sampler: str, sigma: float, steps: int, epsilons, epochs: int = 1, options=None,
@@ -105,15 +113,15 @@ def _delta_table(sampler: str, sigma: float, steps: int, epsilons, epochs: int =
         columns.update(remove_c=lower["c_remove"], add_c=lower["c_add"])
         return _frame("epsilon", eps, columns)
     run = poisson.PoissonAccounting(sigma, steps, epochs, options.sampling_rate)
-    pld = poisson.pld_delta(eps, run, options.pld_discretization)
+    pld = poisson.pld_delta(eps, run, options.pld_discretization, options.pld_relative_accuracy,
+                            options.pld_min_discretization)
     columns = _bound_columns(
         "delta",
         {"max": pld["lower"], "remove": pld["remove_lower"], "add": pld["add_lower"]},
         {"max": pld["upper"], "remove": pld["remove_upper"], "add": pld["add_upper"]},
     )
     columns["delta_upper_rdp"] = poisson.poisson_rdp_delta(eps, run)
-    columns["pld_discretization"] = np.full(len(columns["delta_upper_rdp"]), options.pld_discretization)
-    return _frame("epsilon", eps, columns)
+    return _frame("epsilon", eps, columns | _pld_record(pld, options))
 
 
 def epsilon_table(sampler: str, sigma: float, steps: int, deltas, epochs: int = 1, options=None,
@@ -155,5 +163,4 @@ def _epsilon_table(sampler: str, sigma: float, steps: int, deltas, epochs: int =
         {"max": pld["upper"], "remove": pld["remove_upper"], "add": pld["add_upper"]},
     )
     columns["epsilon_upper_rdp"] = poisson.poisson_rdp_epsilon(deltas, run)
-    columns["pld_discretization"] = pld["discretization"]
-    return _frame("delta", deltas, columns)
+    return _frame("delta", deltas, columns | _pld_record(pld, options))

@@ -12,8 +12,9 @@ only distance / sigma enters, W at sigma is Poisson at sigma / 2 (sigma_W = 2 si
 
 Bounds: dp-accounting's PLD, pessimistic connect-the-dots (upper) and optimistic (lower), as for
 Poisson; RDP upper bound = the RDP of the same pair = dp-accounting's Poisson RDP at noise
-multiplier sigma / 2 (max over directions). eps queries refine the discretization 4x at a time
-(shared by all deltas) until every eps_upper moves by less than ``relative_accuracy``.
+multiplier sigma / 2 (max over directions). Delta and eps queries refine the discretization
+(``accountants.pld_bounds``, shared by all rows) until upper and lower bound of every row agree
+to ``relative_accuracy``, or ``min_discretization`` is reached.
 
 Substitution (Appendix D): the upper bound self-composes the pair whose curve is the pointwise
 maximum of the two single-step curves (connect-the-dots, ``lebeda.substitution``); the lower
@@ -27,6 +28,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from dpsampling.accountants import pld_bounds
 from dpsampling.accountants.gaussian import gaussian_pld
 from dpsampling.accountants.pairs import SubsampledPair
 from dpsampling.accountants.poisson import (
@@ -36,9 +38,9 @@ from dpsampling.accountants.poisson import (
     poisson_rdp_epsilon,
 )
 from dpsampling.accountants.substitution import pld_from_curve, rdp_wor_substitution_delta, rdp_wor_substitution_epsilon
-from dpsampling.validation import check_array, check_nonnegative, check_open_unit, check_positive
+from dpsampling.validation import check_array, check_nonnegative, check_open_unit
 
-REFINEMENT_FACTOR = 4.0
+REFINEMENT_FACTOR = pld_bounds.REFINEMENT_FACTOR
 SUBSTITUTION_TAIL = 1e-18  # single-step delta left at +infinity by the substitution upper bound
 
 
@@ -54,20 +56,21 @@ def wor_pld(run: WorAccounting, pessimistic: bool, discretization: float):
     return gaussian_pld("wor", run.sigma, run.rate, run.compositions, pessimistic, discretization)
 
 
-def _directions(pld) -> dict:
-    return {"remove": pld._pmf_remove, "add": pld._pmf_add}
-
-
-def pld_delta(epsilon, run: WorAccounting, discretization: float = 1e-4) -> dict:
-    """delta_W(eps) bounds: keys ``{remove,add}_{upper,lower}``, ``upper``, ``lower`` (arrays)."""
+def pld_delta(epsilon, run: WorAccounting, discretization: float = 1e-4, relative_accuracy: float = 1e-2,
+              min_discretization: float | None = None) -> dict:
+    """delta_W(eps) bounds: keys ``{remove,add}_{upper,lower}``, ``upper``, ``lower`` (arrays), and
+    ``discretization``, ``accuracy``, ``converged`` per eps (``pld_bounds.refined_bounds``; the
+    default ``min_discretization`` = ``discretization`` means no refinement)."""
     eps = check_array("epsilon", epsilon, check_nonnegative)
-    discretization = check_positive("pld discretization", discretization)
-    out = {}
-    for bound, pessimistic in (("upper", True), ("lower", False)):
-        for direction, pmf in _directions(wor_pld(run, pessimistic, discretization)).items():
-            out[f"{direction}_{bound}"] = np.array([pmf.get_delta_for_epsilon(float(e)) for e in eps])
-        out[bound] = np.maximum(out[f"remove_{bound}"], out[f"add_{bound}"])
-    return out
+    minimum = discretization if min_discretization is None else min_discretization
+    return pld_bounds.refined_bounds(lambda pessimistic, d: wor_pld(run, pessimistic, d), "delta", eps,
+                                     relative_accuracy, discretization, minimum)
+
+
+def _upper_of_pld(pld, kind: str, values) -> np.ndarray:
+    """Upper bound (max over the PLD's directions, round-off negatives removed) at ``values``."""
+    pmfs = pld_bounds.direction_pmfs(pld, True)
+    return np.maximum(*(pld_bounds.query(pmf, kind, values, "upper") for pmf in pmfs.values()))
 
 
 def refine_upper(build_upper, deltas, relative_accuracy: float, max_discretization: float,
@@ -77,13 +80,11 @@ def refine_upper(build_upper, deltas, relative_accuracy: float, max_discretizati
     so each delta keeps its smallest eps. ``build_upper(interval)`` returns an object with
     ``get_epsilon_for_delta``. Returns (best eps per delta, interval per delta)."""
     interval = max_discretization
-    pld = build_upper(interval)
-    best = np.array([pld.get_epsilon_for_delta(float(d)) for d in deltas])
+    best = _upper_of_pld(build_upper(interval), "epsilon", deltas)
     chosen = np.full(len(deltas), interval)
     while interval / REFINEMENT_FACTOR >= min_discretization:
         interval /= REFINEMENT_FACTOR
-        pld = build_upper(interval)
-        values = np.array([pld.get_epsilon_for_delta(float(d)) for d in deltas])
+        values = _upper_of_pld(build_upper(interval), "epsilon", deltas)
         improvement = best - values
         better = values < best
         best = np.where(better, values, best)
@@ -95,27 +96,11 @@ def refine_upper(build_upper, deltas, relative_accuracy: float, max_discretizati
 
 def pld_epsilon(delta, run: WorAccounting, relative_accuracy: float = 1e-2, max_discretization: float = 1e-4,
                 min_discretization: float = 1e-6) -> dict:
-    """eps_W(delta) per direction and bound, their maximum, and the interval used per delta."""
+    """eps_W(delta) per direction and bound, their maximum, and the interval, accuracy and
+    convergence per delta (``pld_bounds.refined_bounds``)."""
     deltas = check_array("delta", delta, check_open_unit)
-    relative_accuracy = check_positive("relative_accuracy", relative_accuracy)
-    cache = {}
-
-    def build(interval, pessimistic=True):
-        key = (interval, pessimistic)
-        if key not in cache:
-            cache[key] = wor_pld(run, pessimistic, interval)
-        return cache[key]
-
-    _, chosen = refine_upper(build, deltas, relative_accuracy, max_discretization, min_discretization)
-    out = {f"{d}_{b}": np.zeros(len(deltas)) for d in ("remove", "add") for b in ("upper", "lower")}
-    for i, (d, interval) in enumerate(zip(deltas, chosen)):
-        for bound, pessimistic in (("upper", True), ("lower", False)):
-            for direction, pmf in _directions(build(interval, pessimistic)).items():
-                out[f"{direction}_{bound}"][i] = pmf.get_epsilon_for_delta(float(d))
-    out["upper"] = np.maximum(out["remove_upper"], out["add_upper"])
-    out["lower"] = np.maximum(out["remove_lower"], out["add_lower"])
-    out["discretization"] = chosen
-    return out
+    return pld_bounds.refined_bounds(lambda pessimistic, d: wor_pld(run, pessimistic, d), "epsilon", deltas,
+                                     relative_accuracy, max_discretization, min_discretization)
 
 
 def _as_poisson(run: WorAccounting) -> PoissonAccounting:
@@ -158,28 +143,37 @@ def substitution_upper_pld(run: WorAccounting, discretization: float):
     return single.self_compose(run.compositions) if run.compositions > 1 else single
 
 
-def substitution_delta(epsilon, run: WorAccounting, discretization: float = 1e-4) -> dict:
-    """delta_W under substitution: ``upper`` (dominating pair), ``lower`` (max of the directions'
-    optimistic PLDs), per-direction ``{remove,add}_{upper,lower}`` of the two dataset pairs."""
-    eps = check_array("epsilon", epsilon, check_nonnegative)
-    out = pld_delta(eps, run, discretization)
-    upper = substitution_upper_pld(run, discretization)
-    out["upper"] = np.array([upper.get_delta_for_epsilon(float(e)) for e in eps])
-    out["rdp"] = rdp_wor_substitution_delta(eps, run.sigma, run.rate, run.compositions)
+def _substitution_accuracy(out: dict, kind: str, relative_accuracy: float) -> dict:
+    """accuracy / converged of the substitution bracket (its upper bound is not the add/remove one)."""
+    out["accuracy"] = pld_bounds.direction_accuracy(kind, out["upper"], out["lower"])
+    out["converged"] = pld_bounds.gap_met(kind, out["upper"], out["lower"], relative_accuracy)
     return out
+
+
+def substitution_delta(epsilon, run: WorAccounting, discretization: float = 1e-4,
+                       relative_accuracy: float = 1e-2) -> dict:
+    """delta_W under substitution: ``upper`` (dominating pair), ``lower`` (max of the directions'
+    optimistic PLDs), per-direction ``{remove,add}_{upper,lower}`` of the two dataset pairs.
+    One interval, no refinement (the Appendix D pair is built on a grid of its own)."""
+    eps = check_array("epsilon", epsilon, check_nonnegative)
+    out = pld_delta(eps, run, discretization, relative_accuracy)
+    out["upper"] = _upper_of_pld(substitution_upper_pld(run, discretization), "delta", eps)
+    out["rdp"] = rdp_wor_substitution_delta(eps, run.sigma, run.rate, run.compositions)
+    return _substitution_accuracy(out, "delta", relative_accuracy)
 
 
 def substitution_epsilon(delta, run: WorAccounting, relative_accuracy: float = 1e-2,
                          max_discretization: float = 1e-4, min_discretization: float = 1e-6) -> dict:
-    """eps_W(delta) under substitution (same keys as :func:`substitution_delta`)."""
+    """eps_W(delta) under substitution (same keys as :func:`substitution_delta`); the lower bound
+    is refined as for add/remove, the upper bound until it moves by less than ``relative_accuracy``."""
     deltas = check_array("delta", delta, check_open_unit)
     out = pld_epsilon(deltas, run, relative_accuracy, max_discretization, min_discretization)
     upper, chosen = refine_upper(lambda interval: substitution_upper_pld(run, interval), deltas,
                                  relative_accuracy, max_discretization, min_discretization)
     out["upper"] = upper
-    out["discretization"] = chosen
+    out["discretization"] = np.minimum(chosen, out["discretization"])
     out["rdp"] = rdp_wor_substitution_epsilon(deltas, run.sigma, run.rate, run.compositions)
-    return out
+    return _substitution_accuracy(out, "epsilon", relative_accuracy)
 
 
 # --- tables for dpsampling.accountants.tables (same columns as the Poisson ones) ----------------------
@@ -192,18 +186,27 @@ def _columns(quantity: str, bounds: dict, rdp) -> dict:
     return columns
 
 
+def _record(frame: pd.DataFrame, bounds: dict, options) -> pd.DataFrame:
+    frame["pld_discretization"] = bounds["discretization"]
+    frame["pld_accuracy"] = bounds["accuracy"]
+    frame["pld_converged"] = np.asarray(bounds["converged"], dtype=bool)
+    frame["pld_relative_accuracy"] = options.pld_relative_accuracy
+    return frame
+
+
 def delta_frame(sigma, steps, epsilons, epochs, options, relation: str) -> pd.DataFrame:
     """delta bounds per eps under ``relation`` (substitution: Appendix D; otherwise Thm 10.2)."""
     eps = check_array("epsilon", epsilons, check_nonnegative)
     run = WorAccounting(sigma, steps, epochs, options.sampling_rate)
     if relation == "substitution":
-        bounds = substitution_delta(eps, run, options.pld_discretization)
+        bounds = substitution_delta(eps, run, options.pld_discretization, options.pld_relative_accuracy)
         rdp = bounds["rdp"]
     else:
-        bounds = pld_delta(eps, run, options.pld_discretization)
+        bounds = pld_delta(eps, run, options.pld_discretization, options.pld_relative_accuracy,
+                           options.pld_min_discretization)
         rdp = rdp_delta(eps, run)
     frame = pd.DataFrame({"epsilon": eps, **_columns("delta", bounds, rdp)})
-    frame["pld_discretization"] = options.pld_discretization
+    frame = _record(frame, bounds, options)
     frame["sampling_rate"] = run.rate
     return frame
 
@@ -220,6 +223,6 @@ def epsilon_frame(sigma, steps, deltas, epochs, options, relation: str) -> pd.Da
         bounds = pld_epsilon(deltas, run, *settings)
         rdp = rdp_epsilon(deltas, run)
     frame = pd.DataFrame({"delta": deltas, **_columns("epsilon", bounds, rdp)})
-    frame["pld_discretization"] = bounds["discretization"]
+    frame = _record(frame, bounds, options)
     frame["sampling_rate"] = run.rate
     return frame

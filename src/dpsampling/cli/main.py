@@ -70,7 +70,12 @@ def _build_parser() -> argparse.ArgumentParser:
     query.add_argument("--epsilon", type=float, nargs="+", metavar="E", help="eps values (>= 0): report delta")
     query.add_argument("--delta", type=float, nargs="+", metavar="D", help="delta values in (0, 1): report eps")
     account.add_argument("--pld-discretization", type=float, default=AccountingOptions.pld_discretization,
-                         help="Poisson and wor PLD discretization interval (largest used for eps queries)")
+                         help="Poisson and wor PLD discretization interval to start from (the largest used)")
+    account.add_argument("--pld-min-discretization", type=float, default=AccountingOptions.pld_min_discretization,
+                         help="finest PLD interval the refinement may reach (default %(default)g); rows that "
+                              "have not met --pld-relative-accuracy by then say pld_converged false")
+    account.add_argument("--pld-relative-accuracy", type=float, default=AccountingOptions.pld_relative_accuracy,
+                         help="refine until (upper - lower) / upper <= this in every row (default %(default)g)")
     account.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
     add_ballsbins_arguments(account)
     add_rate_and_relation_group(account, ACCOUNTED_SAMPLERS)
@@ -92,9 +97,11 @@ def _rows(frame, key: str, quantity: str) -> list[dict]:
             row[f"{quantity}_{bound}"] = _number(record[f"{quantity}_{bound}"])
         for direction in ("remove", "add"):
             row[direction] = {f"{quantity}_{b}": _number(record[f"{direction}_{quantity}_{b}"]) for b in ("lower", "upper")}
-        for extra in (f"{quantity}_upper_rdp", "pld_discretization"):
+        for extra in (f"{quantity}_upper_rdp", "pld_discretization", "pld_accuracy"):
             if extra in record:
                 row[extra] = _number(record[extra])
+        if "pld_converged" in record:
+            row["pld_converged"] = bool(record["pld_converged"])
         rows.append(row)
     return rows
 
@@ -116,7 +123,9 @@ def _format_table(rows: list[dict], key: str, quantity: str) -> str:
 def _account(args) -> int:
     if uses_ballsbins_arguments(args):
         return account_balls_and_bins(args)
-    options = AccountingOptions(pld_discretization=args.pld_discretization, sampling_rate=sampling_rate(args))
+    options = AccountingOptions(pld_discretization=args.pld_discretization, sampling_rate=sampling_rate(args),
+                                pld_min_discretization=args.pld_min_discretization,
+                                pld_relative_accuracy=args.pld_relative_accuracy)
     if args.epsilon is not None:
         frame = delta_table(args.sampler, args.sigma, args.steps, args.epsilon, args.epochs, options, args.relation)
         key, quantity = "epsilon", "delta"
@@ -146,8 +155,10 @@ def main(argv=None) -> int:
         if args.command in OPS_COMMANDS:
             return run_ops_command(args)
         if args.command == "account":
-            if args.pld_discretization is not None and not args.pld_discretization > 0:
-                raise ValueError(f"--pld-discretization must be positive; got {args.pld_discretization!r}")
+            for name in ("pld_discretization", "pld_min_discretization", "pld_relative_accuracy"):
+                value = getattr(args, name)
+                if value is not None and not value > 0:
+                    raise ValueError(f"--{name.replace('_', '-')} must be positive; got {value!r}")
             return _account(args)
         if args.command == "calibrate":
             return run_calibrate(args)

@@ -3,7 +3,7 @@
 Columns of every table: ``sampler`` (deterministic / poisson / shuffle), ``method`` (exact,
 pld, rdp, E_C sets, Thm 4.1), ``bound`` (exact / lower / upper), ``direction`` (max / remove /
 add) and the value (``epsilon`` or ``delta``), next to the parameters (sigma, steps, delta or
-epsilon, pld_discretization where it applies). Plots and claims read these tables only.
+epsilon, pld_discretization, pld_accuracy and pld_converged where they apply). Plots and claims read these tables only.
 """
 
 from __future__ import annotations
@@ -26,8 +26,9 @@ def _melt(wide: pd.DataFrame, quantity: str, sampler: str, fixed: dict) -> pd.Da
     rows = []
     for record in wide.to_dict("records"):
         base = dict(fixed, **{key: record[key]})
-        if "pld_discretization" in record:
-            base["pld_discretization"] = record["pld_discretization"]
+        for extra in ("pld_discretization", "pld_accuracy", "pld_converged"):
+            if extra in record:
+                base[extra] = record[extra]
         for direction in DIRECTIONS:
             prefix = "" if direction == "max" else f"{direction}_"
             for bound, method in (("lower", lower_method), ("upper", upper_method)):
