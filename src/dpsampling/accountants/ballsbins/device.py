@@ -49,8 +49,8 @@ def device_problem(device) -> str | None:
         from dpsampling.accountants.ballsbins.cuda import cuda_available
 
         if not cuda_available():
-            return ("device is cuda but no CUDA GPU is visible here (and NUMBA_ENABLE_CUDASIM is not set): "
-                    "use device cpu or auto, or run where a GPU is (pip install 'dpsampling[cuda]')")
+            return ("cuda needs a CUDA GPU and none is visible here (nor is NUMBA_ENABLE_CUDASIM=1 set): "
+                    "use cpu or auto, or run where a GPU is (with pip install 'dpsampling[cuda]')")
     return None
 
 
