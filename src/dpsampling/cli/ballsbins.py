@@ -10,8 +10,10 @@ from __future__ import annotations
 import argparse
 import json
 import math
+from dataclasses import replace
 
 from dpsampling import DIRECTIONS, __version__
+from dpsampling.accountants.ballsbins.device import resolve_device
 from dpsampling.accountants.ballsbins.tables import (
     METHOD_NAMES,
     BallsBinsOptions,
@@ -21,7 +23,7 @@ from dpsampling.accountants.ballsbins.tables import (
 from dpsampling.accountants.relations import DEFAULT_RELATION, check_sampler_relation
 
 BALLS_AND_BINS = "balls_and_bins"
-_OPTIONS = ("samples", "seed", "error_prob", "method", "orders", "epsilon_step")
+_OPTIONS = ("samples", "seed", "error_prob", "method", "orders", "epsilon_step", "device")
 _DEFAULTS = BallsBinsOptions()
 
 DESCRIPTION = """\
@@ -56,6 +58,10 @@ def add_ballsbins_arguments(parser: argparse.ArgumentParser) -> None:
                             "'1..500,510..1000/10' = 1,2,...,500,510,520,...,1000")
     group.add_argument("--epsilon-step", type=float, metavar="H",
                        help=f"eps grid step of --delta queries (default {_DEFAULTS.epsilon_step:g})")
+    group.add_argument("--device", choices=("cpu", "cuda", "auto"),
+                       help="where the samples are drawn: cpu (default), cuda (one GPU, numba-cuda; refused "
+                            "with exit status 2 when none is visible) or auto (cuda when a GPU is visible, else "
+                            "cpu); same streams, same numbers; the JSON says which ran (inputs.device)")
 
 
 def uses_ballsbins_arguments(args) -> bool:
@@ -125,6 +131,10 @@ def account_balls_and_bins(args) -> int:
         raise ValueError(f"--sampling-rate must not be given with --sampler balls_and_bins (every example is in "
                          f"exactly one of the T batches); got {args.sampling_rate!r}")
     options = _options(args)
+    try:  # cuda without a GPU: one line and exit status 2 (cli.main), before any sampling
+        options = replace(options, device=resolve_device(options.device))
+    except ValueError as error:
+        raise ValueError(f"--device {error}") from None
     if args.epsilon is not None:
         rows = _delta_rows(ballsbins_delta_table(args.sigma, args.steps, args.epsilon, args.epochs, options))
         rows = _select_relation(rows, "delta", relation)
@@ -138,7 +148,7 @@ def account_balls_and_bins(args) -> int:
         columns = [("epsilon_lower", None), ("epsilon_upper", None)] + [
             (f"epsilon_{b}", d) for d in DIRECTIONS for b in ("lower", "upper")]
     inputs = {"sampler": BALLS_AND_BINS, "sigma": args.sigma, "steps": args.steps, "epochs": args.epochs,
-              "relation": relation,
+              "relation": relation, "device": options.device,
               "method": options.method, "samples": options.samples, "seed": options.seed,
               "error_prob": options.error_prob, "orders": options.orders,
               "options": options.as_dict(), "version": __version__,
@@ -148,6 +158,7 @@ def account_balls_and_bins(args) -> int:
         print(json.dumps({"inputs": inputs, "rows": rows}, indent=2))
     else:
         print(f"# balls_and_bins: sigma={args.sigma}, steps={args.steps}, epochs={args.epochs}, "
-              f"method={options.method}, samples={options.samples}, error_prob={options.error_prob:g}")
+              f"method={options.method}, samples={options.samples}, error_prob={options.error_prob:g}, "
+              f"device={options.device}")
         print(_table(rows, key, columns))
     return 0
