@@ -12,6 +12,7 @@ compiled, against numpy references, in tests/test_ballsbins_*.py; here the plumb
 (with the JIT disabled the kernels are plain Python, bit-identical at these sizes).
 """
 
+import hashlib
 import os
 import shutil
 import subprocess
@@ -181,3 +182,25 @@ def test_statistics_storage_gives_the_same_delta_table_and_seals_the_grid(run, t
     (copy / "grid.yaml").write_text("chua25:\n  fig2:\n    epsilon_grid: {start: 0.0, stop: 6.0, num: 13}\n")
     jobs = _jobs(_snakemake(copy, "results/chua25_fig2/delta.parquet", "-n", configfiles=[*configfiles, "grid.yaml"]))
     assert jobs.get("sample_chua25_losses") == 4 and jobs.get("merge_chua25_delta") == 1, jobs
+
+
+# Digest of the tiny DAG's five delta tables (count, sums, mean, standard error, UCB; 10 significant
+# digits, as dpsampling.versions rounds) computed by the workflow *before* the device and storage options
+# existed (commit 14acb5b): the default CPU DAG must keep these numbers. Update it only with a version
+# bump of a sampling family or a change of .test/config/config.yaml.
+DEFAULT_DELTA_DIGEST = "809fedf04a2ec5a8"
+
+
+def _delta_digest(directory: Path) -> str:
+    digest = hashlib.sha256()
+    for experiment in ("chua25_fig2", "chua25_fig3", "chua25_fig4", "chua25_epochs", "chua25_props"):
+        frame = read_table(directory / "results" / experiment / "delta.parquet")[0]
+        for column in ("count", "total", "total_squares", "mean", "standard_error", "ucb"):
+            digest.update(" ".join(f"{v:.9e}" for v in np.asarray(frame[column], dtype=np.float64)).encode())
+    return digest.hexdigest()[:16]
+
+
+def test_the_default_dag_keeps_its_numbers(run):
+    assert _delta_digest(run) == DEFAULT_DELTA_DIGEST
+    assert read_metadata(run / SHARD)["parameters"]["device"] == "cpu"
+    assert "storage" not in read_metadata(run / SHARD)["parameters"]
