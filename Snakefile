@@ -8,6 +8,7 @@ from pathlib import Path
 
 from snakemake.utils import min_version, validate
 
+from dpsampling.accountants.ballsbins.device import device_problem
 from dpsampling.io import check_output_dir
 from dpsampling.papers.registry import PAPERS, experiment_targets
 from dpsampling.pipeline.code_inputs import import_closure
@@ -26,6 +27,12 @@ try:  # one line per bad key, before any job runs; then snakemake fills in the d
 except ConfigError as error:
     sys.exit(f"Invalid configuration, nothing was run:\n{error}")
 validate(config, "workflow/schemas/config.schema.yaml")
+# device: cuda needs a GPU (or NUMBA_ENABLE_CUDASIM=1) where the jobs run: checked here when they run on this
+# machine. Snakemake keeps --jobs (nodes) only for a cluster executor (a profile's `jobs:`); then each job
+# checks on its own node.
+JOBS_RUN_HERE = workflow.resource_settings.nodes is None
+if JOBS_RUN_HERE and device_problem(config.get("device", "cpu")):
+    sys.exit(f"Invalid configuration, nothing was run:\nconfig device: {device_problem(config.get('device', 'cpu'))}")
 try:  # an output folder that is a file or not writable: one line, before any job runs
     for folder in ("results", "figures", "logs", "benchmarks"):
         check_output_dir(folder, create=False)

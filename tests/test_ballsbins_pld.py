@@ -15,6 +15,12 @@ import pytest
 from scipy import integrate, optimize
 from scipy.special import ndtr
 
+from dpsampling.accountants.ballsbins import (
+    estimate_delta,
+    gaussian_mechanism_delta,
+    lower_bound_delta,
+    sample_losses,
+)
 from dpsampling.accountants.ballsbins_pld import (
     ENGINE_VERSION,
     _kernels,
@@ -23,12 +29,6 @@ from dpsampling.accountants.ballsbins_pld import (
     ballsbins_delta_bounds,
     ballsbins_epsilon_bounds,
     calibrate_ballsbins_sigma,
-)
-from dpsampling.accountants.ballsbins import (
-    estimate_delta,
-    gaussian_mechanism_delta,
-    lower_bound_delta,
-    sample_losses,
 )
 
 EPS = np.array([0.0, 0.013, 0.37, 1.0, 2.71, 5.0])

@@ -1,7 +1,10 @@
 """The chua25 privacy workflow for real on the toy config (.test/config/config.yaml): shard metadata,
 caching (nothing reruns; an eps-grid change reruns the merge but no sampling; a new shard samples
 only itself), a shard with mismatched metadata refused by the merge, and identical results with
---cores 1 and --cores 2.
+--cores 1 and --cores 2. Device and storage: switching the device to cuda reruns nothing (the
+simulator stands in for the GPU); device cuda without a GPU stops before any job with one line;
+statistics storage gives the very same delta table, and with it an eps-grid change redraws the
+shards.
 
 The Snakemake jobs run with NUMBA_DISABLE_JIT=1: every sampling job is a new process and would
 otherwise spend seconds compiling the kernels for a few hundred samples. The kernels are tested
@@ -9,6 +12,7 @@ compiled, against numpy references, in tests/test_ballsbins_*.py; here the plumb
 (with the JIT disabled the kernels are plain Python, bit-identical at these sizes).
 """
 
+import hashlib
 import os
 import shutil
 import subprocess
@@ -37,8 +41,11 @@ def _copy(target: Path) -> Path:
     return target
 
 
-def _snakemake(directory: Path, *args, cores=2, configfiles=CONFIG):
+def _snakemake(directory: Path, *args, cores=2, configfiles=CONFIG, simulator=False):
     env = dict(os.environ, NUMBA_DISABLE_JIT="1", PYTHONWARNINGS="ignore::RuntimeWarning")
+    env.pop("NUMBA_ENABLE_CUDASIM", None)
+    if simulator:
+        env["NUMBA_ENABLE_CUDASIM"] = "1"
     return subprocess.run([sys.executable, "-m", "snakemake", "--cores", str(cores), *args, "--configfile", *configfiles],
                           cwd=directory, capture_output=True, text=True, env=env)
 
@@ -141,3 +148,59 @@ def test_orders_outside_the_steps_stop_before_any_job(tmp_path):
     assert result.returncode != 0 and not (copy / "results").exists()
     assert ("config chua25.fig2.panels[0].orders: orders must start at 1 and stay inside [1, T - 1] = [1, 99]"
             in result.stderr)
+
+
+def test_switching_the_device_reruns_nothing(run):
+    result = _snakemake(run, *TARGETS, "-n", "--config", "device=cuda", simulator=True)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "Nothing to be done" in result.stdout + result.stderr
+
+
+def test_device_cuda_without_a_gpu_stops_before_any_job(tmp_path):
+    copy = _copy(tmp_path)
+    result = _snakemake(copy, "chua25_fig2", "--config", "device=cuda")
+    if result.returncode == 0:
+        pytest.skip("a CUDA GPU is visible")
+    assert not (copy / "results").exists() and not (copy / "logs").exists()
+    assert result.stderr.strip().splitlines()[-2:] == [
+        "Invalid configuration, nothing was run:",
+        "config device: cuda needs a CUDA GPU and none is visible here (nor is NUMBA_ENABLE_CUDASIM=1 set): "
+        "use cpu or auto, or run where a GPU is (with pip install 'dpsampling[cuda]')"]
+
+
+def test_statistics_storage_gives_the_same_delta_table_and_seals_the_grid(run, tmp_path):
+    copy = _copy(tmp_path)
+    (copy / "statistics.yaml").write_text("chua25:\n  fig2:\n    storage: statistics\n")
+    configfiles = [*CONFIG, "statistics.yaml"]
+    result = _snakemake(copy, "results/chua25_fig2/delta.parquet", configfiles=configfiles)
+    assert result.returncode == 0, result.stderr[-3000:]
+    frame, document = read_table(copy / SHARD)
+    assert list(frame.columns) == ["epsilon", "count", "total", "total_squares"]
+    assert document["parameters"]["storage"] == "statistics" and document["parameters"]["device"] == "cpu"
+    statistics, losses = (read_table(d / "results/chua25_fig2/delta.parquet")[0].drop(columns=TIMING) for d in (copy, run))
+    pd.testing.assert_frame_equal(statistics, losses, check_exact=True)
+    (copy / "grid.yaml").write_text("chua25:\n  fig2:\n    epsilon_grid: {start: 0.0, stop: 6.0, num: 13}\n")
+    jobs = _jobs(_snakemake(copy, "results/chua25_fig2/delta.parquet", "-n", configfiles=[*configfiles, "grid.yaml"]))
+    assert jobs.get("sample_chua25_losses") == 4 and jobs.get("merge_chua25_delta") == 1, jobs
+
+
+# Digest of the tiny DAG's five delta tables (count, sums, mean, standard error, UCB; 10 significant
+# digits, as dpsampling.versions rounds) computed by the workflow *before* the device and storage options
+# existed (commit 14acb5b): the default CPU DAG must keep these numbers. Update it only with a version
+# bump of a sampling family or a change of .test/config/config.yaml.
+DEFAULT_DELTA_DIGEST = "809fedf04a2ec5a8"
+
+
+def _delta_digest(directory: Path) -> str:
+    digest = hashlib.sha256()
+    for experiment in ("chua25_fig2", "chua25_fig3", "chua25_fig4", "chua25_epochs", "chua25_props"):
+        frame = read_table(directory / "results" / experiment / "delta.parquet")[0]
+        for column in ("count", "total", "total_squares", "mean", "standard_error", "ucb"):
+            digest.update(" ".join(f"{v:.9e}" for v in np.asarray(frame[column], dtype=np.float64)).encode())
+    return digest.hexdigest()[:16]
+
+
+def test_the_default_dag_keeps_its_numbers(run):
+    assert _delta_digest(run) == DEFAULT_DELTA_DIGEST
+    assert read_metadata(run / SHARD)["parameters"]["device"] == "cpu"
+    assert "storage" not in read_metadata(run / SHARD)["parameters"]

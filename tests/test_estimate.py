@@ -13,7 +13,7 @@ import yaml
 from dpsampling.cli.main import main
 from dpsampling.io import write_table
 from dpsampling.papers import registry  # noqa: F401  (registers every paper's cost model)
-from dpsampling.pipeline.estimate import ESTIMATORS, Rates, Work, config_experiments, estimate
+from dpsampling.pipeline.estimate import ESTIMATORS, Rates, Work, config_experiments, estimate, format_estimate
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = yaml.safe_load((ROOT / ".test/config/config.yaml").read_text())
@@ -148,3 +148,46 @@ def test_unregistered_experiments_are_listed_not_guessed():
     works, unknown = estimate(config, FixedRates())
     assert unknown == ["lebeda24_fig9"] and "lebeda24_fig9" not in [w.experiment for w in works]
     assert isinstance(works[0], Work)
+
+
+def _gpu_config(device, names=("fig2",)):
+    return {"seed": TINY["seed"], "pld": TINY["pld"], "shuffle": TINY["shuffle"], "device": device,
+            "chua25": {name: TINY["chua25"][name] for name in names}}
+
+
+def _benchmark(path, rows):
+    path.write_text(json.dumps({"gpu": "Test GPU", "rows": rows}))
+
+
+ORDER_ROW = {"case": "order_statistics", "method": "order_statistics", "samples": 1000, "steps": 1563, "orders": 99,
+             "cpu_seconds": 1.0, "gpu_seconds": 0.01}  # 0.01 s / (1000 samples x 100 steps) = 1e-7 s per step
+
+
+def test_gpu_hours_come_from_the_gpu_benchmark_when_device_is_cuda(tmp_path):
+    rates = FixedRates()
+    rates.gpu_benchmark_path = tmp_path / "gpu.json"
+    _benchmark(rates.gpu_benchmark_path, [ORDER_ROW, dict(ORDER_ROW, gpu_seconds=None, method="naive")])
+    (work,), _ = estimate(_gpu_config("cuda"), rates)
+    assert work.gpu_seconds == pytest.approx(work.units * 1e-7, rel=1e-12)
+    assert work.units * work.seconds_per_unit == pytest.approx(0.5 * 10)  # only the bounds (10x coarsened) on the CPU
+    assert f"GPU rate from {rates.gpu_benchmark_path} (Test GPU)" in work.source
+    (cpu,), _ = estimate(_gpu_config("cpu"), rates)
+    assert cpu.gpu_seconds == 0 and "GPU" not in cpu.source
+    assert cpu.units * cpu.seconds_per_unit == pytest.approx(cpu.units * 0.5 + 5)
+
+
+def test_without_a_gpu_benchmark_the_cpu_rate_is_used_and_labelled(tmp_path):
+    rates = FixedRates()
+    rates.gpu_benchmark_path = tmp_path / "missing.json"
+    (work,), _ = estimate(_gpu_config("cuda"), rates)
+    assert work.gpu_seconds == 0 and work.units * work.seconds_per_unit == pytest.approx(work.units * 0.5 + 5)
+    assert f"device cuda but no GPU benchmark at {rates.gpu_benchmark_path}" in work.source
+    _benchmark(rates.gpu_benchmark_path, [ORDER_ROW])  # times order statistics only: fig3's methods stay on the CPU
+    (fig3,), _ = estimate(_gpu_config("cuda", ("fig3",)), rates)
+    assert fig3.gpu_seconds == 0 and "(importance, naive not in the benchmark: CPU rate)" in fig3.source
+
+
+def test_the_table_shows_gpu_hours():
+    works = [Work("chua25_fig2", 1e6, "kernel steps", 1e-3, "x", gpu_seconds=7200.0), Work("chua24_fig1", 10, "u", 360.0, "y")]
+    text = format_estimate(works, [])
+    assert "+ 2 GPU-h" in text and text.splitlines()[-1].endswith("+ 2 GPU-hours (one GPU per sampling job)")

@@ -50,6 +50,33 @@ def test_slurm_profile_takes_account_and_partition_from_the_environment(tmp_path
 
 
 @pytest.mark.workflow
+def test_slurm_profile_sends_sampling_jobs_to_a_gpu_partition_when_device_is_cuda(tmp_path):
+    """device: cuda on a login node without a GPU: the check is left to the jobs' nodes (a cluster
+    executor keeps --jobs); each sampling job asks for one GPU (gpu=1, the plugin's --gpus=1) in
+    $SBATCH_GPU_PARTITION, every other job stays in $SBATCH_PARTITION. With device cpu no job asks
+    for a GPU."""
+    directory = copy_workflow(tmp_path)
+    environment = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
+    environment.update(SBATCH_ACCOUNT="acct_x", SBATCH_PARTITION="part_y", SBATCH_GPU_PARTITION="gpu_z")
+    found = {}
+    for device in ("cuda", "cpu"):
+        result = subprocess.run(snakemake_command("chua25_fig2", "-n", "--profile", str(PROFILES / "slurm"),
+                                                  "--configfile", TINY, "--config", f"device={device}"),
+                                cwd=directory, env=environment, capture_output=True, text=True)
+        assert result.returncode == 0, result.stderr[-3000:]
+        found[device] = _resources(result.stdout)
+    gpu_jobs = found["cuda"]["sample_chua25_losses_gpu"]
+    assert len(gpu_jobs) == 4 and "sample_chua25_losses" not in found["cuda"]
+    for job in gpu_jobs:
+        assert job["gpu"] == "1" and job["slurm_partition"] == "gpu_z" and job["slurm_account"] == "acct_x"
+    for rule in ("merge_chua25_delta", "compute_chua25_bounds"):
+        assert found["cuda"][rule][0]["slurm_partition"] == "part_y" and "gpu" not in found["cuda"][rule][0]
+    assert "sample_chua25_losses_gpu" not in found["cpu"]
+    for job in found["cpu"]["sample_chua25_losses"]:
+        assert "gpu" not in job and job["slurm_partition"] == "part_y"
+
+
+@pytest.mark.workflow
 def test_default_resources_on_the_command_line_replace_the_profiles_but_keep_per_rule_ones(tmp_path):
     """Why the README says: set the account by environment, not by --default-resources."""
     directory = copy_workflow(tmp_path)
@@ -117,7 +144,11 @@ def test_status_of_an_unknown_job_is_failed(tmp_path):
 
 def test_profiles_name_only_known_rules():
     """set-resources entries of rules that do not exist would be ignored silently."""
-    rules = set(re.findall(r"^rule (\w+):", "\n".join(p.read_text() for p in (ROOT / "workflow/rules").glob("*.smk")), re.M))
+    text = "\n".join(p.read_text() for p in (ROOT / "workflow/rules").glob("*.smk"))
+    rules = set(re.findall(r"^rule (\w+):", text, re.M))
+    for names in re.findall(r'^\w+_RULE = "(\w+)" if \w+ else "(\w+)"$', text, re.M):  # rules named by the config
+        rules |= set(names)
+    assert "sample_chua25_losses_gpu" in rules
     for name in ("slurm",):
         profile = yaml.safe_load((PROFILES / name / "config.yaml").read_text())
         assert set(profile.get("set-resources", {})) <= rules, name

@@ -40,3 +40,31 @@ def test_paper_fig2_refuses_without_gpu(capsys):
 def test_bad_arguments(capsys):
     assert benchmark.main(["--repeats", "0"]) == 2
     assert "--repeats must be" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(gpu.gpu_visible(), reason="a real GPU is visible: GPU columns are filled")
+def test_json_for_the_estimate(tmp_path, capsys):
+    """--json writes the rows that dpsampling estimate reads: without a GPU they hold no GPU
+    timing, and the estimate says so; with GPU timings it derives seconds per kernel step."""
+    import json
+
+    from dpsampling.papers.chua25.cost import gpu_step_seconds
+    from dpsampling.pipeline.estimate import Rates
+
+    path = tmp_path / "benchmarks/gpu.json"
+    assert benchmark.main(["--scale", "1e-4", "--repeats", "1", "--json", str(path)]) == 0
+    document = json.loads(path.read_text())
+    assert [row["method"] for row in document["rows"]] == [
+        "order_statistics", "importance", "naive", "importance_order_statistics"]
+    assert all(row["gpu_seconds"] is None for row in document["rows"]) and document["gpu"] is None
+    assert Rates(tmp_path).gpu_benchmark() == (None, f"the GPU benchmark {path} has no GPU timings "
+                                                     "(it ran without a visible GPU)")
+    for row in document["rows"]:
+        row["gpu_seconds"] = row["cpu_seconds"] / 100
+    path.write_text(json.dumps(document))
+    found, where = Rates(tmp_path).gpu_benchmark()
+    assert where == str(path)
+    rates = gpu_step_seconds(found)
+    for row in document["rows"]:
+        per_sample = row["orders"] + 1 if row["orders"] else row["steps"]
+        assert rates[row["method"]] == row["gpu_seconds"] / (row["samples"] * per_sample)

@@ -11,12 +11,20 @@ from dpsampling.papers.chua25.rules import chua25_privacy_functions
 if config_problems(config["chua25"]):  # e.g. orders outside [1, T - 1]: stop before any job runs
     sys.exit("Invalid configuration, nothing was run:\n" + "\n".join(config_problems(config["chua25"])))
 CHUA25_PRIVACY = chua25_privacy_functions(config)
+# device (config, checked in the Snakefile): on cuda the sampling rule is named sample_chua25_losses_gpu
+# and asks for one GPU (resources gpu=1), so that a profile can send it to a GPU partition; its params
+# (the shard's identity) are the same on every device, so switching device reruns nothing.
+CHUA25_ON_GPU = config.get("device", "cpu") == "cuda"
+CHUA25_SAMPLING_RULE = "sample_chua25_losses_gpu" if CHUA25_ON_GPU else "sample_chua25_losses"
+CHUA25_GPU = {"gpu": 1} if CHUA25_ON_GPU else {}
 CHUA25_MONTE_CARLO = "chua25_(" + "|".join(chua25_targets.MONTE_CARLO) + ")"  # wildcard patterns
 CHUA25_FIGURES = "chua25_(" + "|".join(chua25_targets.PRIVACY_FIGURES) + ")"
 
 
-rule sample_chua25_losses:
-    """One shard of privacy-loss samples of (P_B, Q_B) for one sample set (see dpsampling.papers.chua25.samples)."""
+rule:
+    """One shard of privacy-loss samples of (P_B, Q_B), or their statistics, for one sample set (see dpsampling.papers.chua25.samples)."""
+    name:
+        CHUA25_SAMPLING_RULE
     output:
         "results/{experiment}/samples/{panel}/{direction}/{series}/shard-{shard}.parquet",
     wildcard_constraints:
@@ -35,6 +43,7 @@ rule sample_chua25_losses:
     resources:
         mem_mb=CHUA25_PRIVACY.shard_memory,
         runtime=60,
+        **CHUA25_GPU,
     conda:
         "../envs/dpsampling.yaml"
     script:

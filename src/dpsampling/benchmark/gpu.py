@@ -14,6 +14,9 @@ timed as if it were a GPU.
 5e8 samples), both directions, with streaming statistics (``loss_statistics_cuda``: no
 sample stored), and prints one row per panel and direction with the time (after an untimed
 compiling call) and the delta estimate's largest value. It refuses to run without a GPU.
+
+``--json FILE`` also writes the rows (with the method of each case) as JSON; ``dpsampling
+estimate`` reads ``benchmarks/gpu.json`` for its GPU rates when the config says ``device: cuda``.
 """
 
 from __future__ import annotations
@@ -79,7 +82,7 @@ def time_case(case: Case, *, repeats: int, seed: int, samples_per_chunk: int,
     sample_losses(*args, warm, case.direction, **keywords)
     cpu = _median_seconds(lambda: sample_losses(*args, case.samples, case.direction, **keywords),
                           repeats)
-    row = {"case": case.name, "sigma": case.sigma, "steps": case.steps, "samples": case.samples,
+    row = {"case": case.name, "method": case.method, "sigma": case.sigma, "steps": case.steps, "samples": case.samples,
            "orders": case.order_count, "cpu_seconds": cpu, "gpu_seconds": None}
     if use_gpu:
         gpu.sample_losses_cuda(*args, warm, case.direction, **keywords)
@@ -173,7 +176,22 @@ def _parser() -> argparse.ArgumentParser:
                         help="config holding chua25.fig2 (for --paper-fig2)")
     parser.add_argument("--samples", type=int, default=None,
                         help="--paper-fig2 samples per panel and direction (default: config)")
+    parser.add_argument("--json", metavar="FILE", default=None,
+                        help="also write the rows as JSON to FILE (dpsampling estimate reads "
+                             "benchmarks/gpu.json for its GPU rates when the config says device: cuda)")
     return parser
+
+
+def write_json(path, rows, *, gpu_name: str, threads: int) -> None:
+    """The timed rows with the machine they ran on (read by ``dpsampling estimate``)."""
+    import json
+
+    document = {"date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+                "cpu": _cpu_name(), "threads": threads, "gpu": gpu_name or None, "rows": rows,
+                "units": "seconds per call of samples draws; steps = T, orders = r (order statistics)"}
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(document, indent=2) + "\n")
 
 
 def main(argv=None) -> int:
@@ -209,8 +227,11 @@ def main(argv=None) -> int:
         log(f"{case.name}: {case.samples} samples, T = {case.steps}")
         rows.append(time_case(case, repeats=repeats, seed=seed, samples_per_chunk=per_chunk,
                               use_gpu=use_gpu))
-    print(markdown_table(rows, gpu_name=gpu.device_name() if use_gpu else "",
-                         threads=numba.get_num_threads()))
+    gpu_name = gpu.device_name() if use_gpu else ""
+    print(markdown_table(rows, gpu_name=gpu_name, threads=numba.get_num_threads()))
+    if args.json:
+        write_json(args.json, rows, gpu_name=gpu_name, threads=numba.get_num_threads())
+        log(f"wrote {args.json}" + ("" if use_gpu else " (no GPU visible: no GPU timings in it)"))
     return 0
 
 
@@ -218,4 +239,4 @@ if __name__ == "__main__":
     sys.exit(main())
 
 
-__all__ = ["GPU_CASES", "main", "markdown_table", "paper_fig2", "time_case"]
+__all__ = ["GPU_CASES", "main", "markdown_table", "paper_fig2", "time_case", "write_json"]

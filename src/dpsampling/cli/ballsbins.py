@@ -10,8 +10,10 @@ from __future__ import annotations
 import argparse
 import json
 import math
+from dataclasses import replace
 
 from dpsampling import DIRECTIONS, __version__, progress
+from dpsampling.accountants.ballsbins.device import resolve_device
 from dpsampling.accountants.ballsbins.tables import (
     METHOD_NAMES,
     BallsBinsOptions,
@@ -28,7 +30,7 @@ from dpsampling.validation import check_open_unit
 
 BALLS_AND_BINS = "balls_and_bins"
 PLD = "pld"
-_MC_OPTIONS = ("samples", "seed", "error_prob", "orders", "epsilon_step")
+_MC_OPTIONS = ("samples", "seed", "error_prob", "orders", "epsilon_step", "device")
 _OPTIONS = (*_MC_OPTIONS, "method", "accuracy", "max_grid_points")
 _DEFAULTS = BallsBinsOptions()
 DEFAULT_ACCURACY = 0.01
@@ -77,6 +79,10 @@ def add_ballsbins_arguments(parser: argparse.ArgumentParser) -> None:
                             "'1..500,510..1000/10' = 1,2,...,500,510,520,...,1000")
     group.add_argument("--epsilon-step", type=float, metavar="H",
                        help=f"eps grid step of --delta queries (default {_DEFAULTS.epsilon_step:g})")
+    group.add_argument("--device", choices=("cpu", "cuda", "auto"),
+                       help="where the samples are drawn: cpu (default), cuda (one GPU, numba-cuda; refused "
+                            "with exit status 2 when none is visible) or auto (cuda when a GPU is visible, else "
+                            "cpu); same streams, same numbers; the JSON says which ran (inputs.device)")
 
 
 def uses_ballsbins_arguments(args) -> bool:
@@ -220,6 +226,10 @@ def account_balls_and_bins(args) -> int:
     options = _options(args)
     if options is None:
         return _account_certified(args, relation)
+    try:  # cuda without a GPU: one line and exit status 2 (cli.main), before any sampling
+        options = replace(options, device=resolve_device(options.device))
+    except ValueError as error:
+        raise ValueError(f"--device {error}") from None
     if args.delta is not None:
         _check_certifiable(options, args.delta)
     query = "epsilon" if args.epsilon is not None else "delta"
@@ -243,7 +253,7 @@ def account_balls_and_bins(args) -> int:
                             f"{quantity}_upper": bounds[f"{quantity}_upper"]}
     columns = columns + [(f"{quantity}_lower", "certified"), (f"{quantity}_upper", "certified")]
     inputs = {"sampler": BALLS_AND_BINS, "sigma": args.sigma, "steps": args.steps, "epochs": args.epochs,
-              "relation": relation,
+              "relation": relation, "device": options.device,
               "method": options.method, "samples": options.samples, "seed": options.seed,
               "error_prob": options.error_prob, "orders": options.orders,
               "options": options.as_dict(), "version": __version__,
@@ -253,6 +263,7 @@ def account_balls_and_bins(args) -> int:
         print(json.dumps({"inputs": inputs, "rows": rows}, indent=2))
     else:
         print(f"# balls_and_bins: sigma={args.sigma}, steps={args.steps}, epochs={args.epochs}, "
-              f"method={options.method}, samples={options.samples}, error_prob={options.error_prob:g}")
+              f"method={options.method}, samples={options.samples}, error_prob={options.error_prob:g}, "
+              f"device={options.device}")
         print(_table(rows, key, columns))
     return 0

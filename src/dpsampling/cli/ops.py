@@ -41,6 +41,9 @@ def add_ops_commands(commands) -> None:
     estimate.add_argument("--cores", type=int, default=os.cpu_count(), help="cores for the wall-time line (>= 1)")
     estimate.add_argument("--no-benchmarks", action="store_true", help="always calibrate; ignore benchmarks/")
     estimate.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
+    estimate.add_argument("--gpu-benchmark", default=None, metavar="FILE",
+                          help="GPU rates for device: cuda, relative to --directory (default: benchmarks/gpu.json, "
+                               "written by python -m dpsampling.benchmark.gpu --json FILE on a GPU node)")
     report = commands.add_parser("report", help="write results/REPORT.md from the results present",
                                  description=REPORT_HELP)
     report.add_argument("--directory", default=".", metavar="DIR", help="the workflow folder (default: .)")
@@ -87,10 +90,13 @@ def _estimate(args) -> int:
     if not (directory / "Snakefile").is_file():
         raise ValueError(f"--directory must be the workflow folder (with a Snakefile); got {args.directory!r}")
     config = load_config(directory, args.configfile)
-    works, unknown = estimate(config, Rates(directory, use_benchmarks=not args.no_benchmarks, progress=log))
+    works, unknown = estimate(config, Rates(directory, use_benchmarks=not args.no_benchmarks, progress=log,
+                                            gpu_benchmark=args.gpu_benchmark))
     if args.json:
-        print(json.dumps({"configfiles": args.configfile, "experiments": [dict(w.__dict__, core_hours=w.core_hours) for w in works],
-                          "total_core_hours": sum(w.core_hours for w in works), "not_estimated": unknown}, indent=2))
+        print(json.dumps({"configfiles": args.configfile, "experiments": [dict(w.__dict__, core_hours=w.core_hours, gpu_hours=w.gpu_hours)
+                                                                              for w in works],
+                          "total_core_hours": sum(w.core_hours for w in works),
+                          "total_gpu_hours": sum(w.gpu_hours for w in works), "not_estimated": unknown}, indent=2))
     else:
         print(f"# estimated CPU core-hours for {', '.join(args.configfile) or 'config/config.yaml'}")
         print(format_estimate(works, unknown, args.cores))

@@ -34,11 +34,17 @@ its recorded parameters are not ``comparable`` (settings the cost per unit depen
 returns (seconds per unit, source). Experiments of the config without a registered family are
 listed as such (the lookup is by config block: ``chua25.fig2`` first, then ``chua25``).
 
+GPU work (config ``device: cuda``): an experiment whose Monte Carlo runs on a GPU reports its GPU
+seconds in ``Work.gpu_seconds`` (GPU-hours beside the core-hours), from the per-method rates of a GPU
+benchmark (``rates.gpu_benchmark()``: the JSON ``python -m dpsampling.benchmark.gpu --json`` writes,
+``benchmarks/gpu.json`` by default); without one the CPU rate is used and the source says so.
+
 The estimate is a model: linear in the units, with the per-unit cost measured at one setting.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 import time
@@ -50,6 +56,7 @@ from dpsampling.io import read_metadata
 from dpsampling.pipeline.report import benchmark_totals, natural_key
 
 PAPER_BLOCK = re.compile(r"[a-z]+[0-9]{2}")
+GPU_BENCHMARK = "benchmarks/gpu.json"
 
 
 @dataclass(frozen=True)
@@ -61,10 +68,16 @@ class Work:
     unit: str
     seconds_per_unit: float
     source: str
+    gpu_seconds: float = 0.0
+    """GPU seconds on top of the CPU work (the part of the experiment that runs on a GPU)."""
 
     @property
     def core_hours(self) -> float:
         return self.units * self.seconds_per_unit / 3600
+
+    @property
+    def gpu_hours(self) -> float:
+        return self.gpu_seconds / 3600
 
 
 ESTIMATORS: dict[str, Callable] = {}
@@ -83,11 +96,28 @@ def register(block: str):
 class Rates:
     """Seconds per unit of work: from a previous run's benchmarks, or a calibration timing."""
 
-    def __init__(self, root=".", use_benchmarks: bool = True, progress=None):
+    def __init__(self, root=".", use_benchmarks: bool = True, progress=None, gpu_benchmark=None):
         self.root = Path(root)
         self.use_benchmarks = use_benchmarks
         self.progress = progress or (lambda message: None)
+        self.gpu_benchmark_path = self.root / (gpu_benchmark or GPU_BENCHMARK)
         self._calibrated: dict = {}
+
+    def gpu_benchmark(self) -> tuple[dict | None, str]:
+        """(the GPU benchmark document, where it is) or (None, why there is none): the JSON of
+        ``python -m dpsampling.benchmark.gpu --json FILE`` with GPU timings in its rows."""
+        path = self.gpu_benchmark_path
+        if not path.is_file():
+            return None, (f"no GPU benchmark at {path} (python -m dpsampling.benchmark.gpu --json {path} "
+                          "on a GPU node writes one)")
+        try:
+            document = json.loads(path.read_text())
+            rows = [row for row in document["rows"] if row.get("gpu_seconds")]
+        except (ValueError, KeyError, TypeError) as error:
+            return None, f"the GPU benchmark {path} is not readable ({error})"
+        if not rows:
+            return None, f"the GPU benchmark {path} has no GPU timings (it ran without a visible GPU)"
+        return dict(document, rows=rows), str(path)
 
     def measured(self, experiment: str, result_file: str, units_of: Callable[[dict], float],
                  comparable: Callable[[dict], bool] = lambda parameters: True):
@@ -154,6 +184,10 @@ def estimate(config: dict, rates: Rates) -> tuple[list[Work], list[str]]:
     return works, unknown
 
 
+def _hours(work: Work) -> str:
+    return f"{work.core_hours:>10.3g}" + (f" + {work.gpu_hours:.3g} GPU-h" if work.gpu_seconds else "")
+
+
 def format_estimate(works: list[Work], unknown: list[str], cores: int | None = None) -> str:
     """The table printed by ``dpsampling estimate``."""
     name = max([16, *(len(w.experiment) for w in works)])
@@ -161,9 +195,11 @@ def format_estimate(works: list[Work], unknown: list[str], cores: int | None = N
     lines = [f"{'experiment':<{name}} {'units of work':>14}  {'unit':<{unit}} {'CPU s/unit':>10} {'core-hours':>10}  rate from"]
     for w in works:
         lines.append(f"{w.experiment:<{name}} {w.units:>14.4g}  {w.unit:<{unit}} {w.seconds_per_unit:>10.3g} "
-                     f"{w.core_hours:>10.3g}  {w.source}")
+                     f"{_hours(w)}  {w.source}")
     total = sum(w.core_hours for w in works)
-    lines.append(f"{'total':<{name}} {'':>14}  {'':<{unit}} {'':>10} {total:>10.3g}")
+    gpu_total = sum(w.gpu_hours for w in works)
+    lines.append(f"{'total':<{name}} {'':>14}  {'':<{unit}} {'':>10} {total:>10.3g}"
+                 + (f" + {gpu_total:.3g} GPU-hours (one GPU per sampling job)" if gpu_total else ""))
     if cores:
         lines.append(f"On {cores} cores: at least {total / cores:.3g} hours of wall time (perfect parallelism; "
                      "the longest single job is a floor too).")

@@ -12,7 +12,9 @@ eps and direction:
   covered, a single event of probability >= 1 - beta. Each row is a separate guarantee (no
   simultaneous coverage of several eps or delta values is claimed).
 
-Non-importance methods draw one sample set per direction and evaluate it at every eps.
+Non-importance methods draw one sample set per direction and evaluate it at every eps. The
+samples are drawn on ``options.device`` (cpu, cuda or auto; ``ballsbins.device``): the same
+streams on either device, so the same numbers (up to the GPU's floating-point rounding).
 Importance sampling (Alg. 5) draws a separate set per eps with its own event E_eps.
 
 eps queries (a target delta): one sample set per direction, evaluated on the grid
@@ -67,6 +69,7 @@ class BallsBinsOptions:
     orders: str | None = None  # e.g. "1..500,510..1000/10"; required for order statistics
     epsilon_step: float = 0.01  # eps grid step of eps queries
     samples_per_chunk: int = bb.DEFAULT_SAMPLES_PER_CHUNK
+    device: str = "cpu"  # cpu, cuda or auto (ballsbins.device): where the samples are drawn; same numbers
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -87,6 +90,7 @@ def _check(sigma, steps, epochs, options: BallsBinsOptions, query: str) -> tuple
     check_open_unit("error_prob", options.error_prob)
     check_positive("epsilon_step", options.epsilon_step)
     method = _library_method(options.method)
+    bb.resolve_device(options.device)  # ValueError (one line) for cuda without a GPU, before any sampling
     orders = None
     if "order_statistics" in method:
         if options.orders is None:
@@ -111,10 +115,10 @@ def _seed(options: BallsBinsOptions, direction: str, index: int = 0) -> np.rando
 
 
 def _draw(method, sigma, steps, epochs, direction, orders, options, importance_epsilon=None, index=0):
-    return bb.sample_losses(method, sigma, steps, options.samples, direction, orders=orders,
-                            importance_epsilon=importance_epsilon, epochs=epochs,
-                            seed=_seed(options, direction, index),
-                            samples_per_chunk=options.samples_per_chunk)
+    return bb.sample_losses_on(method, sigma, steps, options.samples, direction, orders=orders,
+                               importance_epsilon=importance_epsilon, epochs=epochs,
+                               seed=_seed(options, direction, index),
+                               samples_per_chunk=options.samples_per_chunk, device=options.device)
 
 
 def _estimate_columns(samples, eps, error_prob) -> dict:

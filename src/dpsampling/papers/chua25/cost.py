@@ -8,6 +8,12 @@ does not depend on the sample count). The deterministic curves beside them (dp-a
 over up to 36,133 steps dominate) are timed at a 10x coarser PLD discretization and scaled up
 linearly (the PLD's support, and the FFT composing it, grow like 1/discretization). trunc is
 timed whole.
+
+With ``device: cuda`` the sample sets run on a GPU: their GPU seconds per kernel step come from a
+GPU benchmark (``Rates.gpu_benchmark``: the timed GPU rows of ``python -m dpsampling.benchmark.gpu
+--json``, per method), reported as GPU-hours (``Work.gpu_seconds``); the deterministic curves stay
+CPU core-hours. A method the benchmark did not time, or no benchmark at all, keeps the CPU rate,
+and the source column says so.
 """
 
 from __future__ import annotations
@@ -65,27 +71,65 @@ def _bounds_seconds(experiment: str, name: str, spec: dict, config: dict, rates:
     return seconds * factor, source
 
 
+def gpu_step_seconds(document: dict) -> dict[str, float]:
+    """GPU seconds per kernel step of each method timed in a GPU benchmark document (the fastest
+    case of the method: the kernels run at full occupancy on large cases)."""
+    found: dict[str, float] = {}
+    for row in document["rows"]:
+        per_sample = float(row["orders"] + 1) if row.get("orders") else float(row["steps"])
+        seconds = float(row["gpu_seconds"]) / (float(row["samples"]) * per_sample)
+        method = row.get("method", row.get("case"))
+        found[method] = min(seconds, found.get(method, seconds))
+    return found
+
+
+def _gpu_rates(config: dict, rates: Rates) -> tuple[dict, str]:
+    """(method -> GPU seconds per kernel step, source) for device cuda; ({}, why) otherwise."""
+    if config.get("device", "cpu") != "cuda":
+        return {}, ""
+    document, where = rates.gpu_benchmark()
+    if document is None:
+        return {}, f"device cuda but {where}: CPU rate used"
+    return gpu_step_seconds(document), f"GPU rate from {where} ({document.get('gpu', 'GPU')})"
+
+
 def _monte_carlo_work(experiment: str, config: dict, rates: Rates) -> Work:
     from dpsampling.papers.chua25.samples import sample_sets
 
     name = experiment.removeprefix("chua25_")
     spec = config["chua25"][name]
-    units = seconds = 0.0
-    methods = set()
+    units = seconds = gpu_seconds = 0.0
+    methods, on_cpu = set(), set()
     rate_cache = {}
+    gpu_rates, gpu_source = _gpu_rates(config, rates)
     for sample_set in sample_sets(name, spec):
         steps = sample_set.shards * sample_set.samples_per_shard * _steps_per_sample(sample_set)
+        units += steps
+        methods.add(sample_set.method)
+        if sample_set.method in gpu_rates:
+            gpu_seconds += steps * gpu_rates[sample_set.method]
+            continue
         identity = (sample_set.method, sample_set.direction, sample_set.sigma, sample_set.steps, sample_set.orders,
                     sample_set.importance_epsilon, sample_set.epochs)
         if identity not in rate_cache:
             rate_cache[identity] = _method_rate(sample_set, rates)[0]
-        units += steps
         seconds += steps * rate_cache[identity]
-        methods.add(sample_set.method)
+        on_cpu.add(sample_set.method)
     bounds, _ = _bounds_seconds(experiment, name, spec, config, rates)
-    source = (f"calibration: {', '.join(sorted(methods))} timed at each set's setting "
-              f"(+ {bounds:.3g} CPU s of deterministic curves)")
-    return Work(experiment, units, "kernel steps (coordinates or orders)", (seconds + bounds) / units, source)
+    if on_cpu:
+        source = f"calibration: {', '.join(sorted(on_cpu))} timed at each set's setting on the CPU"
+    else:
+        source = "no Monte Carlo on the CPU"
+    if gpu_rates:
+        timed = sorted(methods & set(gpu_rates))
+        untimed = sorted(methods - set(gpu_rates))
+        source += (f"; {gpu_source}: {', '.join(timed) or 'none of its methods'} on the GPU"
+                   + (f" ({', '.join(untimed)} not in the benchmark: CPU rate)" if untimed else ""))
+    elif gpu_source:
+        source += f" ({gpu_source})"
+    source += f" (+ {bounds:.3g} CPU s of deterministic curves)"
+    return Work(experiment, units, "kernel steps (coordinates or orders)", (seconds + bounds) / units, source,
+                gpu_seconds=gpu_seconds)
 
 
 for _name in MONTE_CARLO:

@@ -1,7 +1,8 @@
 """chua25 privacy experiments (Figs. 2-4, epochs, properties): merge shards, deterministic bounds.
 
 - ``merge_delta``: every shard of every sample set evaluated at every eps of the grid
-  (importance sets: at their own eps only), pooled exactly through the sufficient statistics
+  (importance sets: at their own eps only; a statistics shard is read, at the grid it was drawn
+  for, see ``samples``), pooled exactly through the sufficient statistics
   (count, sum Z, sum Z^2; ``dpsampling.accountants.ballsbins.estimates``) -> one row per (set, eps) with the
   mean, standard error and KL upper confidence bound at beta, plus rows ``direction = max``:
   mean = max of the two means (an estimate of delta_B), UCB = max of the two UCBs (>= delta_B
@@ -36,20 +37,37 @@ def epsilon_grid(spec: dict) -> np.ndarray:
     return np.unique(np.concatenate([points, extra]))
 
 
+def shard_estimate(path, expected: dict, grid: np.ndarray) -> bb.DeltaEstimate:
+    """The statistics of one shard at ``grid``: evaluated on its losses (``samples`` storage) or
+    read (``statistics`` storage, whose grid must be ``grid`` exactly). ``expected``: the identity
+    the shard must have (checked; never the storage, the eps grid of a losses shard or the device)."""
+    recorded = read_metadata(path)["parameters"]
+    if recorded.get("storage", "samples") == "statistics":
+        estimate = bb.read_loss_statistics(path, expected)
+        if not np.array_equal(estimate.epsilons, grid):
+            raise ValueError(f"{path} holds statistics at other eps values than requested (file has "
+                             f"{estimate.epsilons.size} values from {estimate.epsilons[0]:g} to {estimate.epsilons[-1]:g}, "
+                             f"requested {grid.size} from {grid[0]:g} to {grid[-1]:g}): its sample set must be redrawn")
+        return estimate
+    return bb.estimate_delta(bb.read_loss_samples(path, expected), grid)
+
+
 def _set_estimate(sample_set: SampleSet, config_seed: int, epsilons: np.ndarray):
-    """Pooled estimate of one set over its shards, and the summed sampling time."""
+    """Pooled estimate of one set over its shards (either storage), the summed sampling time, the
+    thread counts and the devices that drew them."""
     grid = epsilons if sample_set.importance_epsilon is None else np.array([sample_set.importance_epsilon])
-    estimates, seconds, threads = [], {"sampling_seconds": 0.0, "sampling_cpu_seconds": 0.0}, set()
+    estimates, seconds, threads, devices = [], {"sampling_seconds": 0.0, "sampling_cpu_seconds": 0.0}, set(), set()
     for shard, path in enumerate(sample_set.shard_paths()):
         expected = expected_shard_metadata(sample_set.sampling_parameters(config_seed, shard))
-        samples = bb.read_loss_samples(path, expected)
-        estimates.append(bb.estimate_delta(samples, grid))
+        estimate = shard_estimate(path, expected, grid)
+        estimates.append(estimate)
         recorded = read_metadata(path)["parameters"]
         for key in seconds:
             seconds[key] += float(recorded.get(key, math.nan))
         threads.add(int(recorded.get("threads", 0)))
-        log_weight = samples.log_weight
-    return bb.combine_estimates(estimates), seconds, sorted(threads), log_weight
+        devices.add(str(recorded.get("device", "cpu")))
+        log_weight = estimate.log_weight
+    return bb.combine_estimates(estimates), seconds, sorted(threads), log_weight, sorted(devices)
 
 
 def merge_delta(sets: list[SampleSet], config_seed: int, epsilons, error_prob: float, progress=None) -> pd.DataFrame:
@@ -57,10 +75,11 @@ def merge_delta(sets: list[SampleSet], config_seed: int, epsilons, error_prob: f
     epsilons = np.asarray(epsilons, dtype=float)
     frames = []
     for sample_set in sets:
-        estimate, seconds, threads, log_weight = _set_estimate(sample_set, config_seed, epsilons)
+        estimate, seconds, threads, log_weight, devices = _set_estimate(sample_set, config_seed, epsilons)
         if progress:
             progress(f"{sample_set.panel}/{sample_set.direction}/{sample_set.series}: "
-                     f"{sample_set.shards} shard(s), {seconds['sampling_cpu_seconds']:.1f} CPU s of sampling")
+                     f"{sample_set.shards} shard(s), {seconds['sampling_cpu_seconds']:.1f} CPU s of sampling "
+                     f"on {', '.join(devices)}")
         frame = estimate.to_frame(error_prob).rename(columns={"upper_confidence_bound": "ucb"})
         n_orders = 0 if sample_set.orders is None else int(bb.parse_orders(sample_set.orders).size)
         frame = frame.assign(panel=sample_set.panel, series=sample_set.series, method=sample_set.method,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
+from dpsampling.accountants.ballsbins.device import DEFAULT_PIECE as PIECE
 from dpsampling.papers.chua25.privacy import CURVES, bounds_settings, epsilon_grid
 from dpsampling.papers.chua25.samples import find_sample_set, sample_sets
 
@@ -18,12 +19,17 @@ def chua25_privacy_functions(config: dict) -> SimpleNamespace:
         return sample_sets(experiment.removeprefix("chua25_"), spec(experiment))
 
     def shard_parameters(wildcards):
-        """What one shard depends on: method, setting, sample count, seed; not the eps grid or shard count."""
+        """What one shard depends on: method, setting, sample count, seed; not the shard count, not the
+        device; the eps grid only with ``statistics`` storage."""
         sample_set = find_sample_set(sets(wildcards.experiment), wildcards.panel, wildcards.direction, wildcards.series)
-        return sample_set.sampling_parameters(config["seed"], int(wildcards.shard))
+        storage = spec(wildcards.experiment).get("storage", "samples")
+        grid = epsilon_grid(spec(wildcards.experiment)).tolist() if storage == "statistics" else None
+        return sample_set.sampling_parameters(config["seed"], int(wildcards.shard), storage, grid)
 
     def shard_memory(wildcards):
-        return 600 + 3 * 8 * shard_parameters(wildcards)["samples"] // 2**20
+        parameters = shard_parameters(wildcards)
+        held = parameters["samples"] if parameters.get("storage") != "statistics" else min(parameters["samples"], PIECE)
+        return 600 + 3 * 8 * held // 2**20
 
     def shards(wildcards):
         return [path for s in sets(wildcards.experiment) for path in s.shard_paths()]

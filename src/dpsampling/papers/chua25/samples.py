@@ -14,6 +14,17 @@ whatever the core count, the order in which shards run or which other shards exi
 grid is not a sampling parameter (one set of losses serves every eps), except for importance
 sampling, where eps is part of the series name.
 
+Storage (``chua25.<name>.storage``): ``samples`` (the default) keeps the losses, one Parquet
+column; ``statistics`` keeps, for every eps of the experiment's grid (importance sets: their eps),
+the count, sum and sum of squares of Z = [1 - e^{eps - L}]_+ (32 bytes per eps instead of 8 per
+sample: the paper's 5e8 samples per direction and panel of Fig. 2 would be 32 GB of losses). Then
+the grid is part of the shard's identity (``storage`` and ``epsilons`` join its parameters); with
+``samples`` it is not, and the parameters are what they always were.
+
+Device (config ``device``: cpu, cuda, auto): where a shard is drawn. CPU and GPU draw the same
+streams, so the device is recorded in the shard's metadata (``device``) and is not part of its
+identity: switching it reruns nothing, and the merge does not check it.
+
 Only this module and dpsampling.accountants.ballsbins decide what a shard holds; editing the merge, the
 bounds or the plots never resamples.
 """
@@ -36,6 +47,7 @@ from dpsampling.versions import algorithm_version
 """chua25 experiments with Monte Carlo samples (ids chua25_<name>)."""
 
 SHARD_PATTERN = "results/{experiment}/samples/{panel}/{direction}/{series}/shard-{shard}.parquet"
+STORAGES = ("samples", "statistics")
 
 
 def _name(value: float) -> str:
@@ -67,14 +79,29 @@ class SampleSet:
     def shard_paths(self) -> list[str]:
         return [self.shard_path(i) for i in range(self.shards)]
 
-    def sampling_parameters(self, config_seed: int, shard: int) -> dict:
-        """Everything shard ``shard`` depends on (the sampling rule's params; no eps grid, no shard count)."""
-        return {"experiment": self.experiment, "panel": self.panel, "direction": self.direction,
-                "series": self.series, "method": self.method, "sigma": float(self.sigma),
-                "steps": int(self.steps), "epochs": int(self.epochs), "orders": self.orders,
-                "importance_epsilon": self.importance_epsilon, "samples": int(self.samples_per_shard),
-                "config_seed": int(config_seed), "shard": int(shard),
-                "algorithm_version": algorithm_version(f"ballsbins.{self.method}")}
+    def sampling_parameters(self, config_seed: int, shard: int, storage: str = "samples", epsilons=None) -> dict:
+        """Everything shard ``shard`` depends on (the sampling rule's params; no shard count; no eps
+        grid with ``samples`` storage, the grid with ``statistics`` storage: see module docstring)."""
+        parameters = {"experiment": self.experiment, "panel": self.panel, "direction": self.direction,
+                      "series": self.series, "method": self.method, "sigma": float(self.sigma),
+                      "steps": int(self.steps), "epochs": int(self.epochs), "orders": self.orders,
+                      "importance_epsilon": self.importance_epsilon, "samples": int(self.samples_per_shard),
+                      "config_seed": int(config_seed), "shard": int(shard),
+                      "algorithm_version": algorithm_version(f"ballsbins.{self.method}")}
+        if storage not in STORAGES:
+            raise ValueError(f"storage must be one of {', '.join(STORAGES)}; got {storage!r}")
+        if storage == "statistics":
+            parameters.update(storage="statistics", epsilons=[float(e) for e in self.statistics_grid(epsilons)])
+        return parameters
+
+    def statistics_grid(self, epsilons) -> np.ndarray:
+        """The eps values a statistics shard of this set keeps: the experiment's grid, or the
+        set's own eps for importance sampling."""
+        if self.importance_epsilon is not None:
+            return np.array([self.importance_epsilon], dtype=float)
+        if epsilons is None:
+            raise ValueError(f"epsilons must be given for statistics storage of {self.panel}/{self.series}; got None")
+        return np.asarray(epsilons, dtype=float)
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -98,6 +125,8 @@ def expected_shard_metadata(parameters: dict) -> dict:
     expected.update(orders=orders, importance_epsilon=parameters["importance_epsilon"],
                     seed_entropy=str(seed.entropy), seed_spawn_key=list(seed.spawn_key),
                     samples_per_chunk=bb.DEFAULT_SAMPLES_PER_CHUNK)
+    if parameters.get("storage") == "statistics":
+        expected.update(storage="statistics", epsilons=list(parameters["epsilons"]))
     return expected
 
 
@@ -170,25 +199,51 @@ def find_sample_set(sets: list[SampleSet], panel: str, direction: str, series: s
     raise ValueError(f"sample set must be one of the configured ones; got {panel}/{direction}/{series}")
 
 
-def sample_shard(parameters: dict) -> tuple[bb.LossSamples, dict]:
-    """Draw one shard; returns the samples and the sampling time (compilation excluded: the kernel
-    is first run on one sample): wall seconds and CPU seconds of this process (all threads; on a
-    busy machine the CPU time is the fairer measure)."""
+def _draw(parameters: dict, samples: int, seed, device: str):
+    arguments = dict(orders=parameters["orders"], importance_epsilon=parameters["importance_epsilon"],
+                     epochs=parameters["epochs"], seed=seed, device=device)
+    method, sigma, steps, direction = (parameters[k] for k in ("method", "sigma", "steps", "direction"))
+    if parameters.get("storage") == "statistics":
+        return bb.loss_statistics_on(method, sigma, steps, samples, direction, parameters["epsilons"], **arguments)
+    return bb.sample_losses_on(method, sigma, steps, samples, direction, **arguments)
+
+
+def sample_shard(parameters: dict, device: str = "cpu") -> tuple[bb.LossSamples | bb.DeltaEstimate, dict]:
+    """Draw one shard on ``device`` (cpu, cuda or auto): the losses (``samples`` storage) or their
+    statistics on the shard's eps grid (``statistics``), and the sampling time (compilation
+    excluded: the kernel is first run on one sample): wall seconds and CPU seconds of this process
+    (all threads; on a busy machine the CPU time is the fairer measure), and the device that ran."""
     seed = shard_seed(parameters["config_seed"], parameters["experiment"], parameters["panel"],
                       parameters["direction"], parameters["series"], parameters["shard"])
-    arguments = dict(orders=parameters["orders"], importance_epsilon=parameters["importance_epsilon"],
-                     epochs=parameters["epochs"])
-    method, sigma, steps, direction = (parameters[k] for k in ("method", "sigma", "steps", "direction"))
-    bb.sample_losses(method, sigma, steps, 1, direction, seed=0, **arguments)  # compile outside the clock
+    device = bb.resolve_device(device)
+    _draw(parameters, 1, 0, device)  # compile outside the clock
     start, start_cpu = time.perf_counter(), time.process_time()
-    samples = bb.sample_losses(method, sigma, steps, parameters["samples"], direction, seed=seed, **arguments)
-    return samples, {"sampling_seconds": time.perf_counter() - start,
-                     "sampling_cpu_seconds": time.process_time() - start_cpu}
+    result = _draw(parameters, parameters["samples"], seed, device)
+    return result, {"sampling_seconds": time.perf_counter() - start,
+                    "sampling_cpu_seconds": time.process_time() - start_cpu, "device": device}
 
 
-def write_shard(samples: bb.LossSamples, parameters: dict, timing: dict, threads: int, path) -> None:
-    """The losses with the sampling parameters, the set's identity and the timing in the metadata."""
-    metadata = dict(samples.parameters(), **{k: parameters[k] for k in ("experiment", "panel", "series", "shard",
-                                                                        "config_seed", "algorithm_version")})
-    metadata.update({key: float(value) for key, value in timing.items()}, threads=int(threads))
-    write_table(pd.DataFrame({"loss": samples.losses}), path, metadata)
+def _statistics_metadata(estimate: bb.DeltaEstimate, parameters: dict) -> dict:
+    """What ``LossSamples.parameters`` says of a losses shard, for a statistics shard."""
+    seed = shard_seed(parameters["config_seed"], parameters["experiment"], parameters["panel"],
+                      parameters["direction"], parameters["series"], parameters["shard"])
+    orders = None if parameters["orders"] is None else bb.parse_orders(parameters["orders"]).tolist()
+    return {"method": parameters["method"], "direction": parameters["direction"], "sigma": float(parameters["sigma"]),
+            "steps": int(parameters["steps"]), "epochs": int(parameters["epochs"]), "orders": orders,
+            "importance_epsilon": parameters["importance_epsilon"], "log_weight": float(estimate.log_weight),
+            "seed_entropy": str(seed.entropy), "seed_spawn_key": [int(k) for k in seed.spawn_key],
+            "samples_per_chunk": bb.DEFAULT_SAMPLES_PER_CHUNK, "samples": int(parameters["samples"]),
+            "storage": "statistics", "epsilons": [float(e) for e in estimate.epsilons]}
+
+
+def write_shard(result: bb.LossSamples | bb.DeltaEstimate, parameters: dict, timing: dict, threads: int,
+                path) -> None:
+    """The losses (or their statistics) with the sampling parameters, the set's identity, the timing
+    and the device in the metadata."""
+    identity = {k: parameters[k] for k in ("experiment", "panel", "series", "shard", "config_seed", "algorithm_version")}
+    record = {key: float(value) for key, value in timing.items() if key != "device"}
+    record.update(threads=int(threads), device=timing.get("device", "cpu"))
+    if isinstance(result, bb.DeltaEstimate):
+        bb.write_loss_statistics(result, path, dict(_statistics_metadata(result, parameters), **identity, **record))
+    else:
+        write_table(pd.DataFrame({"loss": result.losses}), path, dict(result.parameters(), **identity, **record))
