@@ -1,0 +1,262 @@
+"""Numba kernels of the certified balls-and-bins PLD (private; arrays and scalars in, no checks).
+
+Grid: g_k = exp(k h) for integer k; cell k = [g_k, g_{k+1}). Two representations of a law:
+
+- points (upper bound): mass ``p[i]`` at exactly g_{k0+i};
+- means (lower bound): mass ``m[i]`` at ``exp(lv[i])`` with exp(lv[i]) in cell k0+i, except that
+  the first cell stands for [0, g_{k0+1}) and the last for [g_{k1}, inf) ("special" cells).
+
+See the package docstring for why each operation gives a bound.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+
+@njit(cache=True)
+def _cumulative(x):
+    """prefix[j] = sum x[:j], suffix[j] = sum x[j:] (both length n + 1)."""
+    n = x.size
+    prefix = np.zeros(n + 1)
+    suffix = np.zeros(n + 1)
+    for j in range(n):
+        prefix[j + 1] = prefix[j] + x[j]
+    for j in range(n - 1, -1, -1):
+        suffix[j] = suffix[j + 1] + x[j]
+    return prefix, suffix
+
+
+@njit(cache=True)
+def _range_sum(prefix, suffix, lo, hi):
+    """sum x[lo..hi] from whichever of prefix/suffix keeps the smaller magnitudes."""
+    if prefix[hi + 1] <= suffix[lo]:
+        return max(prefix[hi + 1] - prefix[lo], 0.0)
+    return max(suffix[lo] - suffix[hi + 1], 0.0)
+
+
+@njit(cache=True)
+def _points_half(pa, a0, pb, b0, w, h, out, o0, strict, grid):
+    """Pairs (i from a, j from b) with global j <= i (j < i if strict) of w g_i + (1-w) g_j,
+    each spread onto the two ends of its cell with the mean kept."""
+    nb = pb.size
+    gb = np.exp((b0 + np.arange(nb)) * h)
+    pre_q, suf_q = _cumulative(pb)
+    pre_g, suf_g = _cumulative(pb * gb)
+    v = 1.0 - w
+    step = math.expm1(h)
+    for ia in range(pa.size):
+        p = pa[ia]
+        if p == 0.0:
+            continue
+        gi_index = a0 + ia
+        jhi = min(nb - 1, gi_index - strict - b0)
+        if jhi < 0:
+            continue
+        gi = math.exp(gi_index * h)
+        while jhi >= 0:
+            u = w * gi + v * gb[jhi]
+            k = math.floor(math.log(u) / h)
+            gk = grid[k - o0]
+            t = (gk - w * gi) / v
+            if t <= 0.0:
+                jlo = 0
+            else:
+                jlo = math.ceil(math.log(t) / h) - b0
+                jlo = min(max(jlo, 0), jhi)
+            q = _range_sum(pre_q, suf_q, jlo, jhi)
+            if q > 0.0:
+                g = _range_sum(pre_g, suf_g, jlo, jhi)
+                mass = p * q
+                up = p * ((w * gi - gk) * q + v * g) / (gk * step)
+                up = min(max(up, 0.0), mass)
+                out[k - o0] += mass - up
+                out[k + 1 - o0] += up
+            jhi = jlo - 1
+
+
+@njit(cache=True)
+def average_points(pa, a0, pb, b0, w, h):
+    """Law of w X + (1 - w) Y (X ~ pa, Y ~ pb independent) spread onto the grid.
+
+    Returns (out, o0)."""
+    ga0 = math.exp(a0 * h)
+    gb0 = math.exp(b0 * h)
+    o0 = math.floor(math.log(w * ga0 + (1.0 - w) * gb0) / h) - 1
+    o1 = max(a0 + pa.size - 1, b0 + pb.size - 1) + 2
+    out = np.zeros(o1 - o0 + 1)
+    grid = np.exp((o0 + np.arange(out.size)) * h)
+    _points_half(pa, a0, pb, b0, w, h, out, o0, 0, grid)
+    _points_half(pb, b0, pa, a0, 1.0 - w, h, out, o0, 1, grid)
+    return out, o0
+
+
+@njit(cache=True)
+def _means_half(ma, va, a0, mb, vb, b0, w, h, mass, moment, o0, o1, strict, grid):
+    """As _points_half for the means representation: each pair's mass and first moment go to
+    the cell of w v_i + (1-w) v_j (values va, vb, not logs)."""
+    nb = mb.size
+    pre_q, suf_q = _cumulative(mb)
+    pre_g, suf_g = _cumulative(mb * vb)
+    v = 1.0 - w
+    for ia in range(ma.size):
+        p = ma[ia]
+        if p == 0.0:
+            continue
+        gi_index = a0 + ia
+        jhi = min(nb - 1, gi_index - strict - b0)
+        if jhi < 0:
+            continue
+        vi = va[ia]
+        while jhi >= 0:
+            u = w * vi + v * vb[jhi]
+            k = math.floor(math.log(u) / h)
+            if k <= o0:
+                k = o0
+                jlo = 0
+            else:
+                k = min(k, o1)
+                t = (grid[k - o0] - w * vi) / v
+                if t <= 0.0:
+                    jlo = 0
+                else:
+                    jc = math.floor(math.log(t) / h) - b0
+                    jc = min(max(jc, 0), nb - 1)
+                    jlo = jc if vb[jc] >= t else jc + 1
+                    jlo = min(max(jlo, 0), jhi)
+            q = _range_sum(pre_q, suf_q, jlo, jhi)
+            if q > 0.0:
+                g = _range_sum(pre_g, suf_g, jlo, jhi)
+                mass[k - o0] += p * q
+                moment[k - o0] += p * (w * vi * q + v * g)
+            jhi = jlo - 1
+
+
+@njit(cache=True)
+def average_means(ma, lva, a0, mb, lvb, b0, w, h):
+    """Law of w X + (1 - w) Y, each cell replaced by its conditional mean.
+
+    Returns (mass, log_value, o0)."""
+    va = np.exp(lva)
+    vb = np.exp(lvb)
+    o0 = math.floor(math.log(w * va[0] + (1.0 - w) * vb[0]) / h)
+    o1 = max(a0 + ma.size - 1, b0 + mb.size - 1)
+    mass = np.zeros(o1 - o0 + 1)
+    moment = np.zeros(o1 - o0 + 1)
+    grid = np.exp((o0 + np.arange(mass.size)) * h)
+    _means_half(ma, va, a0, mb, vb, b0, w, h, mass, moment, o0, o1, 0, grid)
+    _means_half(mb, vb, b0, ma, va, a0, 1.0 - w, h, mass, moment, o0, o1, 1, grid)
+    return mass, _log_values(mass, moment, o0, h), o0
+
+
+@njit(cache=True)
+def _log_values(mass, moment, o0, h):
+    """log(moment / mass) per cell, kept inside its cell (the two end cells are open-ended)."""
+    n = mass.size
+    lv = np.empty(n)
+    for i in range(n):
+        low = (o0 + i) * h
+        if mass[i] > 0.0 and moment[i] > 0.0:
+            x = math.log(moment[i] / mass[i])
+        else:
+            x = low
+        if i > 0:
+            x = max(x, low)
+        if i < n - 1:
+            x = min(x, low + h * (1.0 - 1e-12))
+        lv[i] = x
+    return lv
+
+
+@njit(cache=True)
+def multiply_points(pa, a0, pb, b0):
+    """Law of X Y on the grid: an exact index sum. Returns (out, o0)."""
+    out = np.zeros(pa.size + pb.size - 1)
+    for i in range(pa.size):
+        p = pa[i]
+        if p == 0.0:
+            continue
+        for j in range(pb.size):
+            out[i + j] += p * pb[j]
+    return out, a0 + b0
+
+
+@njit(cache=True)
+def multiply_means(ma, lva, a0, mb, lvb, b0, h):
+    """Law of X Y, each cell replaced by its conditional mean. Returns (mass, log_value, o0).
+
+    Moments are kept relative to the cell's lower end (exp(lv - k h)) so that no value
+    overflows."""
+    o0 = a0 + b0
+    n = ma.size + mb.size
+    mass = np.zeros(n)
+    moment = np.zeros(n)
+    for i in range(ma.size):
+        p = ma[i]
+        if p == 0.0:
+            continue
+        for j in range(mb.size):
+            q = mb[j]
+            if q == 0.0:
+                continue
+            x = lva[i] + lvb[j]
+            k = math.floor(x / h) - o0
+            k = min(max(k, 0), n - 1)
+            mass[k] += p * q
+            moment[k] += p * q * math.exp(x - (o0 + k) * h)
+    lv = np.empty(n)
+    for k in range(n):
+        low = (o0 + k) * h
+        x = low + math.log(moment[k] / mass[k]) if mass[k] > 0.0 else low
+        if k > 0:
+            x = max(x, low)
+        if k < n - 1:
+            x = min(x, low + h * (1.0 - 1e-12))
+        lv[k] = x
+    return mass, lv, o0
+
+
+@njit(cache=True)
+def hockey_stick(mass, log_value, epsilon, remove):
+    """sum_i mass_i (v_i - e^eps)_+ (remove) or sum_i mass_i (1 - e^eps v_i)_+ (add), v = exp(lv),
+    term by term in logs so that no value overflows."""
+    total = 0.0
+    for i in range(mass.size):
+        m = mass[i]
+        if m == 0.0:
+            continue
+        if remove:
+            if log_value[i] > epsilon:
+                total += math.exp(math.log(m) + log_value[i]) - math.exp(math.log(m) + epsilon)
+        elif log_value[i] + epsilon < 0.0:
+            total += m - math.exp(math.log(m) + epsilon + log_value[i])
+    return total
+
+
+@njit(cache=True)
+def epsilon_for_delta(mass, log_value, excess, delta, remove, upper_end):
+    """Smallest eps >= 0 with hockey_stick(...) + excess <= delta, by bisection to ~1e-13.
+
+    Returns the upper end of the final bracket (a value where the condition holds) when
+    ``upper_end``, else the lower end (a value where it fails, or 0); inf if excess >= delta."""
+    if hockey_stick(mass, log_value, 0.0, remove) + excess <= delta:
+        return 0.0
+    if excess >= delta:
+        return math.inf
+    hi = 0.0
+    for i in range(mass.size):
+        if mass[i] > 0.0:
+            hi = max(hi, log_value[i] if remove else -log_value[i])
+    lo = 0.0
+    for _ in range(200):
+        if hi - lo <= 1e-13 * max(1.0, hi):
+            break
+        mid = 0.5 * (lo + hi)
+        if hockey_stick(mass, log_value, mid, remove) + excess <= delta:
+            hi = mid
+        else:
+            lo = mid
+    return hi if upper_end else lo

@@ -1,0 +1,331 @@
+"""Certified balls-and-bins PLD bounds (dpsampling.accountants.ballsbins_pld).
+
+Statistical test: the Monte Carlo comparison allows z = 5 standard errors on each side where
+delta > 1e-3 (normal approximation: <= 5.8e-7 per check, at most 30 checks) and checks our lower
+bound against the KL upper confidence bound at beta = 1e-6 (30 checks): a false failure has
+probability <= 5e-5. The samples are seeded, so the outcome is fixed for a given numpy/numba.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import integrate, optimize
+from scipy.special import ndtr
+
+from dpsampling.accountants.ballsbins_pld import (
+    ENGINE_VERSION,
+    _kernels,
+    _laws,
+    accountant,
+    ballsbins_delta_bounds,
+    ballsbins_epsilon_bounds,
+    calibrate_ballsbins_sigma,
+)
+from dpsampling.ballsbins import (
+    estimate_delta,
+    gaussian_mechanism_delta,
+    lower_bound_delta,
+    sample_losses,
+)
+
+EPS = np.array([0.0, 0.013, 0.37, 1.0, 2.71, 5.0])
+ROUNDING = 1e-12
+
+
+def _rows(frame, direction):
+    return frame[frame["direction"] == direction]
+
+
+def _inside(lower, value, upper, rel=ROUNDING, absolute=1e-15):
+    lower, value, upper = map(np.asarray, (lower, value, upper))
+    assert np.all(lower <= value * (1 + rel) + absolute), (lower, value)
+    assert np.all(value <= upper * (1 + rel) + absolute), (value, upper)
+
+
+# ---------------------------------------------------------------- closed forms and integrals
+
+@pytest.mark.parametrize("sigma", [0.6, 1.0, 2.5])
+def test_one_step_is_the_gaussian_mechanism(sigma):
+    frame = ballsbins_delta_bounds(sigma, 1, EPS, accuracy=1e-3)
+    exact = gaussian_mechanism_delta(sigma, EPS)
+    for direction in ("remove", "add", "max"):
+        rows = _rows(frame, direction)
+        _inside(rows["delta_lower"], exact, rows["delta_upper"])
+        big = exact > 1e-12
+        gap = (rows["delta_upper"] - rows["delta_lower"]).to_numpy()[big] / exact[big]
+        assert gap.max() <= 1e-3
+    assert frame.attrs["converged"] and frame.attrs["method"] == "pld"
+    assert frame.attrs["engine_version"] == ENGINE_VERSION
+
+
+@pytest.mark.parametrize("sigma,epochs", [(1.0, 2), (0.8, 3)])
+def test_epochs_of_one_step_compose_like_gaussians(sigma, epochs):
+    # T = 1: K epochs are K Gaussian mechanisms = one with noise sigma / sqrt(K)
+    frame = ballsbins_delta_bounds(sigma, 1, EPS, epochs=epochs, accuracy=2e-3)
+    exact = gaussian_mechanism_delta(sigma / math.sqrt(epochs), EPS)
+    for direction in ("remove", "add"):
+        rows = _rows(frame, direction)
+        _inside(rows["delta_lower"], exact, rows["delta_upper"])
+
+
+def _two_step_delta(sigma, eps, direction):
+    """T = 2 by a 1-d integral: condition on Y_1, then the lognormal call/put in closed form."""
+    mu, sd = -0.5 / sigma**2, 1.0 / sigma
+    c = math.exp(eps)
+
+    def call(b):  # E[(Y - b)_+]
+        if b <= 0:
+            return 1.0 - b
+        d2 = (mu - math.log(b)) / sd
+        return ndtr(d2 + sd) - b * ndtr(d2)
+
+    def put(b):  # E[(b - Y)_+]
+        if b <= 0:
+            return 0.0
+        d2 = (mu - math.log(b)) / sd
+        return b * ndtr(-d2) - ndtr(-d2 - sd)
+
+    def integrand(z):
+        y1 = math.exp(mu + sd * z)
+        if direction == "remove":  # E[((Y1 + Y2)/2 - c)_+]
+            value = 0.5 * call(2 * c - y1)
+        else:  # E[(1 - c (Y1 + Y2)/2)_+]
+            value = 0.5 * c * put(2 / c - y1)
+        return value * math.exp(-0.5 * z * z) / math.sqrt(2 * math.pi)
+
+    value, _ = integrate.quad(integrand, -40, 40, points=[0.0], limit=400, epsabs=1e-15,
+                              epsrel=1e-11)
+    return value
+
+
+@pytest.mark.parametrize("sigma", [0.7, 1.3])
+def test_two_steps_against_numerical_integration(sigma):
+    eps = np.array([0.05, 0.5, 1.7, 3.0])
+    frame = ballsbins_delta_bounds(sigma, 2, eps, accuracy=1e-3)
+    for direction in ("remove", "add"):
+        rows = _rows(frame, direction)
+        exact = np.array([_two_step_delta(sigma, e, direction) for e in eps])
+        _inside(rows["delta_lower"], exact, rows["delta_upper"], rel=1e-9)
+        big = exact > 1e-10
+        assert ((rows["delta_upper"] - rows["delta_lower"]).to_numpy()[big] / exact[big]).max() < 2e-3
+
+
+def test_epsilon_bracket_contains_the_gaussian_mechanism_epsilon():
+    deltas = [1e-3, 1e-5, 1e-8]
+    frame = ballsbins_epsilon_bounds(1.2, 1, deltas, accuracy=1e-3)
+    for delta, (_, row) in zip(deltas, _rows(frame, "max").iterrows()):
+        exact = optimize.brentq(lambda e, d=delta: gaussian_mechanism_delta(1.2, [e])[0] - d, 0,
+                                50, xtol=1e-14)
+        assert row["epsilon_lower"] - 1e-9 <= exact <= row["epsilon_upper"] + 1e-9
+        assert row["epsilon_upper"] - row["epsilon_lower"] <= 1e-3 * row["epsilon_upper"]
+
+
+# ---------------------------------------------------------------- Monte Carlo and bound (6)
+
+@pytest.mark.parametrize("sigma,steps,epochs", [(0.8, 8, 1), (1.0, 50, 1), (0.9, 6, 2)])
+def test_monte_carlo_estimate_lies_in_the_bracket(sigma, steps, epochs):
+    # z-checks only where delta is large enough for the normal approximation at this sample
+    # size (rare events make the sample mean skewed); everywhere, the KL upper confidence bound
+    # (rigorous, beta = 1e-6 per check) must be above our lower bound.
+    eps = np.array([0.02, 0.1, 0.5, 1.0, 2.0])
+    frame = ballsbins_delta_bounds(sigma, steps, eps, epochs=epochs, accuracy=1e-2)
+    z = 5.0
+    for i, direction in enumerate(("remove", "add")):
+        samples = sample_losses("naive", sigma, steps, 40_000, direction, epochs=epochs,
+                                seed=1000 + 10 * steps + i)
+        estimate = estimate_delta(samples, eps)
+        mean, se = estimate.mean(), estimate.standard_error()
+        rows = _rows(frame, direction)
+        lower, upper = rows["delta_lower"].to_numpy(), rows["delta_upper"].to_numpy()
+        common = mean > 1e-3
+        assert common.sum() >= 1
+        assert np.all((lower - z * se <= mean)[common])
+        assert np.all((mean <= upper + z * se)[common])
+        assert np.all(lower <= estimate.upper_confidence_bound(1e-6))
+
+
+def test_lower_bound_six_is_below_our_upper_bound():
+    eps = np.linspace(0.0, 6.0, 7)
+    frame = ballsbins_delta_bounds(0.5, 1000, eps, accuracy=1e-2)
+    for direction in ("remove", "add", "max"):
+        ours = _rows(frame, direction)["delta_upper"].to_numpy()
+        assert np.all(lower_bound_delta(0.5, 1000, eps, direction) <= ours * (1 + 1e-9) + 1e-15)
+
+
+# ---------------------------------------------------------------- properties
+
+def test_bounds_are_ordered_monotone_and_finite():
+    eps = np.linspace(0.0, 20.0, 41)
+    frame = ballsbins_delta_bounds(0.4, 5000, eps, accuracy=5e-2)
+    assert frame.shape == (3 * eps.size, 4)
+    assert list(frame.columns) == ["epsilon", "direction", "delta_lower", "delta_upper"]
+    values = frame[["delta_lower", "delta_upper"]].to_numpy()
+    assert np.all(np.isfinite(values)) and np.all(values >= 0) and np.all(values <= 1)
+    assert np.all(frame["delta_lower"] <= frame["delta_upper"])
+    for direction in ("remove", "add", "max"):
+        rows = _rows(frame, direction)
+        for column in ("delta_lower", "delta_upper"):
+            assert np.all(np.diff(rows[column].to_numpy()) <= 1e-15)
+    attrs = frame.attrs
+    assert attrs["converged"] and attrs["accuracy_reached"] <= 5e-2
+    assert {"grid_step_top", "refinements", "accuracy_requested"} <= set(attrs)
+
+
+def test_refinement_never_widens_the_bracket():
+    eps = np.array([0.2, 1.0, 3.0])
+    previous = None
+    for refinement in range(3):
+        run = accountant._run(0.7, 30, 2, refinement)
+        rows = accountant._delta_rows(run, eps)
+        if previous is not None:
+            for lower, upper in ((0, 1), (2, 3)):
+                assert np.all(rows[:, upper] <= previous[:, upper] * (1 + 1e-9) + 1e-15)
+                assert np.all(rows[:, lower] >= previous[:, lower] * (1 - 1e-9) - 1e-15)
+        previous = rows
+
+
+def test_epsilon_bounds_shape_and_order():
+    frame = ballsbins_epsilon_bounds(1.0, 196, [1e-5], epochs=10)
+    assert list(frame.columns) == ["delta", "direction", "epsilon_lower", "epsilon_upper"]
+    row = _rows(frame, "max").iloc[0]
+    assert 0 <= row["epsilon_lower"] <= row["epsilon_upper"] <= 1.01 * row["epsilon_lower"]
+    assert frame.attrs["converged"]
+
+
+def test_calibration_brackets_the_gaussian_mechanism_sigma():
+    target, delta = 1.0, 1e-5
+    exact = optimize.brentq(lambda s: gaussian_mechanism_delta(s, [target])[0] - delta, 0.5, 20)
+    sufficient, insufficient = calibrate_ballsbins_sigma(target, delta, 1, accuracy=1e-3)
+    assert insufficient < sufficient <= insufficient * (1 + accountant.SIGMA_RELATIVE_TOLERANCE)
+    assert sufficient >= exact
+    assert insufficient >= exact * 0.99
+
+
+# ---------------------------------------------------------------- kernels against naive loops
+
+def _naive_average_points(pa, a0, pb, b0, w, h):
+    out = {}
+    for i, p in enumerate(pa):
+        for j, q in enumerate(pb):
+            u = w * math.exp((a0 + i) * h) + (1 - w) * math.exp((b0 + j) * h)
+            k = math.floor(math.log(u) / h)
+            theta = (u - math.exp(k * h)) / (math.exp((k + 1) * h) - math.exp(k * h))
+            out[k] = out.get(k, 0.0) + p * q * (1 - theta)
+            out[k + 1] = out.get(k + 1, 0.0) + p * q * theta
+    return out
+
+
+def _naive_average_means(ma, lva, a0, mb, lvb, b0, w, h, o0, o1):
+    mass, moment = {}, {}
+    for i, p in enumerate(ma):
+        for j, q in enumerate(mb):
+            u = w * math.exp(lva[i]) + (1 - w) * math.exp(lvb[j])
+            k = min(max(math.floor(math.log(u) / h), o0), o1)
+            mass[k] = mass.get(k, 0.0) + p * q
+            moment[k] = moment.get(k, 0.0) + p * q * u
+    return mass, moment
+
+
+def _random_means(rng, n, k0, h):
+    m = rng.random(n)
+    m /= m.sum()
+    lv = (k0 + np.arange(n) + rng.random(n)) * h
+    lv[0] -= 3 * h  # open-ended end cells
+    lv[-1] += 2 * h
+    return m, lv
+
+
+@pytest.mark.parametrize("w", [0.5, 3 / 7])
+def test_average_kernels_match_naive_loops(w):
+    rng = np.random.default_rng(5)
+    h = 0.05
+    pa, pb = rng.random(40), rng.random(25)
+    out, o0 = _kernels.average_points(pa, -10, pb, 3, w, h)
+    naive = _naive_average_points(pa, -10, pb, 3, w, h)
+    for k, value in naive.items():
+        assert out[k - o0] == pytest.approx(value, rel=1e-9, abs=1e-13)
+    assert out.sum() == pytest.approx(sum(naive.values()), rel=1e-12)
+    ma, lva = _random_means(rng, 40, -10, h)
+    mb, lvb = _random_means(rng, 25, 3, h)
+    mass, lv, o0 = _kernels.average_means(ma, lva, -10, mb, lvb, 3, w, h)
+    naive_mass, naive_moment = _naive_average_means(ma, lva, -10, mb, lvb, 3, w, h, o0,
+                                                    o0 + mass.size - 1)
+    for k, value in naive_mass.items():
+        assert mass[k - o0] == pytest.approx(value, rel=1e-9, abs=1e-14)
+        assert lv[k - o0] == pytest.approx(math.log(naive_moment[k] / value), abs=1e-9)
+
+
+def test_product_and_hockey_stick_kernels_match_naive_sums():
+    rng = np.random.default_rng(6)
+    h = 0.1
+    ma, lva = _random_means(rng, 12, -4, h)
+    mb, lvb = _random_means(rng, 9, 2, h)
+    mass, lv, o0 = _kernels.multiply_means(ma, lva, -4, mb, lvb, 2, h)
+    values = np.exp(lva[:, None] + lvb[None, :]).ravel()
+    weights = (ma[:, None] * mb[None, :]).ravel()
+    assert mass.sum() == pytest.approx(1.0)
+    assert np.sum(mass * np.exp(lv)) == pytest.approx(np.sum(weights * values), rel=1e-12)
+    for eps in (0.0, 0.3, 1.1):
+        assert _kernels.hockey_stick(mass, lv, eps, True) <= np.sum(
+            weights * np.maximum(values - math.exp(eps), 0)) + 1e-15
+        assert _kernels.hockey_stick(ma, lva, eps, False) == pytest.approx(
+            np.sum(ma * np.maximum(1 - math.exp(eps) * np.exp(lva), 0)), rel=1e-12, abs=1e-15)
+    out, o0 = _kernels.multiply_points(ma, -4, mb, 2)
+    assert o0 == -2 and np.allclose(out, np.convolve(ma, mb))
+
+
+def test_initial_laws_keep_mass_and_mean():
+    points, means = _laws.y_laws(0.7, 0.02, tail_scale=10.0)
+    assert points.p.sum() == pytest.approx(1.0, abs=1e-12)
+    # the spread keeps the mean of Y clipped to the grid, E[Y] = 1 up to the clipped tail
+    assert points.mean(0.02) + points.remove_excess >= 1.0 - 1e-12
+    assert means.m.sum() == pytest.approx(1.0, abs=1e-12)
+    assert np.sum(means.m * np.exp(means.lv)) == pytest.approx(1.0, abs=1e-10)
+
+
+# ---------------------------------------------------------------- bad input
+
+@pytest.mark.parametrize("kwargs,message", [
+    ({"sigma": -0.5}, "sigma must be positive and finite; got -0.5"),
+    ({"sigma": 0}, "sigma must be positive"),
+    ({"steps": 0}, "steps must be an integer >= 1; got 0"),
+    ({"steps": 2.5}, "steps must be an integer"),
+    ({"epochs": 0}, "epochs must be an integer >= 1; got 0"),
+    ({"accuracy": 0.0}, "accuracy must be in the open interval (0, 1); got 0.0"),
+    ({"accuracy": 1.0}, "accuracy must be in the open interval (0, 1)"),
+    ({"max_grid_points": 10}, "max_grid_points must be at least"),
+])
+def test_bad_inputs(kwargs, message):
+    args = {"sigma": 1.0, "steps": 10, "epochs": 1, "accuracy": 0.01}
+    args.update(kwargs)
+    sigma, steps = args.pop("sigma"), args.pop("steps")
+    with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        ballsbins_delta_bounds(sigma, steps, [1.0], **args)
+    with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        ballsbins_epsilon_bounds(sigma, steps, [1e-5], **args)
+
+
+def test_bad_query_values():
+    with pytest.raises(ValueError, match="epsilon must be non-negative"):
+        ballsbins_delta_bounds(1.0, 10, [-1.0])
+    with pytest.raises(ValueError, match="delta must be in the open interval"):
+        ballsbins_epsilon_bounds(1.0, 10, [0.0])
+    with pytest.raises(ValueError, match="target_epsilon must be positive"):
+        calibrate_ballsbins_sigma(-1.0, 1e-5, 10)
+
+
+# ---------------------------------------------------------------- pld-accounting (optional)
+
+def test_agrees_with_pld_accounting_geometric_route():
+    peer = pytest.importorskip("PLD_accounting")
+    sigma, steps, epochs, delta = 1.0, 20, 2, 1e-5
+    peer_upper, peer_lower = peer.gaussian_allocation_epsilon_range(
+        delta=delta, sigma=sigma, num_steps=steps, num_epochs=epochs)
+    row = _rows(ballsbins_epsilon_bounds(sigma, steps, [delta], epochs=epochs, accuracy=1e-3),
+                "max").iloc[0]
+    # both are brackets of the same number: they must overlap
+    assert peer_lower <= row["epsilon_upper"] * (1 + 1e-9)
+    assert row["epsilon_lower"] <= peer_upper * (1 + 1e-9)
