@@ -179,15 +179,18 @@ def bounds_settings(name: str, spec: dict) -> list[dict]:
     raise ValueError(f"experiment must be one of {', '.join(CURVES)}; got {name!r}")
 
 
-def bounds_table(name: str, settings_list: list[dict], epsilons, settings: dict, progress=None) -> pd.DataFrame:
-    """Long table of the deterministic curves of experiment chua25_<name> at every eps; the
-    certified curves' records in ``attrs['certified']`` (one per setting)."""
+def bounds_table(name: str, settings_list: list[dict], epsilons, settings: dict, progress=None,
+                 curves=None) -> pd.DataFrame:
+    """Long table of the deterministic curves of experiment chua25_<name> (``curves``: a subset of
+    ``CURVES[name]``, all by default) at every eps; the certified curves' records in
+    ``attrs['certified']`` (one per setting)."""
+    curves = CURVES[name] if curves is None else tuple(curves)
     eps = np.asarray(epsilons, dtype=float)
     frames, records = [], []
     for setting in settings_list:
         if progress:
             progress(f"{setting['panel']}: sigma={setting['sigma']}, T={setting['steps']}, epochs={setting['epochs']}")
-        frames += setting_bounds(setting["sigma"], setting["steps"], setting["epochs"], eps, CURVES[name],
+        frames += setting_bounds(setting["sigma"], setting["steps"], setting["epochs"], eps, curves,
                                  settings, dict(setting), records)
         if progress and records and records[-1]["panel"] == setting["panel"]:
             progress(f"  certified B: accuracy reached {records[-1]['accuracy_reached']:.3g} "
