@@ -329,3 +329,8 @@ def test_agrees_with_pld_accounting_geometric_route():
     # both are brackets of the same number: they must overlap
     assert peer_lower <= row["epsilon_upper"] * (1 + 1e-9)
     assert row["epsilon_lower"] <= peer_upper * (1 + 1e-9)
+
+
+def test_sigma_below_the_supported_range_is_refused():
+    with pytest.raises(ValueError, match="sigma must be >= 0.05"):
+        ballsbins_delta_bounds(0.01, 10, [1.0])

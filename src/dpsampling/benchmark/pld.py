@@ -3,9 +3,10 @@ pld-accounting (PyPI ``pld-accounting``, module ``PLD_accounting``) on the same 
 
 For every setting both sides answer the same eps query at delta (default 1e-5):
 ours ``ballsbins_epsilon_bounds`` (max direction, ``--accuracy`` relative gap), the peer
-``gaussian_allocation_epsilon_range`` (its adaptive geometric-convolution route) asked for an
-absolute gap of ``accuracy * our eps_upper``, run in a child process killed after
-``--peer-timeout`` seconds. Settings marked "grid" (chua25 figures) also time our delta bounds
+``gaussian_allocation_epsilon_range`` (its adaptive geometric-convolution route) at its default
+accuracy (upper / lower <= 1.1) or, with ``--peer-matched``, asked for an absolute gap of
+``accuracy * our eps_upper``; it runs in a child process killed after ``--peer-timeout``
+seconds. Settings marked "grid" (chua25 figures) also time our delta bounds
 on the eps grid 0, 0.5, ..., 20 (the figures' work). Agreement: both answers are brackets of
 the same eps, so they must overlap (1e-9 relative slack); the table says "yes"/"NO".
 The first call of ours (Numba compile or cache load) is made before timing. Output: a
@@ -93,12 +94,15 @@ def _ours(sigma, steps, epochs, delta, accuracy, grid):
             frame.attrs["accuracy_reached"], grid_seconds, grid_gap)
 
 
-def run(delta=1e-5, accuracy=0.01, peer_timeout=300.0, with_peer=True, settings=SETTINGS):
+def run(delta=1e-5, accuracy=0.01, peer_timeout=300.0, with_peer=True, settings=SETTINGS,
+        peer_matched=False):
     """Markdown table (str) of every setting; see the module docstring."""
     ballsbins_epsilon_bounds(1.0, 4, [1e-3], epochs=2)  # compile / load the kernels
+    peer_goal = (f"absolute gap {accuracy:g} * our eps_upper" if peer_matched
+                 else "its default accuracy (upper / lower <= 1.1)")
     lines = [
         (f"delta = {delta:g}; ours: relative eps gap <= {accuracy:g}; peer: pld-accounting "
-        f"gaussian_allocation_epsilon_range with absolute gap {accuracy:g} * our eps_upper."),
+         f"gaussian_allocation_epsilon_range at {peer_goal}."),
         "",
         ("| setting | sigma | T | K | ours s | eps_lower | eps_upper | ours gap | "
         "ours grid s (41 eps) | grid gap | peer s | peer eps [lower, upper] | "
@@ -111,7 +115,8 @@ def run(delta=1e-5, accuracy=0.01, peer_timeout=300.0, with_peer=True, settings=
         peer_cell, ratio, agree = "not run", "", ""
         peer_seconds = ""
         if with_peer:
-            result, reason = _peer(delta, sigma, steps, epochs, accuracy * upper, peer_timeout)
+            goal = accuracy * upper if peer_matched else -1.0
+            result, reason = _peer(delta, sigma, steps, epochs, goal, peer_timeout)
             if result is None:
                 peer_seconds, peer_cell = reason, ""
             else:
@@ -142,12 +147,15 @@ def main(argv=None) -> int:
     parser.add_argument("--peer-timeout", type=float, default=300.0,
                         help="seconds per pld-accounting call before it is killed")
     parser.add_argument("--no-peer", action="store_true", help="time ours only")
+    parser.add_argument("--peer-matched", action="store_true",
+                        help="ask the peer for our accuracy (absolute gap) instead of its default")
     parser.add_argument("--quick", action="store_true",
                         help="only the first two settings (eps query, user example)")
     parser.add_argument("--output", default=None, help="also write the table here")
     args = parser.parse_args(argv)
     settings = SETTINGS[:2] if args.quick else SETTINGS
-    table = run(args.delta, args.accuracy, args.peer_timeout, not args.no_peer, settings)
+    table = run(args.delta, args.accuracy, args.peer_timeout, not args.no_peer, settings,
+                args.peer_matched)
     print(table)
     if args.output:
         with open(args.output, "w", encoding="utf-8") as handle:

@@ -39,15 +39,47 @@ def _range_sum(prefix, suffix, lo, hi):
 
 
 @njit(cache=True)
+def _offset_tables(w, h):
+    """Index offsets of w g_i + (1-w) g_j relative to i (valid for any i, j <= i on the grid).
+
+    cell_of[d] = floor(log(w + (1-w) e^{-d h}) / h): the cell of the value for j = i - d
+    (constant from the last entry on); first_j[m] = ceil(log((e^{-m h} - w) / (1-w)) / h):
+    j - i of the first j whose value reaches g_{i-m}, for m < len(first_j) (beyond: every j)."""
+    v = 1.0 - w
+    limit = math.log(1.0 / w) / h
+    size = int(limit) + 2
+    first_j = np.empty(size, dtype=np.int64)
+    count = 0
+    for m in range(size):
+        r = math.exp(-m * h) - w
+        if r <= 0.0:
+            break
+        first_j[m] = math.ceil(math.log(r / v) / h)
+        count += 1
+    d_max = 1
+    while v * math.exp(-d_max * h) > 1e-17 * w:
+        d_max += 1
+    cell_of = np.empty(d_max + 1, dtype=np.int64)
+    for d in range(d_max + 1):
+        cell_of[d] = math.floor(math.log(w + v * math.exp(-d * h)) / h)
+    return cell_of, first_j[:count]
+
+
+@njit(cache=True)
 def _points_half(pa, a0, pb, b0, w, h, out, o0, strict, grid):
     """Pairs (i from a, j from b) with global j <= i (j < i if strict) of w g_i + (1-w) g_j,
-    each spread onto the two ends of its cell with the mean kept."""
+    each spread onto the two ends of its cell with the mean kept.
+
+    On the common grid the cell of the value and the j-range of each cell depend on i - j
+    only, so both come from ``_offset_tables``; the spread itself uses the exact sums."""
     nb = pb.size
     gb = np.exp((b0 + np.arange(nb)) * h)
     pre_q, suf_q = _cumulative(pb)
     pre_g, suf_g = _cumulative(pb * gb)
     v = 1.0 - w
     step = math.expm1(h)
+    cell_of, first_j = _offset_tables(w, h)
+    d_last = cell_of.size - 1
     for ia in range(pa.size):
         p = pa[ia]
         if p == 0.0:
@@ -58,15 +90,13 @@ def _points_half(pa, a0, pb, b0, w, h, out, o0, strict, grid):
             continue
         gi = math.exp(gi_index * h)
         while jhi >= 0:
-            u = w * gi + v * gb[jhi]
-            k = math.floor(math.log(u) / h)
-            gk = grid[k - o0]
-            t = (gk - w * gi) / v
-            if t <= 0.0:
-                jlo = 0
+            k = gi_index + cell_of[min(gi_index - b0 - jhi, d_last)]
+            m = gi_index - k
+            if m < first_j.size:
+                jlo = min(max(gi_index + first_j[m] - b0, 0), jhi)
             else:
-                jlo = math.ceil(math.log(t) / h) - b0
-                jlo = min(max(jlo, 0), jhi)
+                jlo = 0
+            gk = grid[k - o0]
             q = _range_sum(pre_q, suf_q, jlo, jhi)
             if q > 0.0:
                 g = _range_sum(pre_g, suf_g, jlo, jhi)
@@ -95,6 +125,34 @@ def average_points(pa, a0, pb, b0, w, h):
 
 
 @njit(cache=True)
+def _first_at_least(values, t, hi):
+    """Smallest j <= hi with values[j] >= t (values increasing), by galloping down from hi
+    then bisection: O(log(hi - j)). Returns hi if values[hi] < t (rounding at a cell edge)."""
+    if values[hi] < t:
+        return hi
+    good = hi
+    bad = -1
+    step = 1
+    while True:
+        j = good - step
+        if j < 0:
+            break
+        if values[j] >= t:
+            good = j
+            step *= 2
+        else:
+            bad = j
+            break
+    while good - bad > 1:
+        mid = (good + bad) // 2
+        if values[mid] >= t:
+            good = mid
+        else:
+            bad = mid
+    return good
+
+
+@njit(cache=True)
 def _means_half(ma, va, a0, mb, vb, b0, w, h, mass, moment, o0, o1, strict, grid):
     """As _points_half for the means representation: each pair's mass and first moment go to
     the cell of w v_i + (1-w) v_j (values va, vb, not logs)."""
@@ -111,9 +169,15 @@ def _means_half(ma, va, a0, mb, vb, b0, w, h, mass, moment, o0, o1, strict, grid
         if jhi < 0:
             continue
         vi = va[ia]
+        k = o1 + 1
         while jhi >= 0:
             u = w * vi + v * vb[jhi]
-            k = math.floor(math.log(u) / h)
+            if k > o1:
+                k = math.floor(math.log(u) / h)
+            else:  # u decreased: walk down from the previous cell (no log)
+                k -= 1
+                while k > o0 and grid[k - o0] > u:
+                    k -= 1
             if k <= o0:
                 k = o0
                 jlo = 0
@@ -123,10 +187,7 @@ def _means_half(ma, va, a0, mb, vb, b0, w, h, mass, moment, o0, o1, strict, grid
                 if t <= 0.0:
                     jlo = 0
                 else:
-                    jc = math.floor(math.log(t) / h) - b0
-                    jc = min(max(jc, 0), nb - 1)
-                    jlo = jc if vb[jc] >= t else jc + 1
-                    jlo = min(max(jlo, 0), jhi)
+                    jlo = _first_at_least(vb, t, jhi)
             q = _range_sum(pre_q, suf_q, jlo, jhi)
             if q > 0.0:
                 g = _range_sum(pre_g, suf_g, jlo, jhi)

@@ -35,6 +35,8 @@ DELTA_FLOOR = 1e-12
 EPSILON_FLOOR = 1e-4
 # calibrate_ballsbins_sigma stops when sigma_sufficient / sigma_insufficient - 1 <= this.
 SIGMA_RELATIVE_TOLERANCE = 1e-3
+# Below this the grid of log Y reaches ~1/sigma^2 + 12/sigma > 700 and exp overflows.
+MIN_SIGMA = 0.05
 DIRECTION_NAMES = ("remove", "add", "max")
 
 
@@ -106,7 +108,11 @@ def _relative_gap(bounds: np.ndarray, floor: float) -> float:
 
 
 def _check_common(sigma, steps, epochs, accuracy, max_grid_points):
-    return (check_positive("sigma", sigma), check_int_at_least("steps", steps, 1),
+    sigma = check_positive("sigma", sigma)
+    if sigma < MIN_SIGMA:
+        raise ValueError(f"sigma must be >= {MIN_SIGMA} for the PLD bounds (the grid of "
+                         f"Y = exp(N(-1/(2 sigma^2), 1/sigma^2)) would overflow); got {sigma!r}")
+    return (sigma, check_int_at_least("steps", steps, 1),
             check_int_at_least("epochs", epochs, 1), check_open_unit("accuracy", accuracy),
             check_int_at_least("max_grid_points", max_grid_points, 2))
 
@@ -220,11 +226,14 @@ def calibrate_ballsbins_sigma(target_epsilon, delta, steps, *, epochs=1, accurac
 
     lo, hi = 1.0, 1.0
     if ok(hi):
-        while ok(lo):
-            hi, lo = lo, lo / 2.0
-            if lo < 1e-3:
-                raise ValueError(f"target_epsilon must be reachable with sigma >= 1e-3; got "
-                                 f"{target_epsilon}")
+        while True:
+            lo = max(lo / 2.0, MIN_SIGMA)
+            if not ok(lo):
+                break
+            if lo == MIN_SIGMA:
+                raise ValueError(f"target_epsilon must be small enough that sigma = {MIN_SIGMA} "
+                                 f"does not already meet it; got {target_epsilon}")
+            hi = lo
     else:
         while not ok(hi):
             lo, hi = hi, hi * 2.0
