@@ -316,10 +316,15 @@ def _lower6_detail(frame):
 def _b_vs_p_finding(frame):
     counts = frame["classification"].value_counts()
     worse = frame[frame["classification"] == P_BETTER]
-    where = worse[["sigma", "steps", "epochs", "epsilon"]].head(5).to_dict("records")
-    note = (f"{len(frame)} grid points (sigma {sorted(frame['sigma'].unique())}, T {sorted(frame['steps'].unique())}, "
-            f"epochs {sorted(frame['epochs'].unique())}, {frame['epsilon'].nunique()} eps in [{frame['epsilon'].min():g}, "
-            f"{frame['epsilon'].max():g}]): " + ", ".join(f"{counts.get(c, 0)} {c}" for c in CLASSES)
+    where = "; ".join(f"sigma {r.sigma:g}, T {r.steps}, K {r.epochs}, eps {r.epsilon:g}"
+                      for r in worse.head(5).itertuples())
+
+    def values(column):
+        return ", ".join(f"{v:g}" for v in sorted(frame[column].unique()))
+
+    note = (f"{len(frame)} grid points (sigma {values('sigma')}; T {values('steps')}; epochs {values('epochs')}; "
+            f"{frame['epsilon'].nunique()} eps in [{frame['epsilon'].min():g}, {frame['epsilon'].max():g}]): "
+            + ", ".join(f"{counts.get(c, 0)} {c}" for c in CLASSES)
             + (f"; first P-better points: {where}" if where else ""))
     return float(len(worse)), note
 
