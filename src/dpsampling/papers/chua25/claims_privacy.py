@@ -369,8 +369,10 @@ CHUA25_PRIVACY_CLAIMS = [
     *[Claim(f"chua25_fig2_certified_below_P_{panel}", F2, f"eps with delta_P >= 1e-7 where the certified upper bound "
             f"on delta_B >= delta_P (PLD upper), {panel}", "~", "0", _fig2_certified_below_p(panel),
             result_file="summary.parquet", tolerance=0.0,
-            why="the certified upper bound on delta_B is not below delta_P at every eps with delta_P >= 1e-7 (see note "
-                "for where delta_B > delta_P is certain)")
+            why="the certified upper bound on delta_B is not below delta_P at every eps with delta_P >= 1e-7: where it "
+                "is not, the note says whether even the certified lower bound is above delta_P (delta_B > delta_P for "
+                "certain; at the quick config this happens at the smallest eps, 0 to 1.5, in every panel, as chua25 "
+                "App. D allows): 'except where delta_P < 1e-7' does not describe those exceptions")
       for panel in FIG2_ORDERS],
     *[Claim(f"chua25_fig2_S_far_above_{panel}", F2, f"min over eps of delta_S lower / max(delta_P upper, B mean), {panel}",
             ">=", "1e1", _fig2_shuffle_far_above(panel), result_file="summary.parquet", tolerance=0.0,
