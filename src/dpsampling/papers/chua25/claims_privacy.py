@@ -307,10 +307,13 @@ def _cert_detail(frame):
 
 def _lower6_detail(frame):
     flagged = frame["lower6_above_cert_lower"]
-    excess = ((frame["delta_B_lower"] - frame["delta_B_cert_lower"]) / frame["delta_B_cert_lower"])[flagged]
-    return (f"{len(frame)} points; where bound (6) exceeds the certified lower bound it does so by at most "
-            f"{excess.max() if flagged.any() else 0.0:.3g} (relative); bound (6) above the certified upper bound at "
-            f"{int(frame['lower6_above_cert_upper'].sum())} points")
+    measured = flagged & (frame["delta_B_cert_upper"] > 1e-12)  # the certified engine's accuracy floor
+    excess = ((frame["delta_B_lower"] - frame["delta_B_cert_lower"]) / frame["delta_B_cert_upper"])[measured]
+    return (f"{len(frame)} points; bound (6) exceeds the certified lower bound at {int(measured.sum())} points with "
+            f"delta > 1e-12, by at most {excess.max() if measured.any() else 0.0:.2g} of the certified upper bound "
+            f"(inside the certified bracket), and at {int((flagged & ~measured).sum())} below 1e-12 (certified lower "
+            f"0 there); bound (6) above the certified upper bound at {int(frame['lower6_above_cert_upper'].sum())} "
+            "points")
 
 
 def _b_vs_p_finding(frame):
