@@ -50,13 +50,20 @@ def _select(summary, panel, sampler, method, bound, **extra) -> pd.DataFrame:
     return rows
 
 
-def _finish(fig, axes, footer: str, path_pdf, path_png, bottom=0.12):
+def _finish(fig, axes, footer: str, path_pdf, path_png, bottom=0.12, shared_legend=False):
+    """Log axes, legends (per panel, or with ``shared_legend`` one below the panels, for panels
+    that draw the same series), footer, both files."""
     for ax in axes:
         ax.set_yscale("log")
         ax.set_xlabel("epsilon")
         ax.set_ylabel("delta (max over remove, add)")
         ax.grid(True, which="both", alpha=0.25)
-        ax.legend(fontsize=6.5, loc="lower left")
+        if not shared_legend:
+            ax.legend(fontsize=6.5, loc="lower left")
+    if shared_legend:
+        handles, labels = axes[0].get_legend_handles_labels()
+        fig.legend(handles, labels, loc="lower center", ncol=3, fontsize=6.5, frameon=False,
+                   bbox_to_anchor=(0.5, bottom * 0.45))
     fig.text(0.01, 0.005, footer, fontsize=6.5, va="bottom", ha="left", wrap=True)
     fig.tight_layout(rect=(0, bottom, 1, 1))
     fig.savefig(path_pdf)
@@ -196,7 +203,7 @@ def plot_epochs(summary: pd.DataFrame, parameters: dict, path_pdf, path_png) -> 
                                          (("balls_and_bins", "MC naive", "estimate"), "B: estimate (MC mean)", "-"),
                                          (("poisson", "pld", "upper"), "P: upper bound (PLD)", ":"),
                                          (CERTIFIED[0], "B: certified upper bound (PLD)", "-."),
-                                         (CERTIFIED[1], "B: certified lower bound (PLD)", (0, (1, 3)))):
+                                         (CERTIFIED[1], "B: certified lower bound (PLD)", (0, (3, 1, 1, 1, 1, 1)))):
                 _draw(ax, _select(summary, panel, *key, epochs=k), key, label=f"{text}, k = {k}", color=color,
                       linestyle=linestyle)
         row = summary[summary["panel"] == panel].iloc[0]
@@ -206,7 +213,7 @@ def plot_epochs(summary: pd.DataFrame, parameters: dict, path_pdf, path_png) -> 
     footer = (f"chua25_epochs. B: naive Monte Carlo over k epochs (Alg. 11: sum of k independent losses), "
               f"{int(info['samples']):,} samples per direction and k; UCB at beta = {info['error_prob']:g} (pointwise). "
               "P: Poisson with rate 1/T over k T steps. " + _settings_text(parameters) + _certified_text(parameters))
-    _finish(fig, axes, footer, path_pdf, path_png)
+    _finish(fig, axes, footer, path_pdf, path_png, bottom=0.3, shared_legend=True)
 
 
 PLOTS = {"fig2": plot_fig2, "fig3": plot_fig3, "fig4": plot_fig4, "epochs": plot_epochs}
