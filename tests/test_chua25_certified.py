@@ -228,3 +228,25 @@ def test_fig2_figure_with_certified_curves(tmp_path, bounds, monte_carlo):
     pdf, png = tmp_path / "fig2.pdf", tmp_path / "fig2.png"
     PLOTS["fig2"](summary, {"settings": SETTINGS, "certified": bounds.attrs["certified"]}, pdf, png)
     assert pdf.stat().st_size > 1000 and png.stat().st_size > 1000
+
+
+def test_epochs_figure_with_certified_curves(tmp_path):
+    """One panel, k = 2: certified rows for k > 1 (bound (6) has none), drawn with one shared legend."""
+    setting = [{"panel": "sigma0.8", "sigma": 0.8, "steps": 10, "epochs": 2}]
+    bounds = chua25_privacy.bounds_table("epochs", setting, EPS, SETTINGS)
+    assert (bounds.loc[bounds["method"] == chua25_privacy.CERTIFIED_METHOD, "epochs"] == 2).all()
+    assert "bound (6)" not in set(bounds["method"])
+    rows = []
+    for seed, direction in enumerate(("remove", "add", "max")):
+        estimate = bb.estimate_delta(bb.sample_naive_losses(0.8, 10, 2000, "add" if direction == "add" else "remove",
+                                                            epochs=2, seed=seed), EPS)
+        rows.append(pd.DataFrame({"panel": "sigma0.8", "series": "naive_k2", "method": "naive", "direction": direction,
+                                  "sigma": 0.8, "steps": 10, "epochs": 2, "epsilon": EPS, "count": 2000,
+                                  "samples": 2000, "n_orders": 0, "orders": "", "importance_epsilon": np.nan,
+                                  "log_weight": 0.0, "sampling_seconds": 0.0, "sampling_cpu_seconds": 0.0,
+                                  "error_prob": 1e-3, "mean": estimate.mean(), "standard_error": estimate.standard_error(),
+                                  "ucb": estimate.upper_confidence_bound(1e-3)}))
+    summary = chua25_privacy.summary_table(pd.concat(rows, ignore_index=True), bounds)
+    pdf, png = tmp_path / "epochs.pdf", tmp_path / "epochs.png"
+    PLOTS["epochs"](summary, {"settings": SETTINGS, "certified": bounds.attrs["certified"]}, pdf, png)
+    assert pdf.stat().st_size > 1000 and png.stat().st_size > 1000
