@@ -436,7 +436,7 @@ CHUA25_PRIVACY_CLAIMS = [
           why="the Monte Carlo and the certified upper bound disagree beyond the MC error"),
     Claim("chua25_b_vs_p_p_better", "chua25_b_vs_p", "grid points where delta_B is certifiably above delta_P "
           "(certified lower bound of B > PLD upper bound of P; no number stated, App. D leaves it open)",
-          "finding", "", _b_vs_p_finding, result_file="grid.parquet"),
+          "finding", "none stated", _b_vs_p_finding, result_file="grid.parquet"),
     *[Claim(f"chua25_trunc_{dataset}_b{TRUNC_BATCHES[i]}", "chua25_trunc", f"max batch size B, {dataset}, b = "
             f"{TRUNC_BATCHES[i]} (delta' <= 1e-10 at eps = 10)", "~", str(value), _trunc(dataset, i),
             result_file="table.parquet", tolerance=0.0, why=PCTR_WHY if dataset == "pctr" else SEARCH_WHY)
