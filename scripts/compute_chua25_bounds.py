@@ -10,5 +10,5 @@ parameters = dict(snakemake.params.bounds)
 name = parameters["experiment"].removeprefix("chua25_")
 frame = bounds_table(name, parameters["settings_list"], parameters["epsilons"], parameters["settings"],
                      lambda m: print(m, file=sys.stderr))
-write_table(frame, snakemake.output[0], parameters)
+write_table(frame, snakemake.output[0], dict(parameters, certified=frame.attrs.get("certified", [])))
 print(f"wrote {len(frame)} rows", file=sys.stderr)

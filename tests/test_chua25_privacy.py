@@ -198,4 +198,7 @@ def test_every_stated_number_has_a_claim():
     assert {str(v) for numbers in stated.values() for v in numbers} <= values
     assert {"739", "589", "609", "590", "3.75e-3", "1.66e-4"} <= values
     experiments = {c.experiment for c in CHUA25_PRIVACY_CLAIMS}
-    assert experiments == {"chua25_fig2", "chua25_fig3", "chua25_fig4", "chua25_props", "chua25_trunc"}
+    assert experiments == {"chua25_fig2", "chua25_fig3", "chua25_fig4", "chua25_props", "chua25_trunc", "chua25_b_vs_p"}
+    # a claim without a stated number is a finding, never reproduced or not
+    findings = [c for c in CHUA25_PRIVACY_CLAIMS if c.relation == "finding"]
+    assert [c.claim_id for c in findings] == ["chua25_b_vs_p_p_better"] and findings[0].paper_value == "none stated"

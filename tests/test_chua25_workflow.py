@@ -28,7 +28,7 @@ from dpsampling.io import read_metadata, read_table, write_table
 
 ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.workflow
-TARGETS = ["chua25_fig2", "chua25_fig3", "chua25_fig4", "chua25_epochs", "chua25_props", "chua25_trunc"]
+TARGETS = ["chua25_fig2", "chua25_fig3", "chua25_fig4", "chua25_epochs", "chua25_props", "chua25_trunc", "chua25_b_vs_p"]
 CONFIG = [".test/config/config.yaml"]
 SHARD = "results/chua25_fig2/samples/search_b8192/remove/order_statistics/shard-1.parquet"
 TIMING = ["sampling_seconds", "sampling_cpu_seconds"]
@@ -91,7 +91,37 @@ def test_every_result_is_written_with_its_metadata(run):
         assert (run / "figures" / f"{experiment}.png").stat().st_size > 1000
     checks, _ = read_table(run / "results/chua25_props/checks.parquet")
     assert not checks["contradicts_b_s_d"].any() and not checks["mean_above_ucb"].any()
+    for column in ("lower6_above_cert_upper", "cert_lower_above_upper", "cert_lower_above_mc", "cert_upper_below_mc"):
+        assert not checks[column].any(), column
+    assert "cert_upper_below_mc" in (run / "results/chua25_props/checks.md").read_text()
     assert "| 8192 | 8997 | 8986 |" in (run / "results/chua25_trunc/table.md").read_text()
+
+
+def test_certified_bounds_and_b_vs_p_are_written(run):
+    """Certified B rows (both bounds, three directions) in every bounds table with their record in
+    the metadata, bracketing the Monte Carlo mean within z = 4.5 where it is resolved; the b_vs_p
+    grid, table and map."""
+    for experiment in ("chua25_fig2", "chua25_fig3", "chua25_fig4", "chua25_epochs", "chua25_props"):
+        bounds, document = read_table(run / f"results/{experiment}/bounds.parquet")
+        certified = bounds[bounds["method"] == "pld (certified)"]
+        assert set(zip(certified["bound"], certified["direction"])) == {
+            (b, d) for b in ("upper", "lower") for d in ("remove", "add", "max")}, experiment
+        records = document["parameters"]["certified"]
+        assert records and all(r["accuracy_requested"] == 0.1 and r["engine_version"] >= 1 for r in records)
+    summary, _ = read_table(run / "results/chua25_fig2/summary.parquet")
+    rows = summary[summary["direction"].isin(["remove", "add"])]
+    mean = rows[rows["bound"] == "estimate"].set_index(["direction", "epsilon"])
+    upper = rows[(rows["method"] == "pld (certified)") & (rows["bound"] == "upper")].set_index(["direction", "epsilon"])["delta"]
+    lower = rows[(rows["method"] == "pld (certified)") & (rows["bound"] == "lower")].set_index(["direction", "epsilon"])["delta"]
+    resolved = (mean["delta"] > 0) & (mean["standard_error"] <= 0.1 * mean["delta"])
+    assert resolved.any()
+    assert ((mean["delta"] - 4.5 * mean["standard_error"] <= upper.reindex(mean.index)) | ~resolved).all()
+    assert ((mean["delta"] + 4.5 * mean["standard_error"] >= lower.reindex(mean.index)) | ~resolved).all()
+    grid, _ = read_table(run / "results/chua25_b_vs_p/grid.parquet")
+    assert len(grid) == 2 * 9 and "P certifiably better" in set(grid["classification"])
+    assert "| 0.5 | 2 | 1 |" in (run / "results/chua25_b_vs_p/grid.md").read_text()
+    for suffix in ("pdf", "png"):
+        assert (run / "figures" / f"chua25_b_vs_p.{suffix}").stat().st_size > 1000
 
 
 def test_rerun_is_a_no_op(run):

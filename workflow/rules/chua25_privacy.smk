@@ -168,3 +168,42 @@ rule compute_chua25_trunc:
         "../envs/dpsampling.yaml"
     script:
         "../../scripts/compute_chua25_trunc.py"
+
+
+rule compute_chua25_b_vs_p:
+    """Beyond the paper: certified B bounds against P's PLD bounds on a (sigma, T, eps) grid."""
+    input:
+        code=code_of("scripts/compute_chua25_b_vs_p.py"),
+    output:
+        table="results/chua25_b_vs_p/grid.parquet",
+        markdown="results/chua25_b_vs_p/grid.md",
+    params:
+        grid=CHUA25_PRIVACY.b_vs_p_parameters,
+    log:
+        "logs/chua25_b_vs_p/compute.log",
+    benchmark:
+        "benchmarks/chua25_b_vs_p/compute.tsv"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=30,
+    conda:
+        "../envs/dpsampling.yaml"
+    script:
+        "../../scripts/compute_chua25_b_vs_p.py"
+
+
+rule plot_chua25_b_vs_p:
+    """The chua25_b_vs_p map (one panel per sigma and epoch count) from its grid table."""
+    input:
+        table="results/chua25_b_vs_p/grid.parquet",
+        code=code_of("scripts/plot_chua25_b_vs_p.py"),
+    output:
+        pdf="figures/chua25_b_vs_p.pdf",
+        png=report("figures/chua25_b_vs_p.png", caption="../report/chua25_b_vs_p.rst", category="chua25"),
+    log:
+        "logs/chua25_b_vs_p/plot.log",
+    conda:
+        "../envs/dpsampling.yaml"
+    script:
+        "../../scripts/plot_chua25_b_vs_p.py"

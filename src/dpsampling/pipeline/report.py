@@ -40,6 +40,7 @@ EXPERIMENT_ID = re.compile(r"[a-z]+[0-9]{2}_[a-z0-9_]+")
 """Experiment ids are <paper id>_<name>, e.g. chua24_fig3, chua25_fig1, lebeda24_conj12."""
 
 VERDICTS = ("reproduced", "not_reproduced", "not_run")
+FINDING = "finding"  # a claim without a stated number (pipeline.claims.base.FINDING): counted apart
 VERSION_KEYS = ("python", "dpsampling", "dp-accounting", "numpy", "numba", "scipy", "pandas", "pyarrow", "snakemake")
 
 
@@ -161,7 +162,8 @@ class ExperimentSummary:
         if claims.empty:
             return f"No claims of {self.experiment} in ``{self.claims_csv}`` (not yet checked, or none registered).\n"
         counts = claims["verdict"].value_counts()
-        lines = [f"Claims ({', '.join(f'{counts.get(v, 0)} {v}' for v in VERDICTS)}):", ""]
+        lines = [f"Claims ({', '.join(f'{counts.get(v, 0)} {v}' for v in VERDICTS)}"
+                 + (f", {counts[FINDING]} {FINDING}" if counts.get(FINDING) else "") + "):", ""]
         for record in claims.to_dict("records"):
             ours = record["our_value"]
             ours = "-" if pd.isna(ours) else f"{float(ours):.6g}"
@@ -223,7 +225,9 @@ def _summary_lines(summaries, statuses, timings, claims, report_dir, root) -> li
              + ", ".join(f"{counts.get(k, 0)} {k}" for k in ("complete", "partial", "not run")) + "."]
     if claims is not None:
         verdicts = claims["verdict"].value_counts()
-        lines.append(f"{len(claims)} claims: " + ", ".join(f"{verdicts.get(v, 0)} {v}" for v in VERDICTS) + ".")
+        lines.append(f"{len(claims)} claims: " + ", ".join(f"{verdicts.get(v, 0)} {v}" for v in VERDICTS)
+                     + (f", {verdicts[FINDING]} {FINDING} (no number stated by the paper)" if verdicts.get(FINDING) else "")
+                     + ".")
     else:
         lines.append("Claims not checked yet (no `results/claims.csv`: run `snakemake claims`).")
     wall, cpu = sum(t["wall_s"] for t in timings.values()), sum(t["cpu_s"] for t in timings.values())
@@ -232,6 +236,8 @@ def _summary_lines(summaries, statuses, timings, claims, report_dir, root) -> li
     for s in summaries:
         t, mine = timings[s.experiment], s.claims()
         tally = "/".join(str(int((mine["verdict"] == v).sum())) for v in VERDICTS) if not mine.empty else "-"
+        findings = int((mine["verdict"] == FINDING).sum()) if not mine.empty else 0
+        tally += f" (+{findings} {FINDING})" if findings else ""
         figures = ", ".join(_link(f, report_dir, root) for f in s.figures() if f.endswith(".png")) or "-"
         rows.append([s.experiment, statuses[s.experiment], tally, t["jobs"], format_seconds(t["wall_s"]),
                      f"{t['cpu_s']:.0f}", f"{t['max_rss_mb']:.0f}", figures])

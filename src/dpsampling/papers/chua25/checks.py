@@ -18,6 +18,17 @@ What can therefore be checked:
   the normal approximation holds; elsewhere only the UCB test is meaningful), ``lower_above_ucb`` flags bound (6) > UCB (probability <= beta
   per point if bound (6) and the UCB are right), ``mean_above_ucb`` flags mean > UCB (never,
   by construction, unless the code is wrong).
+- certified bounds on delta_B (PLD of the random-allocation pair, ``delta_B_cert_lower`` and
+  ``delta_B_cert_upper``), the chain bound (6) <= certified lower <= MC mean <= certified upper:
+  ``lower6_above_cert_lower`` flags bound (6) > certified lower (both are valid lower bounds, so
+  this is not a contradiction: bound (6) is then the tighter of the two; it is what the chain
+  states), ``lower6_above_cert_upper`` flags bound (6) > certified upper (a contradiction: one of
+  them is wrong), ``cert_lower_above_upper`` flags certified lower > upper (a contradiction);
+  ``cert_lower_above_mc`` flags certified lower > MC mean + Z se where the mean is resolved (as
+  above) or > the UCB anywhere, and ``cert_upper_below_mc`` flags certified upper < MC mean - Z se
+  where resolved or < the KL lower confidence bound (remove/add only) anywhere: the Monte Carlo
+  and the certified bracket disagree beyond the MC error (false alarm <= beta + 3.4e-6 per point
+  if both are right).
 """
 
 from __future__ import annotations
@@ -29,6 +40,7 @@ import pandas as pd
 
 from dpsampling.accountants import ballsbins as bb
 from dpsampling.accountants.truncation import max_batch_size, truncation_delta
+from dpsampling.papers.chua25.privacy import CERTIFIED_METHOD
 
 Z = 4.5
 RELATIVE_SLACK = 1e-9  # floating-point slack when comparing two deterministic bounds
@@ -56,7 +68,9 @@ def property_checks(summary: pd.DataFrame, delta: pd.DataFrame) -> pd.DataFrame:
     table["lcb"] = np.where(table.index.get_level_values("direction") == "max", np.nan, lcb)
     for name, key in (("delta_D", ("deterministic", "exact", "exact")), ("delta_S_lower", ("shuffle", "E_C sets", "lower")),
                       ("delta_B_lower", ("balls_and_bins", "bound (6)", "lower")), ("delta_P_lower", ("poisson", "pld", "lower")),
-                      ("delta_P_upper", ("poisson", "pld", "upper"))):
+                      ("delta_P_upper", ("poisson", "pld", "upper")),
+                      ("delta_B_cert_lower", ("balls_and_bins", CERTIFIED_METHOD, "lower")),
+                      ("delta_B_cert_upper", ("balls_and_bins", CERTIFIED_METHOD, "upper"))):
         curve = _curve(summary, *key)
         if name == "delta_D":  # delta_D is the same in both directions (stored once, as max)
             curve = curve.reset_index("direction", drop=True)
@@ -73,6 +87,14 @@ def property_checks(summary: pd.DataFrame, delta: pd.DataFrame) -> pd.DataFrame:
     table["lower_above_mean"] = resolved & (table["delta_B_lower"] > table["mean"] + Z * table["standard_error"])
     table["lower_above_ucb"] = table["delta_B_lower"] > table["ucb"] * (1 + RELATIVE_SLACK)
     table["mean_above_ucb"] = table["mean"] > table["ucb"]
+    slack = 1 + RELATIVE_SLACK
+    table["lower6_above_cert_lower"] = table["delta_B_lower"] > table["delta_B_cert_lower"] * slack
+    table["lower6_above_cert_upper"] = table["delta_B_lower"] > table["delta_B_cert_upper"] * slack
+    table["cert_lower_above_upper"] = table["delta_B_cert_lower"] > table["delta_B_cert_upper"] * slack
+    table["cert_lower_above_mc"] = ((resolved & (table["delta_B_cert_lower"] > table["mean"] + Z * table["standard_error"]))
+                                    | (table["delta_B_cert_lower"] > table["ucb"] * slack))
+    table["cert_upper_below_mc"] = ((resolved & (table["delta_B_cert_upper"] < table["mean"] - Z * table["standard_error"]))
+                                    | (table["delta_B_cert_upper"] * slack < table["lcb"]))
     return table.reset_index()
 
 
@@ -81,7 +103,15 @@ CHECKS = {"contradicts_b_s_d": "bound (6), MC lower conf. bound of B, or E_C bou
           "certifies_b_below_p": "UCB of B below the PLD lower bound of P (max direction)",
           "lower_above_mean": f"bound (6) above MC mean + {Z} standard errors (where the mean is resolved to 10%)",
           "lower_above_ucb": "bound (6) above the UCB",
-          "mean_above_ucb": "MC mean above the UCB"}
+          "mean_above_ucb": "MC mean above the UCB",
+          "lower6_above_cert_lower": "bound (6) above the certified (PLD) lower bound of B (not a contradiction: "
+                                     "bound (6) is the tighter lower bound there)",
+          "lower6_above_cert_upper": "bound (6) above the certified upper bound of B (a contradiction)",
+          "cert_lower_above_upper": "certified lower bound of B above its certified upper bound (a contradiction)",
+          "cert_lower_above_mc": f"certified lower bound above MC mean + {Z} standard errors (where resolved) or "
+                                 "above the UCB",
+          "cert_upper_below_mc": f"certified upper bound below MC mean - {Z} standard errors (where resolved) or "
+                                 "below the KL lower confidence bound"}
 
 
 def property_markdown(table: pd.DataFrame) -> str:

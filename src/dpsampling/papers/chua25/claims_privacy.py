@@ -8,6 +8,12 @@ with point values alone. Qualitative statements get a stated criterion:
   means 0. delta_P is the PLD upper bound, which moves by < 0.1% when the interval shrinks 20x,
   while the PLD lower bound converges to it slowly over tens of thousands of compositions; the
   count against the lower bound is in the note.
+- Fig. 2, the same statement judged with the certified upper bound on delta_B (PLD of the
+  random-allocation pair) in place of the UCB: the number of grid eps with delta_P >= 1e-7 at
+  which the certified upper bound on delta_B >= delta_P (PLD upper); 0 means the statement holds
+  with certainty at every such eps. It has no Monte Carlo floor log(1/beta)/m, so the quick
+  config can answer it. The note counts the eps where even the certified *lower* bound on delta_B
+  is >= delta_P's PLD upper bound, i.e. where delta_B > delta_P is certain.
 - Fig. 2 "delta_S lower bound far above both": per panel, the smallest ratio of the E_C lower
   bound on delta_S to max(PLD upper bound of delta_P, MC mean of delta_B) over the grid eps where
   that maximum is <= 0.01, i.e. wherever an order of magnitude fits below delta_S <= 1; "far
@@ -23,6 +29,15 @@ with point values alone. Qualitative statements get a stated criterion:
   CPU times, which are linear in m, scaled to them) < 0.9, i.e. order statistics with 10x (300x)
   more samples is faster by more than timing noise, as the paper reports (66 s vs 268 s;
   203 s vs 245 s, ratio 0.83).
+- chua25_props, certified bracket (``checks.py``): the number of grid points where bound (6) >
+  certified lower bound (the chain bound (6) <= certified lower as stated; not a contradiction
+  when it fails), where the certified bounds contradict themselves or bound (6), and where the MC
+  mean lies outside [certified lower, certified upper] by more than its error (z = 4.5 where the
+  mean is resolved, KL confidence bounds at beta elsewhere).
+- chua25_b_vs_p (not a paper claim; App. D leaves it open): the number of grid points where
+  delta_B is certifiably above delta_P (certified lower bound on delta_B > PLD upper bound on
+  delta_P). No number is stated, so it is recorded as a finding (relation ``finding``), never as
+  reproduced or not.
 - chua25_props, Thm 3.4: among the (panel, eps) where the PLD lower bound of delta_P exceeds
   delta_D (so delta_B <= delta_D < delta_P there) and log(1/beta)/m, the smallest UCB m samples
   can give (so that Monte Carlo can certify it at all), the number where UCB_B is not below it.
@@ -37,6 +52,8 @@ from scipy.optimize import brentq
 
 from dpsampling.accountants import ballsbins as bb
 from dpsampling.accountants.truncation import truncation_delta
+from dpsampling.papers.chua25.b_vs_p import CLASSES, P_BETTER
+from dpsampling.papers.chua25.privacy import CERTIFIED_METHOD
 from dpsampling.pipeline.claims.base import Claim, Missing
 
 FIG2_ORDERS = {"pctr_b1024": "739", "pctr_b8192": "589", "search_b1024": "609", "search_b8192": "589"}
@@ -116,6 +133,24 @@ def _fig2_ucb_below_p(panel):
                 f"{int((above & resolvable).sum())} of {int(resolvable.sum())} where delta_P >= 10 x the UCB floor "
                 f"log(1/beta)/m = {floor:.2g} ({int(ucb['samples'].iloc[0]):,} samples per direction); even the MC mean "
                 f"is >= delta_P at eps = {where} (B and P are incomparable, chua25 Thm D.1)")
+        return float(above.sum()), note
+    return measure
+
+
+def _fig2_certified_below_p(panel):
+    def measure(frame):
+        upper = _rows(frame, F2, panel, "balls_and_bins", CERTIFIED_METHOD, "upper")["delta"]
+        lower = _rows(frame, F2, panel, "balls_and_bins", CERTIFIED_METHOD, "lower")["delta"].reindex(upper.index)
+        p_lower = _rows(frame, F2, panel, "poisson", "pld", "lower")["delta"].reindex(upper.index)
+        p_upper = _rows(frame, F2, panel, "poisson", "pld", "upper")["delta"].reindex(upper.index)
+        relevant = p_upper >= 1e-7
+        above = relevant & (upper >= p_upper)
+        certain = relevant & (lower > p_upper)
+        where = ", ".join(f"{e:g}" for e in above[above].index) or "none"
+        note = (f"{int(above.sum())} of {int(relevant.sum())} eps with delta_P >= 1e-7 have certified upper delta_B >= "
+                f"delta_P (PLD upper), at eps = {where}; vs PLD lower: "
+                f"{int(((p_lower >= 1e-7) & (upper >= p_lower)).sum())}; certified lower delta_B > delta_P (PLD upper), "
+                f"i.e. delta_B > delta_P for certain, at {int(certain.sum())} of them")
         return float(above.sum()), note
     return measure
 
@@ -260,6 +295,43 @@ def _ordering_detail(frame):
             f"= {points * (beta + 3.4e-6):.2g} (union bound; bound (6) vs UCB at beta, vs mean by a one-sided z = 4.5)")
 
 
+def _cert_detail(frame):
+    points = len(frame)
+    resolved = int(((frame["mean"] > 0) & (frame["standard_error"] <= 0.1 * frame["mean"])).sum())
+    gap = ((frame["delta_B_cert_upper"] - frame["delta_B_cert_lower"]) / frame["delta_B_cert_upper"])[
+        frame["delta_B_cert_upper"] > 1e-12]
+    return (f"{points} points (panel, direction, eps), {resolved} with the MC mean resolved to 10% (z = 4.5 test there, "
+            f"one-sided, 3.4e-6 per point; KL confidence bounds at beta = {float(frame['error_prob'].iloc[0]):g} "
+            f"everywhere); largest relative gap of the certified bracket {gap.max():.3g}")
+
+
+def _lower6_detail(frame):
+    flagged = frame["lower6_above_cert_lower"]
+    measured = flagged & (frame["delta_B_cert_upper"] > 1e-12)  # the certified engine's accuracy floor
+    excess = ((frame["delta_B_lower"] - frame["delta_B_cert_lower"]) / frame["delta_B_cert_upper"])[measured]
+    return (f"{len(frame)} points; bound (6) exceeds the certified lower bound at {int(measured.sum())} points with "
+            f"delta > 1e-12, by at most {excess.max() if measured.any() else 0.0:.2g} of the certified upper bound "
+            f"(inside the certified bracket), and at {int((flagged & ~measured).sum())} below 1e-12 (certified lower "
+            f"0 there); bound (6) above the certified upper bound at {int(frame['lower6_above_cert_upper'].sum())} "
+            "points")
+
+
+def _b_vs_p_finding(frame):
+    counts = frame["classification"].value_counts()
+    worse = frame[frame["classification"] == P_BETTER]
+    where = "; ".join(f"sigma {r.sigma:g}, T {r.steps}, K {r.epochs}, eps {r.epsilon:g}"
+                      for r in worse.head(5).itertuples())
+
+    def values(column):
+        return ", ".join(f"{v:g}" for v in sorted(frame[column].unique()))
+
+    note = (f"{len(frame)} grid points (sigma {values('sigma')}; T {values('steps')}; epochs {values('epochs')}; "
+            f"{frame['epsilon'].nunique()} eps in [{frame['epsilon'].min():g}, {frame['epsilon'].max():g}]): "
+            + ", ".join(f"{counts.get(c, 0)} {c}" for c in CLASSES)
+            + (f"; first P-better points: {where}" if where else ""))
+    return float(len(worse)), note
+
+
 def _trunc(dataset, index):
     def measure(frame):
         rows = frame[(frame["dataset"] == dataset) & (frame["batch_size"] == TRUNC_BATCHES[index])]
@@ -296,6 +368,14 @@ CHUA25_PRIVACY_CLAIMS = [
       for panel, count in FIG2_ORDERS.items()],
     *[Claim(f"chua25_fig2_ucb_below_P_{panel}", F2, f"eps with delta_P >= 1e-7 where UCB_B >= delta_P (PLD upper), {panel}",
             "~", "0", _fig2_ucb_below_p(panel), result_file="summary.parquet", tolerance=0.0, why=UCB_FLOOR_WHY)
+      for panel in FIG2_ORDERS],
+    *[Claim(f"chua25_fig2_certified_below_P_{panel}", F2, f"eps with delta_P >= 1e-7 where the certified upper bound "
+            f"on delta_B >= delta_P (PLD upper), {panel}", "~", "0", _fig2_certified_below_p(panel),
+            result_file="summary.parquet", tolerance=0.0,
+            why="the certified upper bound on delta_B is not below delta_P at every eps with delta_P >= 1e-7: where it "
+                "is not, the note says whether even the certified lower bound is above delta_P (delta_B > delta_P for "
+                "certain; at the quick config this happens at the smallest eps, 0 to 1.5, in every panel, as chua25 "
+                "App. D allows): 'except where delta_P < 1e-7' does not describe those exceptions")
       for panel in FIG2_ORDERS],
     *[Claim(f"chua25_fig2_S_far_above_{panel}", F2, f"min over eps of delta_S lower / max(delta_P upper, B mean), {panel}",
             ">=", "1e1", _fig2_shuffle_far_above(panel), result_file="summary.parquet", tolerance=0.0,
@@ -336,6 +416,27 @@ CHUA25_PRIVACY_CLAIMS = [
     Claim("chua25_props_ordering", "chua25_props", "grid points violating bound (6) <= MC mean <= UCB", "~", "0",
           _props_count(["lower_above_mean", "lower_above_ucb", "mean_above_ucb"], _ordering_detail),
           result_file="checks.parquet", tolerance=0.0, why="bound (6), the MC mean and the UCB are out of order"),
+    Claim("chua25_props_cert_lower6", "chua25_props", "grid points where bound (6) > the certified lower bound of B "
+          "(chain bound (6) <= certified lower)", "~", "0", _props_count(["lower6_above_cert_lower"], _lower6_detail),
+          result_file="checks.parquet", tolerance=0.0,
+          why="bound (6) is above the certified (PLD) lower bound at some points: both are valid lower bounds, so this "
+              "is no contradiction; there bound (6) is the tighter one (the certified lower bound is within its "
+              "accuracy of delta_B, and bound (6) is closer still at large eps)"),
+    Claim("chua25_props_cert_consistent", "chua25_props", "grid points where the certified bounds of B contradict "
+          "themselves or bound (6) (certified lower > upper, or bound (6) > certified upper)", "~", "0",
+          _props_count(["cert_lower_above_upper", "lower6_above_cert_upper"], _cert_detail),
+          result_file="checks.parquet", tolerance=0.0, why="a certified bound or bound (6) is wrong"),
+    Claim("chua25_props_cert_lower_mc", "chua25_props", "grid points where the certified lower bound of B is above "
+          "the MC mean beyond its error (certified lower <= MC mean)", "~", "0",
+          _props_count(["cert_lower_above_mc"], _cert_detail), result_file="checks.parquet", tolerance=0.0,
+          why="the Monte Carlo and the certified lower bound disagree beyond the MC error"),
+    Claim("chua25_props_cert_upper_mc", "chua25_props", "grid points where the certified upper bound of B is below "
+          "the MC mean beyond its error (MC mean <= certified upper)", "~", "0",
+          _props_count(["cert_upper_below_mc"], _cert_detail), result_file="checks.parquet", tolerance=0.0,
+          why="the Monte Carlo and the certified upper bound disagree beyond the MC error"),
+    Claim("chua25_b_vs_p_p_better", "chua25_b_vs_p", "grid points where delta_B is certifiably above delta_P "
+          "(certified lower bound of B > PLD upper bound of P; no number stated, App. D leaves it open)",
+          "finding", "none stated", _b_vs_p_finding, result_file="grid.parquet"),
     *[Claim(f"chua25_trunc_{dataset}_b{TRUNC_BATCHES[i]}", "chua25_trunc", f"max batch size B, {dataset}, b = "
             f"{TRUNC_BATCHES[i]} (delta' <= 1e-10 at eps = 10)", "~", str(value), _trunc(dataset, i),
             result_file="table.parquet", tolerance=0.0, why=PCTR_WHY if dataset == "pctr" else SEARCH_WHY)

@@ -6,8 +6,13 @@ r orders (+ 1) for order statistics -- and each method's CPU seconds per step is
 spot at the config's own (sigma, T, orders, eps) with a few hundred samples (the cost per step
 does not depend on the sample count). The deterministic curves beside them (dp-accounting PLDs
 over up to 36,133 steps dominate) are timed at a 10x coarser PLD discretization and scaled up
-linearly (the PLD's support, and the FFT composing it, grow like 1/discretization). trunc is
-timed whole.
+linearly (the PLD's support, and the FFT composing it, grow like 1/discretization). The
+certified balls-and-bins bounds (``ballsbins_pld``) are timed at a 4x coarser accuracy and scaled
+by 4: the gap shrinks like h^2, so 4x finer accuracy is one more refinement (h halved), which
+costs at most about 4x everything before it (an average of two laws of n cells costs
+O(n min(n, log 2 / h)); an upper estimate, less where the grid cap stops the refinement).
+chua25_b_vs_p (certified B and P's PLD on a grid, no Monte Carlo) is timed the same way, per
+grid setting, at 2 eps. trunc is timed whole.
 
 With ``device: cuda`` the sample sets run on a GPU: their GPU seconds per kernel step come from a
 GPU benchmark (``Rates.gpu_benchmark``: the timed GPU rows of ``python -m dpsampling.benchmark.gpu
@@ -24,6 +29,7 @@ from dpsampling.papers.chua25.targets import MONTE_CARLO
 from dpsampling.pipeline.estimate import Rates, Work, cpu_seconds, register
 
 COARSENING = 10.0
+CERTIFIED_COARSENING = 4.0  # certified accuracy timed 4x coarser, seconds scaled by 4 (see docstring)
 CALIBRATION_STEPS = 2_000_000  # kernel steps timed per method
 
 
@@ -55,6 +61,13 @@ def _method_rate(sample_set, rates: Rates):
     return rates.calibrate(key, timing)
 
 
+def _coarse_certified(config: dict, spec: dict) -> dict:
+    from dpsampling.papers.chua25.rules import certified_settings
+
+    certified = certified_settings(config["chua25"], spec)
+    return dict(certified, accuracy=min(certified["accuracy"] * CERTIFIED_COARSENING, 0.5))
+
+
 def _bounds_seconds(experiment: str, name: str, spec: dict, config: dict, rates: Rates):
     from dpsampling.papers.chua25.privacy import CURVES, bounds_settings, bounds_table
 
@@ -64,11 +77,19 @@ def _bounds_seconds(experiment: str, name: str, spec: dict, config: dict, rates:
     uses_pld = "poisson" in CURVES[name]
     factor = COARSENING if uses_pld else 1.0
     settings["pld"]["discretization"] *= factor
+    settings["certified"] = _coarse_certified(config, spec)
     eps = np.array([1.0, 4.0])  # the PLD is built once per curve; each eps is a cheap lookup
+    others = tuple(c for c in CURVES[name] if c != "certified")
     seconds, source = rates.calibrate(f"{experiment} deterministic curves (2 eps, PLD {factor:g}x coarser)",
                                       lambda: (cpu_seconds(lambda: bounds_table(name, bounds_settings(name, spec), eps,
-                                                                                settings)), 1.0))
-    return seconds * factor, source
+                                                                                settings, curves=others)), 1.0))
+    certified = 0.0
+    if "certified" in CURVES[name]:
+        certified, _ = rates.calibrate(
+            f"{experiment} certified B bounds (2 eps, accuracy {settings['certified']['accuracy']:g})",
+            lambda: (cpu_seconds(lambda: bounds_table(name, bounds_settings(name, spec), eps, settings,
+                                                      curves=("certified",))), 1.0))
+    return seconds * factor + certified * CERTIFIED_COARSENING, source
 
 
 def gpu_step_seconds(document: dict) -> dict[str, float]:
@@ -134,6 +155,31 @@ def _monte_carlo_work(experiment: str, config: dict, rates: Rates) -> Work:
 
 for _name in MONTE_CARLO:
     register(f"chua25.{_name}")(_monte_carlo_work)
+
+
+@register("chua25.b_vs_p")
+def b_vs_p_work(experiment: str, config: dict, rates: Rates) -> Work:
+    """Units: grid settings (sigma, T, epochs); each timed at 2 eps (B: 4x coarser accuracy,
+    P: 10x coarser PLD), scaled back up."""
+    from dpsampling.accountants import poisson
+    from dpsampling.papers.chua25.b_vs_p import settings
+    from dpsampling.papers.chua25.privacy import certified_bounds
+
+    spec = config["chua25"]["b_vs_p"]
+    certified = _coarse_certified(config, spec)
+    discretization = float(spec["pld_discretization"]) * COARSENING
+    eps = np.array([1.0, 4.0])
+    grid = settings(spec)
+
+    def timing():
+        b = cpu_seconds(lambda: [certified_bounds(s["sigma"], s["steps"], s["epochs"], eps, certified) for s in grid])
+        p = cpu_seconds(lambda: [poisson.pld_delta(eps, poisson.PoissonAccounting(s["sigma"], s["steps"], s["epochs"]),
+                                                   discretization) for s in grid])
+        return b * CERTIFIED_COARSENING + p * COARSENING, float(len(grid))
+
+    rate = rates.calibrate(f"{experiment} ({len(grid)} settings, certified accuracy {certified['accuracy']:g}, "
+                           f"PLD {COARSENING:g}x coarser)", timing)
+    return Work(experiment, float(len(grid)), "grid settings (sigma, T, epochs)", *rate)
 
 
 @register("chua25.trunc")

@@ -10,7 +10,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from dpsampling.papers.chua25.privacy import CERTIFIED_METHOD
 from dpsampling.pipeline.plotting import SAMPLER_COLOR, plt
+
+CERTIFIED = (("balls_and_bins", CERTIFIED_METHOD, "upper"), ("balls_and_bins", CERTIFIED_METHOD, "lower"))
 
 STYLE = {  # (sampler, method, bound) -> (label, color, linestyle, marker)
     ("poisson", "pld", "upper"): ("P: upper bound (PLD)", SAMPLER_COLOR["poisson"], "-", None),
@@ -18,6 +21,8 @@ STYLE = {  # (sampler, method, bound) -> (label, color, linestyle, marker)
     ("shuffle", "E_C sets", "lower"): ("S: lower bound (sets E_C, chua24 eq. (3))", SAMPLER_COLOR["shuffle"], "-", None),
     ("deterministic", "exact", "exact"): ("D: exact", SAMPLER_COLOR["deterministic"], "-", None),
     ("balls_and_bins", "bound (6)", "lower"): ("B: lower bound (6)", "darkgreen", ":", None),
+    ("balls_and_bins", CERTIFIED_METHOD, "upper"): ("B: certified upper bound (PLD)", "black", "-", None),
+    ("balls_and_bins", CERTIFIED_METHOD, "lower"): ("B: certified lower bound (PLD)", "black", "--", None),
     ("balls_and_bins", "MC naive", "estimate"): ("B: estimate (MC mean, naive)", "tab:olive", "-", None),
     ("balls_and_bins", "MC naive", "upper"): ("B: upper conf. bound (MC naive)", "tab:olive", "--", "."),
     ("balls_and_bins", "MC order statistics", "estimate"): ("B: estimate (MC mean, order statistics)", "tab:green", "-", None),
@@ -45,13 +50,20 @@ def _select(summary, panel, sampler, method, bound, **extra) -> pd.DataFrame:
     return rows
 
 
-def _finish(fig, axes, footer: str, path_pdf, path_png, bottom=0.12):
+def _finish(fig, axes, footer: str, path_pdf, path_png, bottom=0.12, shared_legend=False):
+    """Log axes, legends (per panel, or with ``shared_legend`` one below the panels, for panels
+    that draw the same series), footer, both files."""
     for ax in axes:
         ax.set_yscale("log")
         ax.set_xlabel("epsilon")
         ax.set_ylabel("delta (max over remove, add)")
         ax.grid(True, which="both", alpha=0.25)
-        ax.legend(fontsize=6.5, loc="lower left")
+        if not shared_legend:
+            ax.legend(fontsize=6.5, loc="lower left")
+    if shared_legend:
+        handles, labels = axes[0].get_legend_handles_labels()
+        fig.legend(handles, labels, loc="lower center", ncol=3, fontsize=6.5, frameon=False,
+                   bbox_to_anchor=(0.5, bottom * 0.45))
     fig.text(0.01, 0.005, footer, fontsize=6.5, va="bottom", ha="left", wrap=True)
     fig.tight_layout(rect=(0, bottom, 1, 1))
     fig.savefig(path_pdf)
@@ -71,6 +83,22 @@ def _settings_text(parameters: dict) -> str:
     grid = settings.get("shuffle", {}).get("c_grid", {})
     return (f"P: dp-accounting PLD, discretization {pld.get('discretization')} (values below ~1e-12 are dominated by "
             f"its 1e-15 tail truncation); S: C grid {grid.get('start')}..{grid.get('stop')} step {grid.get('step')}.")
+
+
+def _certified_text(parameters: dict) -> str:
+    """How the certified B curves were computed, from the records in the result's metadata."""
+    records = parameters.get("certified", [])
+    if not records:
+        return ""
+    reached = max(float(r["accuracy_reached"]) for r in records)
+    requested = sorted({float(r["accuracy_requested"]) for r in records})
+    unconverged = [f"{r['panel']}" + (f" k={r['epochs']}" if int(r["epochs"]) > 1 else "") for r in records
+                   if not r["converged"]]
+    return (f" B certified: PLD of the random-allocation pair (dpsampling.accountants.ballsbins_pld, engine "
+            f"v{records[0]['engine_version']}), max over directions; relative gap requested "
+            f"{', '.join(f'{a:g}' for a in requested)}, reached <= {reached:.2g} (rows with delta > "
+            f"{float(records[0]['accuracy_floor']):g})" + (f"; grid cap hit (gap above the request, bounds still valid): "
+                                                          f"{', '.join(unconverged)}" if unconverged else "") + ".")
 
 
 def _panel_title(summary, panel) -> str:
@@ -100,7 +128,7 @@ def plot_fig2(summary: pd.DataFrame, parameters: dict, path_pdf, path_png) -> No
     for ax, panel in zip(axes, panels):
         for key in (("poisson", "pld", "upper"), ("poisson", "pld", "lower"), ("shuffle", "E_C sets", "lower"),
                     ("balls_and_bins", "bound (6)", "lower"), ("balls_and_bins", "MC order statistics", "estimate"),
-                    ("balls_and_bins", "MC order statistics", "upper")):
+                    ("balls_and_bins", "MC order statistics", "upper"), *CERTIFIED):
             _draw(ax, _select(summary, panel, *key), key)
         ax.set_title(_panel_title(summary, panel), fontsize=9)
         _limits(ax, summary, panel)
@@ -110,7 +138,8 @@ def plot_fig2(summary: pd.DataFrame, parameters: dict, path_pdf, path_png) -> No
     footer = (f"chua25_fig2. B Monte Carlo: order statistics sampling (Alg. 6), {int(info['samples']):,} samples per "
               f"direction, one sample set evaluated at every eps; UCB at beta = {info['error_prob']:g} (pointwise in eps). "
               f"Orders: {'; '.join(orders_text)}. sigma per panel is not stated in the paper: chosen by us from "
-              f"Fig. 1's set (config chua25.fig2.panels.*.sigma). " + _settings_text(parameters))
+              f"Fig. 1's set (config chua25.fig2.panels.*.sigma). " + _settings_text(parameters)
+              + _certified_text(parameters))
     _finish(fig, axes, footer, path_pdf, path_png, bottom=0.14)
 
 
@@ -121,7 +150,7 @@ def plot_fig3(summary: pd.DataFrame, parameters: dict, path_pdf, path_png) -> No
     notes = []
     for ax, panel in zip(axes, panels):
         for key in (("balls_and_bins", "bound (6)", "lower"), ("balls_and_bins", "MC naive", "upper"),
-                    ("balls_and_bins", "MC importance", "upper")):
+                    ("balls_and_bins", "MC importance", "upper"), *CERTIFIED):
             _draw(ax, _select(summary, panel, *key), key)
         ax.set_title(_panel_title(summary, panel), fontsize=9)
         _limits(ax, summary, panel)
@@ -133,7 +162,7 @@ def plot_fig3(summary: pd.DataFrame, parameters: dict, path_pdf, path_png) -> No
                      f"{int(importance['samples']):,} per direction and eps point, at eps = {', '.join(f'{e:g}' for e in points)}")
     footer = (f"chua25_fig3. UCB at beta = {naive['error_prob']:g} (pointwise). " + "; ".join(notes)
               + ". Importance events E_eps of dpsampling.accountants.ballsbins.importance (remove: the paper's; add: corrected "
-              "threshold C = 1/2 + sigma^2 (log T - eps)).")
+              "threshold C = 1/2 + sigma^2 (log T - eps))." + _certified_text(parameters))
     _finish(fig, axes, footer, path_pdf, path_png)
 
 
@@ -144,7 +173,7 @@ def plot_fig4(summary: pd.DataFrame, parameters: dict, path_pdf, path_png) -> No
     notes = []
     for ax, panel in zip(axes, panels):
         for key in (("balls_and_bins", "bound (6)", "lower"), ("balls_and_bins", "MC naive", "upper"),
-                    ("balls_and_bins", "MC order statistics", "upper")):
+                    ("balls_and_bins", "MC order statistics", "upper"), *CERTIFIED):
             _draw(ax, _select(summary, panel, *key), key)
         ax.set_title(_panel_title(summary, panel), fontsize=9)
         _limits(ax, summary, panel)
@@ -157,7 +186,7 @@ def plot_fig4(summary: pd.DataFrame, parameters: dict, path_pdf, path_png) -> No
                      f"{int(ordered['samples']):,} samples ({seconds['MC order statistics']:.0f} s) with "
                      f"{int(ordered['n_orders'])} orders ({ordered['orders']})")
     footer = (f"chua25_fig4. Samples per direction; times = our sampling CPU time, both directions, one thread. UCB at beta = "
-              f"{naive['error_prob']:g} (pointwise). " + "; ".join(notes) + ".")
+              f"{naive['error_prob']:g} (pointwise). " + "; ".join(notes) + "." + _certified_text(parameters))
     _finish(fig, axes, footer, path_pdf, path_png)
 
 
@@ -172,7 +201,9 @@ def plot_epochs(summary: pd.DataFrame, parameters: dict, path_pdf, path_png) -> 
             color = colors(i / max(len(epochs) - 1, 1))
             for key, text, linestyle in ((("balls_and_bins", "MC naive", "upper"), "B: upper conf. bound (MC naive)", "--"),
                                          (("balls_and_bins", "MC naive", "estimate"), "B: estimate (MC mean)", "-"),
-                                         (("poisson", "pld", "upper"), "P: upper bound (PLD)", ":")):
+                                         (("poisson", "pld", "upper"), "P: upper bound (PLD)", ":"),
+                                         (CERTIFIED[0], "B: certified upper bound (PLD)", "-."),
+                                         (CERTIFIED[1], "B: certified lower bound (PLD)", (0, (3, 1, 1, 1, 1, 1)))):
                 _draw(ax, _select(summary, panel, *key, epochs=k), key, label=f"{text}, k = {k}", color=color,
                       linestyle=linestyle)
         row = summary[summary["panel"] == panel].iloc[0]
@@ -181,8 +212,8 @@ def plot_epochs(summary: pd.DataFrame, parameters: dict, path_pdf, path_png) -> 
     info = _mc_info(summary, panels[0], "MC naive")
     footer = (f"chua25_epochs. B: naive Monte Carlo over k epochs (Alg. 11: sum of k independent losses), "
               f"{int(info['samples']):,} samples per direction and k; UCB at beta = {info['error_prob']:g} (pointwise). "
-              "P: Poisson with rate 1/T over k T steps. " + _settings_text(parameters))
-    _finish(fig, axes, footer, path_pdf, path_png)
+              "P: Poisson with rate 1/T over k T steps. " + _settings_text(parameters) + _certified_text(parameters))
+    _finish(fig, axes, footer, path_pdf, path_png, bottom=0.3, shared_legend=True)
 
 
 PLOTS = {"fig2": plot_fig2, "fig3": plot_fig3, "fig4": plot_fig4, "epochs": plot_epochs}

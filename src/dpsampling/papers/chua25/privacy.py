@@ -8,7 +8,12 @@
   mean = max of the two means (an estimate of delta_B), UCB = max of the two UCBs (>= delta_B
   with probability >= 1 - beta: only the direction with the larger true delta must be covered).
 - ``bounds_table``: the deterministic curves next to them: delta_P (dp-accounting PLD, upper and
-  lower), delta_S lower bound (chua24 E_C sets), delta_D (exact), delta_B lower bound (6).
+  lower), delta_S lower bound (chua24 E_C sets), delta_D (exact), delta_B lower bound (6), and
+  delta_B certified upper and lower bounds (method ``pld (certified)``: the PLD of the
+  random-allocation dominating pair, ``dpsampling.accountants.ballsbins_pld``, any number of
+  epochs). How each certified curve was computed (engine version, accuracy requested and
+  reached, grid) is in ``frame.attrs['certified']``, one record per setting, which the rule
+  writes into the file's metadata.
 - ``summary_table``: both in one long table (sampler, method, bound, direction, epsilon,
   delta) that the plots and claims read.
 """
@@ -22,9 +27,13 @@ import pandas as pd
 
 from dpsampling.accountants import ballsbins as bb
 from dpsampling.accountants import deterministic, poisson, shuffle
+from dpsampling.accountants.ballsbins_pld import ballsbins_delta_bounds
 from dpsampling.io import read_metadata
 from dpsampling.papers.chua25.samples import SampleSet, expected_shard_metadata
 
+CERTIFIED_METHOD = "pld (certified)"
+CERTIFIED_RECORD = ("engine_version", "accuracy_requested", "accuracy_reached", "accuracy_floor", "converged",
+                    "refinements", "grid_step_top", "grid_step_bottom", "grid_points_largest", "max_grid_points")
 MC_METHOD = {"naive": "MC naive", "order_statistics": "MC order statistics", "importance": "MC importance",
              "importance_order_statistics": "MC importance + order statistics"}
 
@@ -127,8 +136,22 @@ def _rows(base: dict, sampler: str, method: str, bound: str, eps, values: dict) 
             for direction in ("max", "remove", "add") if direction in values]
 
 
-def setting_bounds(sigma: float, steps: int, epochs: int, eps, curves, settings: dict, base: dict) -> list[pd.DataFrame]:
-    """The requested deterministic curves at one (sigma, T, epochs); see module docstring."""
+def certified_bounds(sigma: float, steps: int, epochs: int, eps, certified: dict) -> tuple[dict, dict]:
+    """Certified delta_B bounds {bound: {direction: values}} and the record of how they were computed."""
+    frame = ballsbins_delta_bounds(sigma, steps, eps, epochs=epochs, accuracy=float(certified["accuracy"]),
+                                   max_grid_points=int(certified["max_grid_points"]))
+    values = {}
+    for bound in ("upper", "lower"):
+        wide = frame.pivot(index="epsilon", columns="direction", values=f"delta_{bound}").reindex(np.asarray(eps, dtype=float))
+        values[bound] = {direction: wide[direction].to_numpy() for direction in ("max", "remove", "add")}
+    record = {key: frame.attrs[key] for key in CERTIFIED_RECORD}
+    return values, record
+
+
+def setting_bounds(sigma: float, steps: int, epochs: int, eps, curves, settings: dict, base: dict,
+                   records: list | None = None) -> list[pd.DataFrame]:
+    """The requested deterministic curves at one (sigma, T, epochs); see module docstring. The
+    record of a certified curve is appended to ``records``."""
     accounting = _accounting_settings(settings) if {"poisson", "shuffle"} & set(curves) else {}
     frames = []
     if "poisson" in curves:
@@ -147,12 +170,18 @@ def setting_bounds(sigma: float, steps: int, epochs: int, eps, curves, settings:
         lower = {d: bb.lower_bound_delta(sigma, steps, eps, d) for d in ("remove", "add")}
         lower["max"] = np.maximum(lower["remove"], lower["add"])
         frames += _rows(base, "balls_and_bins", "bound (6)", "lower", eps, lower)
+    if "certified" in curves:
+        values, record = certified_bounds(sigma, steps, epochs, eps, settings["certified"])
+        for bound in ("upper", "lower"):
+            frames += _rows(base, "balls_and_bins", CERTIFIED_METHOD, bound, eps, values[bound])
+        if records is not None:
+            records.append(dict(base, **record))
     return frames
 
 
-CURVES = {"fig2": ("poisson", "shuffle", "balls_and_bins"), "fig3": ("balls_and_bins",),
-          "fig4": ("balls_and_bins",), "epochs": ("poisson", "deterministic", "balls_and_bins"),
-          "props": ("poisson", "shuffle", "deterministic", "balls_and_bins")}
+CURVES = {"fig2": ("poisson", "shuffle", "balls_and_bins", "certified"), "fig3": ("balls_and_bins", "certified"),
+          "fig4": ("balls_and_bins", "certified"), "epochs": ("poisson", "deterministic", "balls_and_bins", "certified"),
+          "props": ("poisson", "shuffle", "deterministic", "balls_and_bins", "certified")}
 
 
 def bounds_settings(name: str, spec: dict) -> list[dict]:
@@ -169,16 +198,25 @@ def bounds_settings(name: str, spec: dict) -> list[dict]:
     raise ValueError(f"experiment must be one of {', '.join(CURVES)}; got {name!r}")
 
 
-def bounds_table(name: str, settings_list: list[dict], epsilons, settings: dict, progress=None) -> pd.DataFrame:
-    """Long table of the deterministic curves of experiment chua25_<name> at every eps."""
+def bounds_table(name: str, settings_list: list[dict], epsilons, settings: dict, progress=None,
+                 curves=None) -> pd.DataFrame:
+    """Long table of the deterministic curves of experiment chua25_<name> (``curves``: a subset of
+    ``CURVES[name]``, all by default) at every eps; the certified curves' records in
+    ``attrs['certified']`` (one per setting)."""
+    curves = CURVES[name] if curves is None else tuple(curves)
     eps = np.asarray(epsilons, dtype=float)
-    frames = []
+    frames, records = [], []
     for setting in settings_list:
         if progress:
             progress(f"{setting['panel']}: sigma={setting['sigma']}, T={setting['steps']}, epochs={setting['epochs']}")
-        frames += setting_bounds(setting["sigma"], setting["steps"], setting["epochs"], eps, CURVES[name],
-                                 settings, dict(setting))
-    return pd.concat(frames, ignore_index=True)
+        frames += setting_bounds(setting["sigma"], setting["steps"], setting["epochs"], eps, curves,
+                                 settings, dict(setting), records)
+        if progress and records and records[-1]["panel"] == setting["panel"]:
+            progress(f"  certified B: accuracy reached {records[-1]['accuracy_reached']:.3g} "
+                     f"(requested {records[-1]['accuracy_requested']:g}), {records[-1]['refinements']} refinement(s)")
+    table = pd.concat(frames, ignore_index=True)
+    table.attrs["certified"] = records
+    return table
 
 
 def summary_table(delta: pd.DataFrame, bounds: pd.DataFrame) -> pd.DataFrame:

@@ -5,8 +5,16 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from dpsampling.accountants.ballsbins.device import DEFAULT_PIECE as PIECE
+from dpsampling.accountants.ballsbins_pld import DEFAULT_MAX_GRID_POINTS
 from dpsampling.papers.chua25.privacy import CURVES, bounds_settings, epsilon_grid
 from dpsampling.papers.chua25.samples import find_sample_set, sample_sets
+
+
+def certified_settings(chua25: dict, spec: dict) -> dict:
+    """Accuracy and grid cap of the certified balls-and-bins bounds: the experiment's own
+    ``certified_accuracy`` if it sets one, else ``chua25.certified_accuracy``."""
+    return {"accuracy": float(spec.get("certified_accuracy", chua25.get("certified_accuracy", 0.01))),
+            "max_grid_points": int(chua25.get("certified_max_grid_points", DEFAULT_MAX_GRID_POINTS))}
 
 
 def chua25_privacy_functions(config: dict) -> SimpleNamespace:
@@ -44,8 +52,18 @@ def chua25_privacy_functions(config: dict) -> SimpleNamespace:
         accounting = {"pld": dict(config["pld"]), "shuffle": config["shuffle"]} if {"poisson", "shuffle"} & set(CURVES[name]) else {}
         if accounting and "pld_discretization" in spec(wildcards.experiment):
             accounting["pld"]["discretization"] = spec(wildcards.experiment)["pld_discretization"]
+        if "certified" in CURVES[name]:
+            accounting["certified"] = certified_settings(config["chua25"], spec(wildcards.experiment))
         return {"experiment": wildcards.experiment, "settings_list": bounds_settings(name, spec(wildcards.experiment)),
                 "epsilons": epsilon_grid(spec(wildcards.experiment)).tolist(), "settings": accounting}
 
+    def b_vs_p_parameters(wildcards=None):
+        b_vs_p = config["chua25"]["b_vs_p"]
+        spec = {key: b_vs_p[key] for key in ("sigmas", "steps", "epochs", "epsilon_grid") if key in b_vs_p}
+        return {"experiment": "chua25_b_vs_p", "spec": spec,
+                "certified": certified_settings(config["chua25"], b_vs_p),
+                "pld_discretization": float(b_vs_p["pld_discretization"])}
+
     return SimpleNamespace(shard_parameters=shard_parameters, shard_memory=shard_memory, shards=shards,
-                           merge_parameters=merge_parameters, bounds_parameters=bounds_parameters)
+                           merge_parameters=merge_parameters, bounds_parameters=bounds_parameters,
+                           b_vs_p_parameters=b_vs_p_parameters)

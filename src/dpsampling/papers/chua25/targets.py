@@ -3,7 +3,8 @@
 MONTE_CARLO = ("fig2", "fig3", "fig4", "epochs", "props")
 """Experiments (config blocks chua25.<name>) with sharded Monte Carlo samples: results/chua25_<name>/samples/..."""
 PRIVACY_FIGURES = ("fig2", "fig3", "fig4", "epochs")
-"""Those drawn as figures (Monte Carlo next to deterministic bounds); props is a table of checks."""
+"""Those drawn as figures (Monte Carlo next to deterministic bounds); props is a table of checks.
+chua25_b_vs_p (beyond the paper, no Monte Carlo) has its own rules: a grid table and a map."""
 
 
 def figures(experiment: str) -> list[str]:
@@ -21,5 +22,7 @@ def targets(config: dict) -> dict[str, list[str]]:
     for experiment in (f"chua25_{name}" for name in PRIVACY_FIGURES):
         files[experiment] = [f"results/{experiment}/summary.parquet", *figures(experiment)]
     files["chua25_props"] = ["results/chua25_props/checks.parquet", "results/chua25_props/checks.md"]
+    files["chua25_b_vs_p"] = ["results/chua25_b_vs_p/grid.parquet", "results/chua25_b_vs_p/grid.md",
+                              *figures("chua25_b_vs_p")]
     files["chua25_trunc"] = [f"results/chua25_trunc/table.{suffix}" for suffix in ("parquet", "csv", "md")]
     return files

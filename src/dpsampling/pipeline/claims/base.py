@@ -8,6 +8,9 @@ from decimal import Decimal
 
 import pandas as pd
 
+FINDING = "finding"
+"""Relation and verdict of a claim without a stated number (see Claim)."""
+
 
 class Missing(LookupError):
     """The result a claim needs is not in the results (experiment not run, or not in the grid)."""
@@ -18,7 +21,10 @@ class Claim:
     """One stated number. ``measure(frame) -> (our_value, note)`` reads it from the result table.
 
     relation: '<' / '<=' (ours must not exceed the paper's value + tolerance), '>' / '>=' (ours
-    must reach the paper's value - tolerance), '~' (|ours - paper| <= tolerance), '=' (equal).
+    must reach the paper's value - tolerance), '~' (|ours - paper| <= tolerance), '=' (equal),
+    'finding' (the paper states no number, e.g. a question it leaves open: ours is recorded with
+    the verdict 'finding', never 'reproduced' or 'not_reproduced'; ``paper_value`` says
+    'none stated').
     tolerance: by default half a unit of the last stated digit when the paper gives two or more
     significant digits (it rounded), and 0 for one-digit round thresholds such as '3' or '0.01'.
     A stated value with two or more significant digits is the paper's computed number, not a

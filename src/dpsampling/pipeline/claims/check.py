@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 
 from dpsampling.io import read_table
-from dpsampling.pipeline.claims.base import MAGNITUDE_AGREEMENT, Missing, is_computed_value, verdict
+from dpsampling.pipeline.claims.base import FINDING, MAGNITUDE_AGREEMENT, Missing, is_computed_value, verdict
 
 CLAIM_COLUMNS = ["claim_id", "experiment", "quantity", "relation", "paper_value", "our_value", "tolerance", "verdict", "note"]
 
@@ -30,6 +30,9 @@ def _evaluate(claim, frames: dict, results_dir: Path) -> dict:
         row["note"] = str(missing)
         return row
     row["our_value"] = ours
+    if claim.relation == FINDING:  # no stated number: ours is a finding, not a reproduction
+        row["verdict"], row["note"] = FINDING, note
+        return row
     if math.isnan(ours):
         row["verdict"], row["note"] = "not_reproduced", "; ".join(filter(None, [note, claim.why]))
         return row
@@ -64,6 +67,8 @@ def claims_markdown(table: pd.DataFrame) -> str:
     """The same table in Markdown, with a one-line summary."""
     counts = table["verdict"].value_counts().to_dict()
     summary = ", ".join(f"{counts.get(v, 0)} {v}" for v in ("reproduced", "not_reproduced", "not_run"))
+    if counts.get(FINDING):
+        summary += f", {counts[FINDING]} {FINDING} (no number stated by the paper)"
     lines = ["# Claims: the papers' stated numbers against ours", "", f"{len(table)} claims: {summary}.", "",
              "| " + " | ".join(CLAIM_COLUMNS) + " |", "|" + "---|" * len(CLAIM_COLUMNS)]
     for record in table.to_dict("records"):

@@ -1,0 +1,10 @@
+"""Snakemake script: the chua25_b_vs_p map (PDF and PNG) from its grid table; never recomputes."""
+
+import sys
+
+from dpsampling.io import read_table
+from dpsampling.papers.chua25.b_vs_p import plot_b_vs_p
+
+sys.stderr = open(snakemake.log[0], "w", buffering=1)
+table, document = read_table(snakemake.input.table)
+plot_b_vs_p(table, document["parameters"], snakemake.output.pdf, snakemake.output.png)

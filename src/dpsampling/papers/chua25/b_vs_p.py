@@ -1,0 +1,138 @@
+"""chua25_b_vs_p (beyond the paper): where balls-and-bins is certifiably better or worse than Poisson.
+
+chua25 App. D (Thm D.1) shows that neither of delta_B and delta_P dominates the other in
+general and leaves open where delta_B > delta_P. Here every point (sigma, T, epochs, eps) of a
+grid is classified with certified bounds on both sides, max over the two adjacency directions:
+
+- B certifiably better: certified upper bound on delta_B < PLD lower bound on delta_P;
+- P certifiably better: certified lower bound on delta_B > PLD upper bound on delta_P;
+- undecided: the two brackets overlap;
+- below floor: both upper bounds are below ``DELTA_FLOOR`` = 1e-12, where dp-accounting's PLD
+  is dominated by its 1e-15 tail truncation and the certified engine's accuracy is not
+  measured (its bounds stay valid, but a comparison there says nothing about the mechanisms).
+
+delta_B: ``dpsampling.accountants.ballsbins_pld.ballsbins_delta_bounds`` (T steps, K epochs);
+delta_P: Poisson with rate 1/T over K T steps (``dpsampling.accountants.poisson``, as
+``privacy.bounds_table`` does), pessimistic and optimistic dp-accounting PLDs.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from dpsampling.accountants import poisson
+from dpsampling.papers.chua25.privacy import certified_bounds, epsilon_grid
+
+B_BETTER, P_BETTER, UNDECIDED, BELOW_FLOOR = ("B certifiably better", "P certifiably better", "undecided",
+                                              "below floor")
+CLASSES = (B_BETTER, P_BETTER, UNDECIDED, BELOW_FLOOR)
+COLORS = {B_BETTER: "tab:green", P_BETTER: "tab:red", UNDECIDED: "lightgrey", BELOW_FLOOR: "white"}
+DELTA_FLOOR = 1e-12
+
+
+def classify(b_lower, b_upper, p_lower, p_upper, floor: float = DELTA_FLOOR) -> np.ndarray:
+    """The class of every point (see module docstring) from the four bound arrays."""
+    b_lower, b_upper, p_lower, p_upper = (np.asarray(v, dtype=float) for v in (b_lower, b_upper, p_lower, p_upper))
+    out = np.full(b_upper.shape, UNDECIDED, dtype=object)
+    out[b_upper < p_lower] = B_BETTER
+    out[b_lower > p_upper] = P_BETTER
+    out[np.fmax(b_upper, p_upper) < floor] = BELOW_FLOOR
+    return out
+
+
+def settings(spec: dict) -> list[dict]:
+    """(sigma, steps, epochs) of every grid setting."""
+    return [{"sigma": float(sigma), "steps": int(steps), "epochs": int(epochs)}
+            for sigma in spec["sigmas"] for steps in spec["steps"] for epochs in spec.get("epochs", [1])]
+
+
+def b_vs_p_grid(spec: dict, certified: dict, discretization: float, progress=None) -> pd.DataFrame:
+    """One row per (sigma, T, epochs, eps) with both brackets (max direction) and the class;
+    ``attrs['certified']``: how each certified curve was computed."""
+    eps = epsilon_grid(spec)
+    frames, records = [], []
+    for setting in settings(spec):
+        sigma, steps, epochs = setting["sigma"], setting["steps"], setting["epochs"]
+        b, record = certified_bounds(sigma, steps, epochs, eps, certified)
+        p = poisson.pld_delta(eps, poisson.PoissonAccounting(sigma, steps, epochs), discretization)
+        records.append(dict(setting, **record))
+        frame = pd.DataFrame(dict(setting, epsilon=eps, delta_B_lower=b["lower"]["max"], delta_B_upper=b["upper"]["max"],
+                                  delta_P_lower=p["lower"], delta_P_upper=p["upper"]))
+        frame["classification"] = classify(frame["delta_B_lower"], frame["delta_B_upper"], frame["delta_P_lower"],
+                                           frame["delta_P_upper"])
+        frames.append(frame)
+        if progress:
+            counts = frame["classification"].value_counts().to_dict()
+            progress(f"sigma={sigma:g}, T={steps}, epochs={epochs}: {counts}; certified accuracy reached "
+                     f"{record['accuracy_reached']:.3g}")
+    table = pd.concat(frames, ignore_index=True)
+    table["pld_discretization"] = discretization
+    table.attrs["certified"] = records
+    return table
+
+
+def b_vs_p_markdown(table: pd.DataFrame) -> str:
+    """Counts per setting, then the eps ranges of each class per setting."""
+    lines = ["# Balls-and-bins vs Poisson, certified (chua25_b_vs_p)", "",
+             "Per (sigma, T, epochs): how many grid eps fall in each class (max over remove/add). B certifiably "
+             "better: certified upper bound on delta_B < PLD lower bound on delta_P; P certifiably better: certified "
+             "lower bound on delta_B > PLD upper bound on delta_P; below floor: both upper bounds < "
+             f"{DELTA_FLOOR:g}. Poisson: rate 1/T, same sigma, K T steps.", "",
+             "| sigma | T | epochs | " + " | ".join(CLASSES) + " | eps where P certifiably better |",
+             "|---|---|---|" + "---|" * (len(CLASSES) + 1)]
+    for (sigma, steps, epochs), rows in table.groupby(["sigma", "steps", "epochs"], sort=True):
+        counts = rows["classification"].value_counts()
+        worse = rows.loc[rows["classification"] == P_BETTER, "epsilon"]
+        lines.append(f"| {sigma:g} | {steps} | {epochs} | " + " | ".join(str(int(counts.get(c, 0))) for c in CLASSES)
+                     + f" | {', '.join(f'{e:g}' for e in worse) or '-'} |")
+    total = table["classification"].value_counts()
+    lines += ["", f"{len(table)} points: " + ", ".join(f"{int(total.get(c, 0))} {c}" for c in CLASSES) + "."]
+    return "\n".join(lines) + "\n"
+
+
+def plot_b_vs_p(table: pd.DataFrame, parameters: dict, path_pdf, path_png) -> None:
+    """One panel per (sigma, epochs): eps on x, T on y (one row per T), a colour per class."""
+    from matplotlib.colors import ListedColormap
+    from matplotlib.patches import Patch
+
+    from dpsampling.pipeline.plotting import plt
+
+    keys = list(dict.fromkeys(zip(table["sigma"], table["epochs"])))
+    columns = min(len(keys), 3)
+    rows_of_panels = -(-len(keys) // columns)
+    fig, axes = plt.subplots(rows_of_panels, columns, figsize=(4.2 * columns, 3.0 * rows_of_panels + 1.0),
+                             squeeze=False)
+    for ax in axes.flat[len(keys):]:
+        ax.set_visible(False)
+    cmap = ListedColormap([COLORS[c] for c in CLASSES])
+    codes = {c: i for i, c in enumerate(CLASSES)}
+    for ax, (sigma, epochs) in zip(axes.flat, keys):
+        rows = table[(table["sigma"] == sigma) & (table["epochs"] == epochs)]
+        steps = sorted(rows["steps"].unique())
+        eps = np.sort(rows["epsilon"].unique())
+        grid = (rows.assign(code=rows["classification"].map(codes))
+                .pivot(index="steps", columns="epsilon", values="code").reindex(index=steps, columns=eps))
+        edges = np.concatenate([[eps[0] - 0.5 * (eps[1] - eps[0]) if eps.size > 1 else eps[0] - 0.5],
+                                0.5 * (eps[1:] + eps[:-1]),
+                                [eps[-1] + 0.5 * (eps[-1] - eps[-2]) if eps.size > 1 else eps[0] + 0.5]])
+        ax.pcolormesh(edges, np.arange(len(steps) + 1), grid.to_numpy(dtype=float), cmap=cmap, vmin=-0.5,
+                      vmax=len(CLASSES) - 0.5, edgecolors="white", linewidth=0.3)
+        ax.set_yticks(np.arange(len(steps)) + 0.5, [f"{s:,}" for s in steps])
+        ax.set_xlabel("epsilon")
+        ax.set_ylabel("T (steps per epoch)")
+        ax.set_title(f"sigma = {sigma:g}, {epochs} epoch{'s' if epochs > 1 else ''}", fontsize=9)
+    handles = [Patch(facecolor=COLORS[c], edgecolor="black", linewidth=0.5, label=c) for c in CLASSES]
+    fig.legend(handles=handles, loc="upper center", ncol=len(CLASSES), fontsize=7.5, frameon=False)
+    records = parameters.get("certified", [])
+    reached = max((float(r["accuracy_reached"]) for r in records), default=float("nan"))
+    footer = ("chua25_b_vs_p (beyond the paper; chua25 App. D leaves open where delta_B > delta_P). Max over remove/add. "
+              "B better: certified upper delta_B < PLD lower delta_P; P better: certified lower delta_B > PLD upper "
+              f"delta_P; below floor: both < {DELTA_FLOOR:g}. B: dpsampling.accountants.ballsbins_pld (relative gap "
+              f"reached <= {reached:.2g}); P: Poisson rate 1/T, dp-accounting PLD, discretization "
+              f"{parameters.get('pld_discretization')}.")
+    fig.text(0.01, 0.005, footer, fontsize=6.5, va="bottom", ha="left", wrap=True)
+    fig.tight_layout(rect=(0, 0.08, 1, 0.94))
+    fig.savefig(path_pdf)
+    fig.savefig(path_png, dpi=150)
+    plt.close(fig)
