@@ -232,7 +232,11 @@ def refined_bounds(build, kind: str, values, relative_accuracy: float, max_discr
         lower_done = interval < LOWER_MIN_DISCRETIZATION * REFINEMENT_FACTOR
         if not active.any() or interval <= minimum or (lower_done and not refine_upper):
             break
+        previous = interval
         interval = _next_interval(kind, interval, minimum, out, active, relative_accuracy)
+        if interval < LOWER_MIN_DISCRETIZATION:  # below the lower bound's cap only the upper one is
+            # refined, and its error is second order: shrink 4x at a time (memory grows like 1/interval)
+            interval = max(interval, min(previous / REFINEMENT_FACTOR, LOWER_MIN_DISCRETIZATION), minimum)
     out["upper"] = np.maximum(out["remove_upper"], out["add_upper"])
     out["lower"] = np.maximum(out["remove_lower"], out["add_lower"])
     out["discretization"] = used
