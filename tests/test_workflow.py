@@ -108,8 +108,10 @@ def test_tiny_run_claims_table_lists_every_claim(tiny_run):
     # it leaves most claimed parameters out of its grids: those are not_run, each with a reason
     not_run = table["verdict"] == "not_run"
     assert 0 < not_run.sum() < len(table) and (table.loc[not_run, "note"].str.len() > 0).all()
-    # a claim either has our value and a verdict, or is not_run without one
-    assert table.loc[~not_run, "our_value"].notna().all()
+    # a judged claim carries our value, or a note saying why there is none (e.g. Fig. 4's T, which
+    # the numbers may fit at neither or at both T values evaluated)
+    judged = table.loc[~not_run]
+    assert (judged["our_value"].notna() | (judged["note"].fillna("").str.len() > 0)).all()
     assert (tiny_run / "results" / "claims.md").read_text().startswith("# Claims")
 
 
