@@ -139,3 +139,31 @@ def test_lower_bound_drops_the_tail_mass_that_only_pessimistic_truncation_may_ad
     frame = delta_table("poisson", 2.0, 1000, [4.0], options=AccountingOptions(pld_min_discretization=1e-4))
     assert frame["delta_lower"].iloc[0] == 0.0
     assert 0 < frame["delta_upper"].iloc[0] < 1e-12
+
+
+def test_refinement_never_builds_a_level_predicted_over_the_memory_cap():
+    run = poisson.PoissonAccounting(0.8, 1000)
+    built = []
+
+    def build(pessimistic, interval):
+        pld = poisson.poisson_pld(run, pessimistic, interval)
+        built.append((pessimistic, interval, max(pld._pmf_remove.size, pld._pmf_add.size)))
+        return pld
+
+    uncapped = pld_bounds.refined_bounds(build, "epsilon", [1e-5], 1e-3, 1e-3, 1e-5)
+    levels = sorted({interval for _, interval, _ in built}, reverse=True)
+    assert len(levels) >= 3  # the test needs a refinement it can cut short
+    first_upper = next(size for pessimistic, _, size in built if pessimistic)
+    built.clear()
+    capped = pld_bounds.refined_bounds(build, "epsilon", [1e-5], 1e-3, 1e-3, 1e-5, max_points=3 * first_upper)
+    assert max(size for _, _, size in built) <= 3 * first_upper * 1.5  # only the prediction's error above the cap
+    assert len({interval for _, interval, _ in built}) < len(levels)
+    assert not capped["converged"][0] and capped["accuracy"][0] > uncapped["accuracy"][0]
+    assert capped["lower"][0] <= uncapped["upper"][0] and capped["upper"][0] >= uncapped["lower"][0]
+
+
+def test_predicted_points_uses_the_growth_of_the_last_two_levels():
+    assert pld_bounds.predicted_points([], 1e-5) == 0
+    assert pld_bounds.predicted_points([(1e-4, 1000)], 2.5e-5) == pytest.approx(1000 * 4 ** pld_bounds.GROWTH_EXPONENT)
+    assert pld_bounds.predicted_points([(1e-4, 1000), (5e-5, 4000)], 2.5e-5) == pytest.approx(16000)
+    assert pld_bounds.predicted_points([(1e-4, 1000), (5e-5, 1500)], 2.5e-5) == pytest.approx(3000)  # at least linear

@@ -57,6 +57,12 @@ LOWER_MIN_DISCRETIZATION = 2.5e-5
 (~20 us a point), so below this interval one build takes minutes at T ~ 1e4..1e5, while the
 lower bound's error shrinks only linearly. Finer levels still refine the upper bound (cheap to
 converge: second-order error); rows whose lower bound misses the target say so (converged False)."""
+MAX_COMPOSED_POINTS = 3.0e7
+"""Memory cap: a level is not built when its composed PMF is predicted to exceed this many grid
+points. dp-accounting's FFT composition holds ~125 bytes per point (measured: 34M points, 4.5 GB),
+so one build stays under ~4 GB. The size grows like interval^-a with a between 1 and 1.5 (the add
+direction's window widens as the interval shrinks); the prediction uses the last two levels' a."""
+GROWTH_EXPONENT = 1.5  # prediction's exponent a before two levels have been built (measured: 0.8 to 1.5)
 
 
 def compose(single, compositions: int):
@@ -76,6 +82,18 @@ def direction_pmfs(pld, pessimistic: bool) -> dict:
         out[direction] = pld_pmf.DensePLDPmf(dense._discretization, dense._lower_loss, probs,
                                              dense._infinity_mass, pessimistic)
     return out
+
+
+def predicted_points(sizes: list[tuple[float, int]], interval: float) -> float:
+    """The composed PMF size at ``interval`` from the (interval, size) of the levels built so far."""
+    if not sizes:
+        return 0.0
+    (last_interval, last_size) = sizes[-1]
+    exponent = GROWTH_EXPONENT
+    if len(sizes) > 1 and sizes[-2][0] > last_interval:
+        before_interval, before_size = sizes[-2]
+        exponent = max(1.0, math.log(last_size / before_size) / math.log(before_interval / last_interval))
+    return last_size * (last_interval / interval) ** exponent
 
 
 def _grid(pmf) -> tuple[np.ndarray, np.ndarray, float]:
@@ -183,14 +201,15 @@ def direction_accuracy(kind: str, upper, lower) -> np.ndarray:
 
 
 def refined_bounds(build, kind: str, values, relative_accuracy: float, max_discretization: float,
-                   min_discretization: float) -> dict:
+                   min_discretization: float, max_points: float = MAX_COMPOSED_POINTS) -> dict:
     """Bounds per direction of ``kind`` ("delta" at eps ``values``, "epsilon" at delta ``values``).
 
     ``build(pessimistic, discretization)`` returns the composed PLD. Returns arrays
     ``{remove,add}_{upper,lower}``, ``upper``, ``lower`` (maxima over the directions),
     ``discretization`` (the finest interval each row used), ``accuracy`` (the largest relative
-    gap over the directions; delta: 0 where the gap is <= DELTA_ABSOLUTE_ACCURACY) and ``converged`` (the target was met before ``min_discretization``
-    ran out). The pessimistic PLD (upper bound; connect-the-dots, whose error is second order in
+    gap over the directions; delta: 0 where the gap is <= DELTA_ABSOLUTE_ACCURACY) and ``converged`` (the target was
+    met before ``min_discretization`` or the memory cap ``max_points``, see MAX_COMPOSED_POINTS, ran out). The
+    pessimistic PLD (upper bound; connect-the-dots, whose error is second order in
     the interval) is rebuilt at a finer interval only while its bounds still move by more than a
     quarter of the target; the optimistic one (first-order error) at every level.
     """
@@ -204,6 +223,7 @@ def refined_bounds(build, kind: str, values, relative_accuracy: float, max_discr
     active = np.ones(n, dtype=bool)
     refine_upper = True
     have_lower = False
+    sizes = {bound: [] for bound in BOUNDS}  # (interval, composed points) per built level
     while True:
         for bound, pessimistic in BOUNDS.items():
             if bound == "upper" and not refine_upper:
@@ -212,6 +232,7 @@ def refined_bounds(build, kind: str, values, relative_accuracy: float, max_discr
                 continue
             have_lower = have_lower or bound == "lower"
             pmfs = direction_pmfs(build(pessimistic, interval), pessimistic)
+            sizes[bound].append((interval, max(pmf.size for pmf in pmfs.values())))
             moved = np.zeros(n, dtype=bool)
             for direction in DIRECTIONS:
                 key = f"{direction}_{bound}"
@@ -237,6 +258,10 @@ def refined_bounds(build, kind: str, values, relative_accuracy: float, max_discr
         if interval < LOWER_MIN_DISCRETIZATION:  # below the lower bound's cap only the upper one is
             # refined, and its error is second order: shrink 4x at a time (memory grows like 1/interval)
             interval = max(interval, min(previous / REFINEMENT_FACTOR, LOWER_MIN_DISCRETIZATION), minimum)
+        next_builds = [bound for bound, wanted in (("upper", refine_upper),
+                                                   ("lower", interval >= LOWER_MIN_DISCRETIZATION)) if wanted]
+        if any(predicted_points(sizes[bound], interval) > max_points for bound in next_builds):
+            break  # the next level would not fit the memory cap: rows not yet met stay converged False
     out["upper"] = np.maximum(out["remove_upper"], out["add_upper"])
     out["lower"] = np.maximum(out["remove_lower"], out["add_lower"])
     out["discretization"] = used
