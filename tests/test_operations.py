@@ -33,8 +33,9 @@ def subset_one_core(tmp_path_factory):
     return directory
 
 
-CLUSTER_TARGETS = ["chua24_fig2", "chua25_fig1", "chua25_fig4", "lebeda24_addremove"]
-"""Accountants, training, and both kinds of Monte Carlo shards (the report needs every experiment)."""
+CLUSTER_TARGETS = ["chua24_fig2", "chua25_fig1", "lebeda24_addremove"]
+"""Accountants, training and Monte Carlo shards: 13 jobs that run a script (the report needs every
+experiment). chua25's shards are the same kind of job; they are left out to keep CI short."""
 
 
 @pytest.fixture(scope="module")
@@ -75,7 +76,7 @@ def test_cluster_generic_profile_runs_the_dag_like_a_local_run(cluster_run, loca
     # every non-local job went through submit.sh and ended with exit code 0
     submitted = [line for line in log.splitlines() if "with external jobid" in line]
     states = sorted((directory / ".snakemake/local-cluster").iterdir())
-    assert len(submitted) == len(states) >= 15
+    assert len(submitted) == len(states) >= 13
     assert all((state / "exitcode").read_text().strip() == "0" for state in states)
 
 
