@@ -10,4 +10,16 @@ SAMPLER_LETTER = {"deterministic": "D", "poisson": "P", "shuffle": "S", "balls_a
 SAMPLER_COLOR = {"deterministic": "black", "poisson": "tab:blue", "shuffle": "tab:red", "balls_and_bins": "tab:green",
                  "wor": "tab:purple"}
 
-__all__ = ["SAMPLER_COLOR", "SAMPLER_LETTER", "plt"]
+
+
+def save_figure(fig, footer: str, path_pdf, path_png, rect=(0, 0.05, 1, 1)) -> None:
+    """Write ``fig`` with its ``footer`` (how it was computed) to PDF and PNG and close it;
+    ``rect`` is tight_layout's box above the footer."""
+    fig.text(0.01, 0.005, footer, fontsize=6.5, va="bottom", ha="left", wrap=True)
+    fig.tight_layout(rect=rect)
+    fig.savefig(path_pdf)
+    fig.savefig(path_png, dpi=150)
+    plt.close(fig)
+
+
+__all__ = ["SAMPLER_COLOR", "SAMPLER_LETTER", "plt", "save_figure"]

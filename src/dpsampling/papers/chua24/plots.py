@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from dpsampling.pipeline.plotting import SAMPLER_COLOR, SAMPLER_LETTER, plt
+from dpsampling.pipeline.plotting import SAMPLER_COLOR, SAMPLER_LETTER, plt, save_figure
 
 METHOD_TEXT = {"exact": "exact (Prop. 3.1)", "pld": "PLD", "rdp": "RDP", "E_C sets": "sets E_C, eq. (3)"}
 LINESTYLE = {("exact", "exact"): "-", ("pld", "upper"): "-", ("pld", "lower"): "--", ("rdp", "upper"): ":",
@@ -34,11 +34,7 @@ def _finish(fig, ax, footer: str, path_pdf, path_png):
     ax.set_yscale("log")
     ax.grid(True, which="both", alpha=0.25)
     ax.legend(fontsize=8, loc="best")
-    fig.text(0.01, 0.005, footer, fontsize=6.5, va="bottom", ha="left", wrap=True)
-    fig.tight_layout(rect=(0, 0.06, 1, 1))
-    fig.savefig(path_pdf)
-    fig.savefig(path_png, dpi=150)
-    plt.close(fig)
+    save_figure(fig, footer, path_pdf, path_png, rect=(0, 0.06, 1, 1))
 
 
 def _footer(parameters: dict) -> str:

@@ -96,7 +96,7 @@ def plot_b_vs_p(table: pd.DataFrame, parameters: dict, path_pdf, path_png) -> No
     from matplotlib.colors import ListedColormap
     from matplotlib.patches import Patch
 
-    from dpsampling.pipeline.plotting import plt
+    from dpsampling.pipeline.plotting import plt, save_figure
 
     keys = list(dict.fromkeys(zip(table["sigma"], table["epochs"])))
     columns = min(len(keys), 3)
@@ -131,8 +131,4 @@ def plot_b_vs_p(table: pd.DataFrame, parameters: dict, path_pdf, path_png) -> No
               f"delta_P; below floor: both < {DELTA_FLOOR:g}. B: dpsampling.accountants.ballsbins_pld (relative gap "
               f"reached <= {reached:.2g}); P: Poisson rate 1/T, dp-accounting PLD, discretization "
               f"{parameters.get('pld_discretization')}.")
-    fig.text(0.01, 0.005, footer, fontsize=6.5, va="bottom", ha="left", wrap=True)
-    fig.tight_layout(rect=(0, 0.08, 1, 0.94))
-    fig.savefig(path_pdf)
-    fig.savefig(path_png, dpi=150)
-    plt.close(fig)
+    save_figure(fig, footer, path_pdf, path_png, rect=(0, 0.08, 1, 0.94))

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from dpsampling.papers.chua25.privacy import CERTIFIED_METHOD
-from dpsampling.pipeline.plotting import SAMPLER_COLOR, plt
+from dpsampling.pipeline.plotting import SAMPLER_COLOR, plt, save_figure
 
 CERTIFIED = (("balls_and_bins", CERTIFIED_METHOD, "upper"), ("balls_and_bins", CERTIFIED_METHOD, "lower"))
 
@@ -64,11 +64,7 @@ def _finish(fig, axes, footer: str, path_pdf, path_png, bottom=0.12, shared_lege
         handles, labels = axes[0].get_legend_handles_labels()
         fig.legend(handles, labels, loc="lower center", ncol=3, fontsize=6.5, frameon=False,
                    bbox_to_anchor=(0.5, bottom * 0.45))
-    fig.text(0.01, 0.005, footer, fontsize=6.5, va="bottom", ha="left", wrap=True)
-    fig.tight_layout(rect=(0, bottom, 1, 1))
-    fig.savefig(path_pdf)
-    fig.savefig(path_png, dpi=150)
-    plt.close(fig)
+    save_figure(fig, footer, path_pdf, path_png, rect=(0, bottom, 1, 1))
 
 
 def _limits(ax, summary, panel, floor=1e-16):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from dpsampling.papers.chua25.utility import model_of
-from dpsampling.pipeline.plotting import SAMPLER_COLOR, SAMPLER_LETTER, plt
+from dpsampling.pipeline.plotting import SAMPLER_COLOR, SAMPLER_LETTER, plt, save_figure
 
 
 def plot_utility(runs: pd.DataFrame, parameters: dict, path_pdf, path_png) -> None:
@@ -43,8 +43,4 @@ def plot_utility(runs: pd.DataFrame, parameters: dict, path_pdf, path_png) -> No
               f"{seeds} seeds, {model_of(spec).label}, {spec.get('optimizer')} with learning rate chosen per point from "
               f"{spec.get('learning_rates')} on validation AUC; clip norm {spec.get('clip_norm')}; P and B truncated to B "
               f"with delta' <= {spec.get('truncation', {}).get('delta')} at eps = {spec.get('truncation', {}).get('epsilon')}.")
-    fig.text(0.01, 0.005, footer, fontsize=6.5, va="bottom", ha="left", wrap=True)
-    fig.tight_layout(rect=(0, 0.07, 1, 1))
-    fig.savefig(path_pdf)
-    fig.savefig(path_png, dpi=150)
-    plt.close(fig)
+    save_figure(fig, footer, path_pdf, path_png, rect=(0, 0.07, 1, 1))

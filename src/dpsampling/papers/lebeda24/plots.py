@@ -10,19 +10,11 @@ from __future__ import annotations
 
 import math
 
-from dpsampling.pipeline.plotting import plt
+from dpsampling.pipeline.plotting import plt, save_figure
 
 SAMPLER_NAME = {"poisson": "Poisson (P)", "wor": "WOR (W)"}
 DIRECTION_COLOR = {"remove": "tab:blue", "add": "tab:orange"}
 ICLR_ATOM = -math.log(0.1 + 0.9 / math.e)
-
-
-def _save(fig, footer: str, pdf, png) -> None:
-    fig.text(0.01, 0.005, footer, fontsize=6.5, va="bottom", ha="left", wrap=True)
-    fig.tight_layout(rect=(0, 0.05, 1, 1))
-    fig.savefig(pdf)
-    fig.savefig(png, dpi=150)
-    plt.close(fig)
 
 
 def plot_addremove(tables, pdf, png) -> None:
@@ -63,7 +55,7 @@ def plot_addremove(tables, pdf, png) -> None:
               f"{spec['laplace_scale']} (distance/scale = 1 for both samplers: the curves coincide). Monte Carlo of the "
               f"PLD (App. B.2): N = {int(first.n_samples):,} per curve, |E| = {spec['epsilon_grid']['num']}, "
               f"beta = {first.beta} per curve, alpha = {first.alpha:.2e} (Hoeffding + union bound). Linear y axis.")
-    _save(fig, footer, pdf, png)
+    save_figure(fig, footer, pdf, png)
 
 
 def plot_pld_cdf(tables, pdf, png) -> None:
@@ -96,7 +88,7 @@ def plot_pld_cdf(tables, pdf, png) -> None:
     footer = (f"lebeda24_pld_cdf: subsampled Laplace, WOR, rate {addremove['sampling_rate']}, scale "
               f"{addremove['laplace_scale']['wor']} (distance 2). Jumps of the CDF are atoms (thin vertical lines, "
               f"k = 1). MC CDFs from the cached addremove samples (N = {addremove['samples']:,}).")
-    _save(fig, footer, pdf, png)
+    save_figure(fig, footer, pdf, png)
 
 
 def plot_sigma_vs_rate(tables, pdf, png) -> None:
@@ -119,7 +111,7 @@ def plot_sigma_vs_rate(tables, pdf, png) -> None:
     footer = (f"lebeda24_sigma_vs_rate: add_or_remove, delta = {spec['delta']}, {spec['steps']:,} steps; bisection on "
               f"log sigma to relative width {spec['rtol']}, dp-accounting PLD (pessimistic) at discretization "
               f"{spec['discretization']}.")
-    _save(fig, footer, pdf, png)
+    save_figure(fig, footer, pdf, png)
 
 
 def plot_substitution(tables, pdf, png) -> None:
@@ -137,7 +129,7 @@ def plot_substitution(tables, pdf, png) -> None:
     ax.legend(fontsize=8)
     footer = (f"lebeda24_substitution: WOR, n = 2, batch 1 (rate {spec['sampling_rate']}), Laplace scale "
               f"{spec['laplace_scale']}, 2 queries; P = .5 Lap(-1) + .5 Lap(1), Q = Lap(-1). Exact (atoms + quadrature).")
-    _save(fig, footer, pdf, png)
+    save_figure(fig, footer, pdf, png)
 
 
 def plot_subst_gaussian(tables, pdf, png) -> None:
@@ -168,7 +160,7 @@ def plot_subst_gaussian(tables, pdf, png) -> None:
     footer = (f"lebeda24_subst_gaussian: WOR Gaussian, sigma = {spec['sigma']}, rate {spec['sampling_rate']}, "
               f"distance 2; connect-the-dots PLD of the pointwise maximum, dp-accounting discretization "
               f"{spec['discretization']}; RDP with dp-accounting's default orders.")
-    _save(fig, footer, pdf, png)
+    save_figure(fig, footer, pdf, png)
 
 
 def plot_conj12(tables, pdf, png) -> None:
@@ -190,7 +182,7 @@ def plot_conj12(tables, pdf, png) -> None:
     footer = (f"lebeda24_conj12: Poisson Gaussian, PLD upper bounds (pessimistic, discretization "
               f"{spec['discretization']}) of both directions on eps = {spec['epsilon_grid']}; points with "
               "delta_remove > 1e-12. No counterexample if every ratio is <= 1.")
-    _save(fig, footer, pdf, png)
+    save_figure(fig, footer, pdf, png)
 
 
 PLOTS = {
