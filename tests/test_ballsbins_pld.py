@@ -23,13 +23,13 @@ from dpsampling.accountants.ballsbins import (
 )
 from dpsampling.accountants.ballsbins_pld import (
     ENGINE_VERSION,
-    _kernels,
-    _laws,
     accountant,
     ballsbins_delta_bounds,
     ballsbins_epsilon_bounds,
     calibrate_ballsbins_sigma,
 )
+from dpsampling.accountants.certified import _kernels
+from dpsampling.accountants.certified import ballsbins as _laws
 
 EPS = np.array([0.0, 0.013, 0.37, 1.0, 2.71, 5.0])
 ROUNDING = 1e-12

@@ -53,7 +53,7 @@ def test_substitution_bounds_bracket_the_dataset_pairs():
 
 def test_epsilon_table_wor_bounds_are_ordered():
     frame = epsilon_table("wor", 1.0, 100, [1e-6, 1e-3], options=AccountingOptions(
-        pld_discretization=1e-3, pld_min_discretization=2.5e-4, pld_relative_accuracy=1e-3, sampling_rate=0.02))
+        pld_method="dp_accounting", pld_discretization=1e-3, pld_min_discretization=2.5e-4, pld_relative_accuracy=1e-3, sampling_rate=0.02))
     assert (frame["epsilon_lower"] <= frame["epsilon_upper"]).all()
     assert (frame["epsilon_upper"] <= frame["epsilon_upper_rdp"]).all()
     assert frame["pld_discretization"].between(2.5e-4, 1e-3).all()
@@ -61,7 +61,7 @@ def test_epsilon_table_wor_bounds_are_ordered():
     assert frame["epsilon_upper"].iloc[0] > frame["epsilon_upper"].iloc[1]
     interval = frame["pld_discretization"].iloc[1]
     back = delta_table("wor", 1.0, 100, [frame["epsilon_upper"].iloc[1]], options=AccountingOptions(
-        pld_discretization=interval, pld_min_discretization=interval, sampling_rate=0.02))
+        pld_method="dp_accounting", pld_discretization=interval, pld_min_discretization=interval, sampling_rate=0.02))
     assert back["delta_upper"].iloc[0] == pytest.approx(1e-3, rel=1e-3)
 
 
@@ -157,8 +157,8 @@ def _run(args, capsys):
 
 def test_cli_wor_json_records_relation_and_rate(capsys):
     code, out, _ = _run(["account", "--sampler", "wor", "--sigma", "1", "--steps", "20", "--sampling-rate", "0.05",
-                         "--relation", "remove", "--epsilon", "0.5", "1", "--pld-discretization", "1e-3",
-                         "--pld-min-discretization", "2.5e-4", "--json"], capsys)
+                         "--relation", "remove", "--epsilon", "0.5", "1", "--pld-method", "dp_accounting",
+                         "--pld-discretization", "1e-3", "--pld-min-discretization", "2.5e-4", "--json"], capsys)
     assert code == 0
     document = json.loads(out)
     assert document["inputs"]["relation"] == "remove" and document["inputs"]["sampling_rate"] == 0.05
@@ -167,6 +167,7 @@ def test_cli_wor_json_records_relation_and_rate(capsys):
         assert set(row["add"]) == {"delta_lower", "delta_upper"}
         assert 2.5e-4 <= row["pld_discretization"] <= 1e-3 and isinstance(row["pld_converged"], bool)
         assert document["inputs"]["options"]["pld_min_discretization"] == 2.5e-4
+        assert document["inputs"]["options"]["pld_method"] == "dp_accounting"
     code, out, _ = _run(["account", "--sampler", "poisson", "--sigma", "1", "--steps", "20", "--epsilon", "1",
                          "--pld-discretization", "1e-3", "--json"], capsys)
     assert json.loads(out)["inputs"]["sampling_rate"] == pytest.approx(1 / 20)

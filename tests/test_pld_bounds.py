@@ -14,7 +14,7 @@ from dpsampling.accountants import deterministic, pld_bounds, poisson
 from dpsampling.accountants.tables import AccountingOptions, delta_table, epsilon_table
 
 EPS = [0.0, 0.05, 1.0, 4.0]
-COARSE = AccountingOptions(pld_discretization=1e-3, pld_min_discretization=2.5e-4)
+COARSE = AccountingOptions(pld_method="dp_accounting", pld_discretization=1e-3, pld_min_discretization=2.5e-4)
 
 
 @pytest.mark.parametrize("sampler", ["poisson", "wor"])
@@ -48,7 +48,7 @@ def test_delta_bounds_are_ordered_and_in_the_unit_interval(sampler, sigma, steps
 def test_add_direction_upper_bound_is_never_negative():
     # measured before the fix: -1.9e-13 (FFT round-off of the composed PMF; see pld_bounds)
     eps = np.linspace(0.0, 6.0, 61)
-    options = AccountingOptions(pld_min_discretization=1e-4)  # default interval, no refinement
+    options = AccountingOptions(pld_method="dp_accounting", pld_min_discretization=1e-4)  # default interval, no refinement
     frame = delta_table("poisson", 0.8, 1000, eps, epochs=4, options=options, relation="add")
     assert (frame["delta_upper"] >= 0).all() and (frame["delta_lower"] >= 0).all()
     assert (frame["delta_lower"] <= frame["delta_upper"]).all()
@@ -74,8 +74,8 @@ def test_composed_pmf_round_off_is_removed_from_the_upper_bound_only():
 def test_lower_bound_is_refined_towards_the_upper_bound():
     # measured before: delta_lower 2.95e-11 vs delta_upper 1.03e-5 at interval 1e-4
     eps = [0.05]
-    fixed = delta_table("poisson", 2.0, 1000, eps, options=AccountingOptions(pld_min_discretization=1e-4))
-    refined = delta_table("poisson", 2.0, 1000, eps, options=AccountingOptions(pld_min_discretization=2.5e-5))
+    fixed = delta_table("poisson", 2.0, 1000, eps, options=AccountingOptions(pld_method="dp_accounting", pld_min_discretization=1e-4))
+    refined = delta_table("poisson", 2.0, 1000, eps, options=AccountingOptions(pld_method="dp_accounting", pld_min_discretization=2.5e-5))
     assert fixed["delta_lower"].iloc[0] < 1e-9  # the optimistic PLD's eps shift is ~ k d / 2 = eps itself
     assert refined["delta_lower"].iloc[0] > 100 * fixed["delta_lower"].iloc[0]
     assert refined["delta_upper"].iloc[0] <= fixed["delta_upper"].iloc[0]
@@ -90,7 +90,7 @@ def test_lower_bound_is_refined_towards_the_upper_bound():
 
 @pytest.mark.parametrize("sampler", ["poisson", "wor"])
 def test_epsilon_bounds_meet_to_the_relative_accuracy(sampler):
-    options = AccountingOptions(pld_discretization=1e-3, pld_min_discretization=1e-5, pld_relative_accuracy=2e-2)
+    options = AccountingOptions(pld_method="dp_accounting", pld_discretization=1e-3, pld_min_discretization=1e-5, pld_relative_accuracy=2e-2)
     sigma = 0.8 if sampler == "poisson" else 1.6
     frame = epsilon_table(sampler, sigma, 10, [1e-5, 1e-3], epochs=4, options=options)
     assert frame["pld_converged"].all()
@@ -100,7 +100,7 @@ def test_epsilon_bounds_meet_to_the_relative_accuracy(sampler):
     gap = (frame["epsilon_upper"] - frame["epsilon_lower"]) / frame["epsilon_upper"]
     assert (gap <= 2e-2).all() and (frame["pld_accuracy"] <= 2e-2).all()
     # before: eps_lower sat ~k d / 2 = 0.02 below eps_upper at d = 1e-3, k = 40
-    unrefined = epsilon_table(sampler, sigma, 10, [1e-5], epochs=4, options=AccountingOptions(
+    unrefined = epsilon_table(sampler, sigma, 10, [1e-5], epochs=4, options=AccountingOptions(pld_method="dp_accounting",
         pld_discretization=1e-3, pld_min_discretization=1e-3, pld_relative_accuracy=1e-3))
     assert unrefined["epsilon_upper"].iloc[0] - unrefined["epsilon_lower"].iloc[0] > 0.01
     assert not unrefined["pld_converged"].iloc[0]
@@ -109,7 +109,7 @@ def test_epsilon_bounds_meet_to_the_relative_accuracy(sampler):
 @pytest.mark.parametrize("sigma", [0.5, 1.0, 2.0])
 def test_rate_one_single_step_brackets_the_gaussian_mechanism(sigma):
     # T = 1 Poisson at rate 1 is the Gaussian mechanism N(0, s^2) vs N(1, s^2)
-    options = AccountingOptions(pld_discretization=1e-3, pld_min_discretization=1e-5, sampling_rate=1.0)
+    options = AccountingOptions(pld_method="dp_accounting", pld_discretization=1e-3, pld_min_discretization=1e-5, sampling_rate=1.0)
     frame = delta_table("poisson", sigma, 1, EPS, options=options)
     closed = deterministic.gaussian_delta(np.asarray(EPS), sigma)
     mu = 1.0 / sigma
@@ -123,7 +123,7 @@ def test_rate_one_single_step_brackets_the_gaussian_mechanism(sigma):
 
 @pytest.mark.parametrize("relation", ["add", "remove"])
 def test_wor_at_sigma_is_poisson_at_half_sigma_per_direction(relation):
-    options = AccountingOptions(pld_discretization=1e-3, pld_min_discretization=2.5e-4, sampling_rate=0.05)
+    options = AccountingOptions(pld_method="dp_accounting", pld_discretization=1e-3, pld_min_discretization=2.5e-4, sampling_rate=0.05)
     wor = delta_table("wor", 1.6, 20, EPS, options=options, relation=relation)
     poisson_half = delta_table("poisson", 0.8, 20, EPS, options=options, relation=relation)
     for column in ("delta_lower", "delta_upper", "pld_discretization"):
@@ -136,7 +136,7 @@ def test_wor_at_sigma_is_poisson_at_half_sigma_per_direction(relation):
 def test_lower_bound_drops_the_tail_mass_that_only_pessimistic_truncation_may_add():
     # sigma = 2, T = 1000, eps = 4: the true delta is far below 1e-15; dp-accounting's optimistic
     # composition still reported the 1e-15 it adds to the infinity mass
-    frame = delta_table("poisson", 2.0, 1000, [4.0], options=AccountingOptions(pld_min_discretization=1e-4))
+    frame = delta_table("poisson", 2.0, 1000, [4.0], options=AccountingOptions(pld_method="dp_accounting", pld_min_discretization=1e-4))
     assert frame["delta_lower"].iloc[0] == 0.0
     assert 0 < frame["delta_upper"].iloc[0] < 1e-12
 

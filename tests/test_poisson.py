@@ -9,7 +9,7 @@ from dpsampling.accountants import deterministic, poisson
 from dpsampling.accountants.tables import AccountingOptions, delta_table, epsilon_table
 
 SIGMA, STEPS = 0.8, 100
-ONE_INTERVAL = AccountingOptions(pld_discretization=1e-3, pld_min_discretization=1e-3)  # no refinement
+ONE_INTERVAL = AccountingOptions(pld_method="dp_accounting", pld_discretization=1e-3, pld_min_discretization=1e-3)  # no refinement
 
 
 def _direct_pld(pessimistic, interval, sigma=SIGMA, steps=STEPS, rate=None):
@@ -45,7 +45,7 @@ def test_rdp_equals_dp_accounting_and_is_looser_than_pld():
 
 
 def test_epsilon_bounds_bracket_and_match_direct_call():
-    table = epsilon_table("poisson", SIGMA, STEPS, [1e-6, 1e-3])
+    table = epsilon_table("poisson", SIGMA, STEPS, [1e-6, 1e-3], options=AccountingOptions(pld_method="dp_accounting"))
     for i, delta in enumerate([1e-6, 1e-3]):
         interval = table["pld_discretization"][i]
         direct = _direct_pld(True, interval).get_epsilon_for_delta(delta)

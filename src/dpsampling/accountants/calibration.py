@@ -2,10 +2,9 @@
 
 ``sigma`` is always *sufficient*: the delta evaluated is a certified upper bound for the chosen
 relation, so the returned sigma certainly gives (eps, delta)-DP:
-- poisson, wor: pessimistic PLD (dominating pairs of lebeda24 Theorem 10, ``accountants.gaussian``;
-  WOR substitution via the Appendix D pair, ``accountants.wor``);
+- poisson, wor, balls_and_bins: the certified upper bound (``accountants.certified``, one path for
+  all three; WOR substitution via the pessimistic PLD of the Appendix D pair, ``accountants.wor``);
 - deterministic: the exact Gaussian-mechanism delta (chua24 Prop. 3.1, sensitivity sqrt(epochs));
-- balls_and_bins: the certified PLD upper bound (``accountants.ballsbins_pld``);
 - shuffle: delta_D, an upper bound on delta_S (chua24 Thm 4.1). Shuffle has no tight upper bound,
   so its result adds ``sigma_necessary``: the smallest sigma that the E_C lower bound does not rule
   out (every smaller sigma is certainly insufficient). The truth lies in between.
@@ -19,7 +18,7 @@ import numpy as np
 
 from dpsampling import SAMPLERS
 from dpsampling.accountants import deterministic, shuffle, wor
-from dpsampling.accountants.gaussian import bisect_sigma, calibrate_sigma_at_rate
+from dpsampling.accountants.gaussian import bisect_sigma
 from dpsampling.accountants.relations import DEFAULT_RELATION, SUBSAMPLED_SAMPLERS, check_sampler_relation
 from dpsampling.validation import check_choice, check_int_at_least, check_nonnegative, check_open_unit, check_positive
 
@@ -45,13 +44,11 @@ def calibrate_sigma(sampler: str, epsilon: float, delta: float, steps: int, epoc
     """Smallest sigma whose certified upper bound gives delta(eps) <= delta for ``steps`` steps per
     epoch and ``epochs`` epochs (poisson, wor: at ``sampling_rate``, default 1 / steps). Returns
     sigma (sufficient), sigma_low, how the bound was computed (``method``), evaluations and the
-    inputs; for shuffle also sigma_necessary (see the module docstring)."""
+    inputs; for shuffle also sigma_necessary (see the module docstring). ``discretization`` is
+    used by WOR substitution only (its Appendix D pair is a dp-accounting PLD)."""
     check_choice("sampler", sampler, CALIBRATED_SAMPLERS)
     check_sampler_relation(sampler, relation)
-    if sampler in SUBSAMPLED_SAMPLERS:
-        return _calibrate_subsampled(sampler, epsilon, delta, steps, epochs, sampling_rate, relation,
-                                     discretization, rtol, sigma_start)
-    if sampling_rate is not None:
+    if sampling_rate is not None and sampler not in SUBSAMPLED_SAMPLERS:
         raise ValueError(f"sampling_rate applies to samplers {', '.join(SUBSAMPLED_SAMPLERS)} only; got "
                          f"{sampling_rate!r} with sampler {sampler!r}")
     epsilon = check_nonnegative("epsilon", epsilon)
@@ -59,8 +56,9 @@ def calibrate_sigma(sampler: str, epsilon: float, delta: float, steps: int, epoc
     steps = check_int_at_least("steps", steps, 1)
     epochs = check_int_at_least("epochs", epochs, 1)
     rtol = check_positive("rtol", rtol)
+    rate = wor.WorAccounting(1.0, steps, epochs, sampling_rate).rate if sampler in SUBSAMPLED_SAMPLERS else None
     common = {"sampler": sampler, "relation": relation, "epsilon": epsilon, "delta": delta, "steps": steps,
-              "epochs": epochs, "sampling_rate": None, "rtol": rtol}
+              "epochs": epochs, "sampling_rate": rate, "rtol": rtol}
     if sampler in ("deterministic", "shuffle"):
         # the Gaussian mechanism is symmetric: both directions have the same curve
         result = bisect_sigma(lambda s: float(deterministic.deterministic_delta([epsilon], s, epochs)[0]), delta,
@@ -75,44 +73,25 @@ def calibrate_sigma(sampler: str, epsilon: float, delta: float, steps: int, epoc
                        necessary_method="E_C sets lower bound (chua24 eq. (3)): smaller sigma are certainly insufficient",
                        evaluations=result["evaluations"] + necessary["evaluations"])
         return out
-    from dpsampling.accountants.ballsbins_pld import ballsbins_delta_bounds
+    if relation == "substitution":
+        discretization = check_positive("discretization", discretization)
 
-    accuracy = check_open_unit("accuracy", accuracy)
-    attrs = {}
-
-    def upper(s):
-        frame = ballsbins_delta_bounds(s, steps, [epsilon], epochs=epochs, accuracy=accuracy)
-        attrs.update(frame.attrs)
-        return _direction_delta(frame, relation)
-
-    result = bisect_sigma(upper, delta, rtol, sigma_start)
-    return dict(common, sigma=result["sigma"], sigma_low=result["sigma_low"], evaluations=result["evaluations"],
-                method="certified PLD upper bound (accountants.ballsbins_pld)", accuracy=accuracy,
-                engine_version=attrs.get("engine_version"))
-
-
-def _calibrate_subsampled(sampler: str, epsilon: float, delta: float, steps: int, epochs: int = 1,
-                    sampling_rate: float | None = None, relation: str = DEFAULT_RELATION,
-                    discretization: float = 1e-4, rtol: float = 1e-3, sigma_start: float = 1.0) -> dict:
-    """Poisson and WOR: the pessimistic PLD over ``steps * epochs`` steps at ``sampling_rate``."""
-    epsilon = check_nonnegative("epsilon", epsilon)
-    delta = check_open_unit("delta", delta)
-    steps = check_int_at_least("steps", steps, 1)
-    epochs = check_int_at_least("epochs", epochs, 1)
-    discretization = check_positive("discretization", discretization)
-    rtol = check_positive("rtol", rtol)
-    rate = wor.WorAccounting(1.0, steps, epochs, sampling_rate).rate  # validates; default 1 / steps
-    compositions = steps * epochs
-    if relation != "substitution":
-        result = calibrate_sigma_at_rate(sampler, epsilon, delta, rate, compositions, relation, "upper", discretization,
-                                rtol, sigma_start)
-    else:
-        def delta_of_sigma(sigma):
+        def substitution_upper(sigma):
             run = wor.WorAccounting(sigma, steps, epochs, rate)
             return float(wor.substitution_upper_pld(run, discretization).get_delta_for_epsilon(epsilon))
 
-        result = bisect_sigma(delta_of_sigma, delta, rtol, sigma_start)
-    return {"sampler": sampler, "relation": relation, "epsilon": epsilon, "delta": delta, "steps": steps,
-            "epochs": epochs, "sampling_rate": rate, "discretization": discretization, "rtol": rtol,
-            "sigma": result["sigma"], "sigma_low": result["sigma_low"], "evaluations": result["evaluations"],
-            "method": "pessimistic PLD (dp-accounting)"}
+        result = bisect_sigma(substitution_upper, delta, rtol, sigma_start)
+        return dict(common, sigma=result["sigma"], sigma_low=result["sigma_low"], evaluations=result["evaluations"],
+                    discretization=discretization, method="pessimistic PLD of the Appendix D pair (dp-accounting)")
+    from dpsampling.accountants.certified import ENGINE_VERSION, Accountant, Phase
+
+    accuracy = check_open_unit("accuracy", accuracy)
+
+    def certified_upper(sigma):
+        frame = Accountant([Phase(sampler, sigma, steps, epochs, rate)], accuracy=accuracy).delta_bounds([epsilon])
+        return _direction_delta(frame, relation)
+
+    result = bisect_sigma(certified_upper, delta, rtol, sigma_start)
+    return dict(common, sigma=result["sigma"], sigma_low=result["sigma_low"], evaluations=result["evaluations"],
+                method="certified upper bound (accountants.certified)", accuracy=accuracy,
+                engine_version=ENGINE_VERSION)

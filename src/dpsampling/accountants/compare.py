@@ -31,10 +31,9 @@ COMPARE_RELATIONS = ("add", "remove", "add_or_remove")
 METHODS = {
     "deterministic": ("exact: Gaussian mechanism (chua24 Prop. 3.1)", "exact: Gaussian mechanism (chua24 Prop. 3.1)"),
     "shuffle": ("E_C sets lower bound (chua24 eq. (3))", "eps_D: delta_S <= delta_D (chua24 Thm 4.1)"),
-    "poisson": ("PLD, optimistic (dp-accounting)", "PLD, pessimistic (dp-accounting)"),
-    "wor": ("PLD, optimistic (lebeda24 Thm 10.2 pair)", "PLD, pessimistic (lebeda24 Thm 10.2 pair)"),
-    "balls_and_bins": ("certified PLD, optimistic (accountants.ballsbins_pld)",
-                       "certified PLD, pessimistic (accountants.ballsbins_pld)"),
+    "poisson": ("certified, Jensen lower law (accountants.certified)", "certified, convex-order upper law (accountants.certified)"),
+    "wor": ("certified, Jensen lower law (lebeda24 Thm 10.2 pair)", "certified, convex-order upper law (lebeda24 Thm 10.2 pair)"),
+    "balls_and_bins": ("certified, Jensen lower law (chua25 Thm 3.1 pair)", "certified, convex-order upper law (chua25 Thm 3.1 pair)"),
 }
 """(lower-bound method, upper-bound method) of each sampler."""
 
@@ -87,13 +86,14 @@ def epsilon_bounds(sampler: str, run: Run, sigma: float, relation: str = "add_or
         lower = shuffle.shuffle_epsilon_lower([delta], sigma, steps, epochs)
         value = lower["max"] if relation == "add_or_remove" else lower[relation]
         return float(np.asarray(value).reshape(-1)[0]), float(deterministic.deterministic_epsilon([delta], sigma, epochs)[0])
-    if sampler in ("poisson", "wor"):
+    if relation == "substitution":  # wor only: the Appendix D bounds
         options = AccountingOptions(sampling_rate=run.rate, pld_relative_accuracy=accuracy)
         frame = epsilon_table(sampler, sigma, steps, [delta], epochs, options, relation)
         return float(frame["epsilon_lower"].iloc[0]), float(frame["epsilon_upper"].iloc[0])
-    from dpsampling.accountants.ballsbins_pld import ballsbins_epsilon_bounds
+    from dpsampling.accountants.certified import Accountant, Phase
 
-    frame = ballsbins_epsilon_bounds(sigma, steps, [delta], epochs=epochs, accuracy=accuracy)
+    rate = run.rate if sampler in ("poisson", "wor") else None
+    frame = Accountant([Phase(sampler, sigma, steps, epochs, rate)], accuracy=accuracy).epsilon_bounds([delta])
     row = frame[frame["direction"] == _direction(relation)].iloc[0]
     return float(row["epsilon_lower"]), float(row["epsilon_upper"])
 

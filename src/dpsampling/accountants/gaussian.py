@@ -128,8 +128,9 @@ def calibrate_sigma_at_rate(sampler: str, epsilon: float, delta: float, rate: fl
                     rtol: float = 1e-3, sigma_start: float = 1.0, max_iterations: int = 100) -> dict:
     """Smallest sigma with delta_relation(eps) <= delta, by bisection on log(sigma).
 
-    delta is evaluated with the ``bound`` estimate ("upper": pessimistic PLD, so the returned
-    sigma certainly suffices; "lower": optimistic). The bracket [sigma_low, sigma_high]
+    delta is evaluated with the ``bound`` estimate ("upper": the certified engine's upper bound,
+    so the returned sigma certainly suffices; "lower": dp-accounting's optimistic PLD at
+    ``discretization``). The bracket [sigma_low, sigma_high]
     (infeasible, feasible) is shrunk until sigma_high / sigma_low <= 1 + rtol; ``sigma`` is
     sigma_high. So the true smallest sigma (for that estimate) lies within a relative rtol
     below the returned value.
@@ -146,12 +147,19 @@ def calibrate_sigma_at_rate(sampler: str, epsilon: float, delta: float, rate: fl
     sigma_start = check_positive("sigma_start", sigma_start)
 
     def delta_of_sigma(s):
+        if bound == "upper":  # the certified engine (accountants.certified)
+            from dpsampling.accountants.certified import Accountant, Phase
+
+            frame = Accountant([Phase(sampler, s, steps, 1, rate)]).delta_bounds([epsilon])
+            direction = "max" if relation == "add_or_remove" else relation
+            return float(frame.loc[frame["direction"] == direction, "delta_upper"].iloc[0])
         return delta_at(sampler, relation, epsilon, s, rate, steps, BOUNDS[bound], discretization)
 
     result = bisect_sigma(delta_of_sigma, delta, rtol, sigma_start, max_iterations)
     return {
         "sampler": sampler, "relation": relation, "bound": bound, "epsilon": epsilon, "delta": delta,
-        "sampling_rate": rate, "steps": steps, "discretization": discretization, "rtol": rtol, **result,
+        "sampling_rate": rate, "steps": steps, "discretization": discretization, "rtol": rtol,
+        "method": "certified" if bound == "upper" else "dp_accounting optimistic PLD", **result,
     }
 
 

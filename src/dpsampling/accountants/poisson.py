@@ -1,4 +1,4 @@
-"""Poisson subsampling (P): dp-accounting's PLD bounds and RDP upper bound.
+"""Poisson subsampling (P): certified bounds, dp-accounting's PLD bounds and the RDP upper bound.
 
 One step of ABLQ_P is tightly dominated by A = (1 - q) N(0, sigma^2) + q N(1, sigma^2) vs
 B = N(0, sigma^2) (chua24 Sec. 3); T steps (K epochs: K T steps) by the product. remove is
@@ -6,7 +6,9 @@ D(A^T || B^T), add is D(B^T || A^T). dp-accounting's privacy loss distribution (
 an upper bound with ``pessimistic_estimate=True`` (connect-the-dots) and a lower bound with
 ``pessimistic_estimate=False`` (privacy buckets, rounding down); the gap shrinks with the
 discretization interval, which every result records. RDP (Mironov 2017, dp-accounting's
-conversion) bounds the maximum of the two directions only.
+conversion) bounds the maximum of the two directions only. The headline bounds come from the
+certified engine (``accountants.certified``, method "certified"); dp-accounting's PLDs stay
+selectable (method "dp_accounting") and serve as an independent cross-check in the tests.
 
 The interval starts at ``max_discretization`` (delta queries: ``discretization``) and shrinks 4x
 at a time until upper and lower bound agree to ``relative_accuracy`` in every row, or
@@ -75,16 +77,48 @@ def poisson_pld(run: PoissonAccounting, pessimistic: bool, discretization: float
     return pld_bounds.compose(single, run.compositions)
 
 
-def pld_delta(epsilon, run: PoissonAccounting, discretization: float = 1e-4, relative_accuracy: float = 1e-2,
-              min_discretization: float | None = None) -> dict:
-    """delta_P(eps) bounds: keys ``{remove,add}_{upper,lower}``, ``upper``, ``lower`` (arrays), and
-    ``discretization``, ``accuracy``, ``converged`` per eps (``pld_bounds.refined_bounds``).
+PLD_METHODS = ("certified", "dp_accounting")
 
-    The interval starts at ``discretization`` and shrinks until upper and lower meet to
-    ``relative_accuracy`` or ``min_discretization`` is reached (default: ``discretization``, no
-    refinement).
+
+def _certified(kind: str, values, sampler: str, run: SubsampledGaussianRun, relative_accuracy: float) -> dict:
+    """The certified engine's bounds (``accountants.certified``) in pld_bounds.refined_bounds' shape."""
+    from dpsampling.accountants.certified import Accountant, Phase
+
+    phase = Phase(sampler, run.sigma, run.steps, run.epochs, run.rate)
+    accountant = Accountant([phase], accuracy=min(relative_accuracy, 0.5))
+    frame = accountant.delta_bounds(values) if kind == "delta" else accountant.epsilon_bounds(values)
+    quantity = "delta" if kind == "delta" else "epsilon"
+    out = {}
+    for direction, key in (("remove", "remove"), ("add", "add"), ("max", None)):
+        rows = frame[frame["direction"] == direction]
+        for bound in ("lower", "upper"):
+            out[f"{key}_{bound}" if key else bound] = rows[f"{quantity}_{bound}"].to_numpy()
+    gaps = frame.loc[frame["direction"] == "max", "accuracy"].to_numpy()
+    out["discretization"] = np.full(len(values), frame.attrs["grid_step"])
+    out["accuracy"] = gaps
+    out["converged"] = gaps <= relative_accuracy
+    return out
+
+
+def _check_method(method: str) -> str:
+    if method not in PLD_METHODS:
+        raise ValueError(f"pld method must be one of {', '.join(PLD_METHODS)}; got {method!r}")
+    return method
+
+
+def pld_delta(epsilon, run: PoissonAccounting, discretization: float = 1e-4, relative_accuracy: float = 1e-2,
+              min_discretization: float | None = None, method: str = "certified") -> dict:
+    """delta_P(eps) bounds: keys ``{remove,add}_{upper,lower}``, ``upper``, ``lower`` (arrays), and
+    ``discretization``, ``accuracy``, ``converged`` per eps.
+
+    method "certified" (default): the certified engine, refined until upper and lower meet to
+    ``relative_accuracy`` (``discretization`` is then its final grid step in log-likelihood-ratio);
+    "dp_accounting": dp-accounting's PLDs (``pld_bounds.refined_bounds``), the interval starting
+    at ``discretization`` and shrinking to ``min_discretization`` (default: no refinement).
     """
     eps = check_array("epsilon", epsilon, check_nonnegative)
+    if _check_method(method) == "certified":
+        return _certified("delta", eps, "poisson", run, relative_accuracy)
     minimum = discretization if min_discretization is None else min_discretization
     return pld_bounds.refined_bounds(lambda pessimistic, d: poisson_pld(run, pessimistic, d), "delta", eps,
                                      relative_accuracy, discretization, minimum)
@@ -96,10 +130,13 @@ def pld_epsilon(
     relative_accuracy: float = 1e-2,
     max_discretization: float = 1e-4,
     min_discretization: float = 1e-6,
+    method: str = "certified",
 ) -> dict:
     """eps_P(delta) bounds per direction and their maximum, plus the discretization, accuracy and
-    convergence per delta (``pld_bounds.refined_bounds``)."""
+    convergence per delta (method as for :func:`pld_delta`)."""
     deltas = check_array("delta", delta, check_open_unit)
+    if _check_method(method) == "certified":
+        return _certified("epsilon", deltas, "poisson", run, relative_accuracy)
     return pld_bounds.refined_bounds(lambda pessimistic, d: poisson_pld(run, pessimistic, d), "epsilon", deltas,
                                      relative_accuracy, max_discretization, min_discretization)
 

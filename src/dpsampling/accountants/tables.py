@@ -6,7 +6,8 @@ the maximum over the two adjacency directions (``*_lower``, ``*_upper``) and eac
 bounds are:
 
 - deterministic: exact (lower = upper), Prop. 3.1;
-- poisson: PLD optimistic (lower) and pessimistic (upper), plus the RDP upper bound
+- poisson: the certified engine's lower and upper bounds (``accountants.certified``; or, with
+  ``pld_method="dp_accounting"``, dp-accounting's optimistic and pessimistic PLDs), plus the RDP upper bound
   (``*_upper_rdp``, maximum over directions only);
 - shuffle: the E_C lower bound of chua24 (3) and the upper bound delta_S <= delta_D of Thm 4.1;
 - wor (sampling without replacement, lebeda24): PLD lower and upper bounds of the Theorem 10.2
@@ -45,9 +46,10 @@ ACCOUNTED_SAMPLERS = tuple(s for s in SAMPLERS if s != "balls_and_bins")  # ball
 class AccountingOptions:
     """Numerical settings; every result records them."""
 
-    pld_discretization: float = 1e-4  # PLD value discretization to start from (delta and eps queries)
+    pld_method: str = "certified"  # poisson and wor: "certified" (accountants.certified) or "dp_accounting"
+    pld_discretization: float = 1e-4  # dp_accounting: PLD value discretization to start from
     pld_relative_accuracy: float = 1e-2  # refine until (upper - lower) / upper <= this in every row
-    pld_min_discretization: float = 1e-6  # ... or this interval is reached (pld_converged False)
+    pld_min_discretization: float = 1e-6  # dp_accounting: ... or this interval is reached (pld_converged False)
     c_grid: tuple = shuffle.DEFAULT_C_GRID  # (start, stop, step) of the shuffle C grid
     refine_c: bool = True
     sampling_rate: float | None = None  # Poisson and wor rate; default 1/steps
@@ -67,7 +69,7 @@ def _frame(key: str, values, columns: dict) -> pd.DataFrame:
     frame = pd.DataFrame({key: values})
     for name, column in columns.items():
         column = np.asarray(column)
-        frame[name] = column if column.dtype == bool else column.astype(float)
+        frame[name] = column if column.dtype.kind in "bUO" else column.astype(float)
     return frame
 
 
@@ -84,7 +86,8 @@ def _pld_record(pld: dict, options: AccountingOptions) -> dict:
     """Per row: the finest PLD interval used, the relative gap reached (largest over the
     directions), whether it met ``pld_relative_accuracy``, and that target."""
     return {"pld_discretization": pld["discretization"], "pld_accuracy": pld["accuracy"],
-            "pld_converged": pld["converged"], "pld_relative_accuracy": options.pld_relative_accuracy}
+            "pld_converged": pld["converged"], "pld_relative_accuracy": options.pld_relative_accuracy,
+            "pld_method": np.full(len(pld["converged"]), options.pld_method)}
 
 
 def delta_table(sampler: str, sigma: float, steps: int, epsilons, epochs: int = 1, options=None,
@@ -114,7 +117,7 @@ def _delta_table(sampler: str, sigma: float, steps: int, epsilons, epochs: int =
         return _frame("epsilon", eps, columns)
     run = poisson.PoissonAccounting(sigma, steps, epochs, options.sampling_rate)
     pld = poisson.pld_delta(eps, run, options.pld_discretization, options.pld_relative_accuracy,
-                            options.pld_min_discretization)
+                            options.pld_min_discretization, method=options.pld_method)
     columns = _bound_columns(
         "delta",
         {"max": pld["lower"], "remove": pld["remove_lower"], "add": pld["add_lower"]},
@@ -156,6 +159,7 @@ def _epsilon_table(sampler: str, sigma: float, steps: int, deltas, epochs: int =
         options.pld_relative_accuracy,
         max_discretization=options.pld_discretization,
         min_discretization=options.pld_min_discretization,
+        method=options.pld_method,
     )
     columns = _bound_columns(
         "epsilon",

@@ -10,8 +10,9 @@ remove = D(A^k || B^k), add = D(B^k || A^k), k = steps * epochs. The pair is rea
 D = (-1, ..., -1) and D' = D with one -1 replaced by 1 (Prop. 9.2), so it is tight, and since
 only distance / sigma enters, W at sigma is Poisson at sigma / 2 (sigma_W = 2 sigma_P).
 
-Bounds: dp-accounting's PLD, pessimistic connect-the-dots (upper) and optimistic (lower), as for
-Poisson; RDP upper bound = the RDP of the same pair = dp-accounting's Poisson RDP at noise
+Bounds: the certified engine (``accountants.certified``: the pair above is Poisson's at sigma / 2),
+or dp-accounting's PLD, pessimistic connect-the-dots (upper) and optimistic (lower), as for
+Poisson (method "dp_accounting"); RDP upper bound = the RDP of the same pair = dp-accounting's Poisson RDP at noise
 multiplier sigma / 2 (max over directions). Delta and eps queries refine the discretization
 (``accountants.pld_bounds``, shared by all rows) until upper and lower bound of every row agree
 to ``relative_accuracy``, or ``min_discretization`` is reached.
@@ -34,6 +35,8 @@ from dpsampling.accountants.pairs import SubsampledPair
 from dpsampling.accountants.poisson import (
     PoissonAccounting,
     SubsampledGaussianRun,
+    _certified,
+    _check_method,
     poisson_rdp_delta,
     poisson_rdp_epsilon,
 )
@@ -57,11 +60,12 @@ def wor_pld(run: WorAccounting, pessimistic: bool, discretization: float):
 
 
 def pld_delta(epsilon, run: WorAccounting, discretization: float = 1e-4, relative_accuracy: float = 1e-2,
-              min_discretization: float | None = None) -> dict:
+              min_discretization: float | None = None, method: str = "certified") -> dict:
     """delta_W(eps) bounds: keys ``{remove,add}_{upper,lower}``, ``upper``, ``lower`` (arrays), and
-    ``discretization``, ``accuracy``, ``converged`` per eps (``pld_bounds.refined_bounds``; the
-    default ``min_discretization`` = ``discretization`` means no refinement)."""
+    ``discretization``, ``accuracy``, ``converged`` per eps (method: as ``poisson.pld_delta``)."""
     eps = check_array("epsilon", epsilon, check_nonnegative)
+    if _check_method(method) == "certified":
+        return _certified("delta", eps, "wor", run, relative_accuracy)
     minimum = discretization if min_discretization is None else min_discretization
     return pld_bounds.refined_bounds(lambda pessimistic, d: wor_pld(run, pessimistic, d), "delta", eps,
                                      relative_accuracy, discretization, minimum)
@@ -95,10 +99,12 @@ def refine_upper(build_upper, deltas, relative_accuracy: float, max_discretizati
 
 
 def pld_epsilon(delta, run: WorAccounting, relative_accuracy: float = 1e-2, max_discretization: float = 1e-4,
-                min_discretization: float = 1e-6) -> dict:
+                min_discretization: float = 1e-6, method: str = "certified") -> dict:
     """eps_W(delta) per direction and bound, their maximum, and the interval, accuracy and
-    convergence per delta (``pld_bounds.refined_bounds``)."""
+    convergence per delta (method: as ``poisson.pld_epsilon``)."""
     deltas = check_array("delta", delta, check_open_unit)
+    if _check_method(method) == "certified":
+        return _certified("epsilon", deltas, "wor", run, relative_accuracy)
     return pld_bounds.refined_bounds(lambda pessimistic, d: wor_pld(run, pessimistic, d), "epsilon", deltas,
                                      relative_accuracy, max_discretization, min_discretization)
 
@@ -191,6 +197,7 @@ def _record(frame: pd.DataFrame, bounds: dict, options) -> pd.DataFrame:
     frame["pld_accuracy"] = bounds["accuracy"]
     frame["pld_converged"] = np.asarray(bounds["converged"], dtype=bool)
     frame["pld_relative_accuracy"] = options.pld_relative_accuracy
+    frame["pld_method"] = options.pld_method
     return frame
 
 
@@ -203,7 +210,7 @@ def delta_frame(sigma, steps, epsilons, epochs, options, relation: str) -> pd.Da
         rdp = bounds["rdp"]
     else:
         bounds = pld_delta(eps, run, options.pld_discretization, options.pld_relative_accuracy,
-                           options.pld_min_discretization)
+                           options.pld_min_discretization, method=options.pld_method)
         rdp = rdp_delta(eps, run)
     frame = pd.DataFrame({"epsilon": eps, **_columns("delta", bounds, rdp)})
     frame = _record(frame, bounds, options)
@@ -220,7 +227,7 @@ def epsilon_frame(sigma, steps, deltas, epochs, options, relation: str) -> pd.Da
         bounds = substitution_epsilon(deltas, run, *settings)
         rdp = bounds["rdp"]
     else:
-        bounds = pld_epsilon(deltas, run, *settings)
+        bounds = pld_epsilon(deltas, run, *settings, method=options.pld_method)
         rdp = rdp_epsilon(deltas, run)
     frame = pd.DataFrame({"delta": deltas, **_columns("epsilon", bounds, rdp)})
     frame = _record(frame, bounds, options)

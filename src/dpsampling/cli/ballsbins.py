@@ -31,7 +31,7 @@ from dpsampling.validation import check_open_unit
 BALLS_AND_BINS = "balls_and_bins"
 PLD = "pld"
 _MC_OPTIONS = ("samples", "seed", "error_prob", "orders", "epsilon_step", "device")
-_OPTIONS = (*_MC_OPTIONS, "method", "accuracy", "max_grid_points")
+_OPTIONS = (*_MC_OPTIONS, "method", "max_grid_points")
 _DEFAULTS = BallsBinsOptions()
 DEFAULT_ACCURACY = 0.01
 
@@ -60,9 +60,6 @@ importance: one set per eps). Example:
 def add_ballsbins_arguments(parser: argparse.ArgumentParser) -> None:
     """The argument group of --sampler balls_and_bins (defaults None: 'not given')."""
     group = parser.add_argument_group("balls-and-bins (--sampler balls_and_bins)", DESCRIPTION)
-    group.add_argument("--accuracy", type=float, metavar="A",
-                       help=f"relative gap (upper - lower) / upper to refine the certified bounds to, in (0, 1) "
-                            f"(default {DEFAULT_ACCURACY:g})")
     group.add_argument("--max-grid-points", type=int, metavar="N",
                        help=f"cost cap of the certified bounds: largest grid of one law (default {DEFAULT_MAX_GRID_POINTS:,})")
     group.add_argument("--samples", type=int, metavar="M",

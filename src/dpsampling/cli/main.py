@@ -8,6 +8,7 @@ import math
 import sys
 
 from dpsampling import __version__, progress
+from dpsampling.accountants.poisson import PLD_METHODS
 from dpsampling.accountants.tables import ACCOUNTED_SAMPLERS, AccountingOptions, delta_table, epsilon_table
 from dpsampling.cli.ballsbins import (
     BALLS_AND_BINS,
@@ -23,6 +24,8 @@ from dpsampling.cli.calibrate import (
     sampling_rate,
 )
 from dpsampling.cli.compare import add_compare_command, run_compare
+from dpsampling.cli.schedule import account_schedule
+from dpsampling.validation import check_open_unit
 
 EXAMPLES = """examples:
   dpsampling account --sampler shuffle --sigma 0.5 --steps 10000 --delta 1e-6
@@ -62,20 +65,28 @@ def _build_parser() -> argparse.ArgumentParser:
         epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    account.add_argument("--sampler", required=True, choices=(*ACCOUNTED_SAMPLERS, BALLS_AND_BINS), help="batch sampler")
-    account.add_argument("--sigma", required=True, type=float, help="noise multiplier (> 0)")
-    account.add_argument("--steps", required=True, type=int, help="steps (batches) per epoch T (>= 1)")
+    account.add_argument("--sampler", choices=(*ACCOUNTED_SAMPLERS, BALLS_AND_BINS), help="batch sampler")
+    account.add_argument("--sigma", type=float, help="noise multiplier (> 0)")
+    account.add_argument("--steps", type=int, help="steps (batches) per epoch T (>= 1)")
     account.add_argument("--epochs", type=int, default=1, help="epochs K (>= 1, default 1)")
+    account.add_argument("--schedule", metavar="FILE",
+                         help="a YAML file with a list 'phases' (sampler, sigma, steps, epochs, sampling_rate): "
+                              "certified bounds of the whole run, instead of --sampler/--sigma/--steps "
+                              "(docs/COMMANDS.md)")
     query = account.add_mutually_exclusive_group(required=True)
     query.add_argument("--epsilon", type=float, nargs="+", metavar="E", help="eps values (>= 0): report delta")
     query.add_argument("--delta", type=float, nargs="+", metavar="D", help="delta values in (0, 1): report eps")
+    account.add_argument("--accuracy", type=float, metavar="A",
+                         help="refine the certified bounds until (upper - lower) / upper <= A in every row and "
+                              "direction, in (0, 1) (default 0.01)")
+    account.add_argument("--pld-method", choices=PLD_METHODS, default="certified",
+                         help="poisson and wor: certified (the default) or dp_accounting (dp-accounting's PLDs)")
     account.add_argument("--pld-discretization", type=float, default=AccountingOptions.pld_discretization,
-                         help="Poisson and wor PLD discretization interval to start from (the largest used)")
+                         help="--pld-method dp_accounting: the interval to start from (the largest used)")
     account.add_argument("--pld-min-discretization", type=float, default=AccountingOptions.pld_min_discretization,
-                         help="finest PLD interval the refinement may reach (default %(default)g); rows that "
-                              "have not met --pld-relative-accuracy by then say pld_converged false")
-    account.add_argument("--pld-relative-accuracy", type=float, default=AccountingOptions.pld_relative_accuracy,
-                         help="refine until (upper - lower) / upper <= this in every row (default %(default)g)")
+                         help="--pld-method dp_accounting: the finest interval the refinement may reach "
+                              "(default %(default)g); rows that have not met --accuracy by then say "
+                              "pld_converged false")
     account.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
     add_ballsbins_arguments(account)
     add_rate_and_relation_group(account, ACCOUNTED_SAMPLERS)
@@ -125,7 +136,8 @@ def _account(args) -> int:
         return account_balls_and_bins(args)
     options = AccountingOptions(pld_discretization=args.pld_discretization, sampling_rate=sampling_rate(args),
                                 pld_min_discretization=args.pld_min_discretization,
-                                pld_relative_accuracy=args.pld_relative_accuracy)
+                                pld_relative_accuracy=0.01 if args.accuracy is None else args.accuracy,
+                                pld_method=args.pld_method)
     if args.epsilon is not None:
         frame = delta_table(args.sampler, args.sigma, args.steps, args.epsilon, args.epochs, options, args.relation)
         key, quantity = "epsilon", "delta"
@@ -155,10 +167,17 @@ def main(argv=None) -> int:
         if args.command in OPS_COMMANDS:
             return run_ops_command(args)
         if args.command == "account":
-            for name in ("pld_discretization", "pld_min_discretization", "pld_relative_accuracy"):
+            if args.accuracy is not None:
+                check_open_unit("accuracy", args.accuracy)
+            for name in ("pld_discretization", "pld_min_discretization"):
                 value = getattr(args, name)
                 if value is not None and not value > 0:
                     raise ValueError(f"--{name.replace('_', '-')} must be positive; got {value!r}")
+            if args.schedule is not None:
+                return account_schedule(args)
+            missing = [f"--{name}" for name in ("sampler", "sigma", "steps") if getattr(args, name) is None]
+            if missing:
+                raise ValueError(f"{', '.join(missing)} required (or --schedule FILE); got none")
             return _account(args)
         if args.command == "calibrate":
             return run_calibrate(args)

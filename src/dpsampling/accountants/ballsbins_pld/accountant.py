@@ -23,7 +23,8 @@ from ...validation import (
     check_open_unit,
     check_positive,
 )
-from . import _kernels, _laws
+from ..certified import _kernels
+from ..certified import ballsbins as _laws
 
 ENGINE_VERSION = 1
 DEFAULT_MAX_GRID_POINTS = 40_000

@@ -1,58 +1,23 @@
 """Discrete laws of Y, of the average A of T copies and of the product of K copies of A.
 
-``PointsLaw`` is the upper-bound representation, ``MeansLaw`` the lower-bound one (see the
-package docstring for the proofs). Every function here is private to the package and takes
-validated arguments.
+Balls-and-bins' step laws: ``PointsLaw`` is the upper-bound representation, ``MeansLaw`` the
+lower-bound one (the proofs: ``accountants.ballsbins_pld``'s docstring). Every function here is
+private to the package and takes validated arguments.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 from scipy.special import log_ndtr, ndtr, ndtri
 
 from . import _kernels
+from .laws import MeansLaw, PointsLaw, prune_means, prune_points
 
-# Mass (or first moment, for the upper tail) below which tails are folded in; every fold is
-# accounted for exactly (remove_excess / add_excess) or is a coarsening (lower bound).
-PRUNE_MASS = 1e-30
 # The grid of Y leaves out at most this probability (times 1 / (T K)) at either end.
 TAIL_MASS = 1e-30
 _QUADRATURE_NODES, _QUADRATURE_WEIGHTS = np.polynomial.legendre.leggauss(8)
-
-
-@dataclass
-class PointsLaw:
-    """Mass p[i] at exp((k0 + i) h); remove_excess d and add_excess e are added to the deltas."""
-
-    k0: int
-    p: np.ndarray
-    remove_excess: float
-    add_excess: float
-
-    def mean(self, h: float) -> float:
-        return float(_points_mean(self.p, self.k0, h))
-
-
-@dataclass
-class MeansLaw:
-    """Mass m[i] at exp(lv[i]) (cell k0 + i; the two end cells are open-ended)."""
-
-    k0: int
-    m: np.ndarray
-    lv: np.ndarray
-
-
-@njit(cache=True)
-def _points_mean(p, k0, h):
-    total = 0.0
-    for i in range(p.size):
-        if p[i] > 0.0:
-            total += math.exp(math.log(p[i]) + (k0 + i) * h)
-    return total
 
 
 def y_range(sigma: float, tail_scale: float) -> tuple[float, float]:
@@ -108,66 +73,6 @@ def y_laws(sigma: float, h: float, tail_scale: float) -> tuple[PointsLaw, MeansL
     lv[-1] = max(float(log_ndtr(last + sd) - log_ndtr(last)), k_hi * h)
     lv[0] = min(lv[0], (k_lo + 1) * h)
     return upper, MeansLaw(k_lo, m, lv)
-
-
-def prune_points(law: PointsLaw, h: float) -> PointsLaw:
-    """Fold the tails: the lowest mass (total <= PRUNE_MASS) moves up to the first kept point
-    (remove: a move up, free; add: costs at most its probability, union bound), the highest
-    moves down to the last kept point (add: free; remove: costs its first-moment loss)."""
-    p = law.p
-    nz = np.nonzero(p > 0)[0]
-    if nz.size == 0:
-        raise FloatingPointError("the discrete law has no mass left")
-    p = p[nz[0]:nz[-1] + 1].copy()
-    k0 = law.k0 + int(nz[0])
-    cum = np.cumsum(p)
-    lo = int(np.searchsorted(cum, PRUNE_MASS, side="right"))  # p[:lo] sums to <= PRUNE_MASS
-    lo = min(lo, p.size - 1)
-    moved_up = float(cum[lo - 1]) if lo > 0 else 0.0
-    # top: cost_j = sum_{k > j} p_k (g_k - g_j), from suffix sums (log domain, no overflow)
-    with np.errstate(divide="ignore"):
-        logp = np.log(p)
-    ks = (k0 + np.arange(p.size)) * h
-    moment = np.exp(logp + ks)
-    s1 = np.concatenate([np.cumsum(moment[::-1])[::-1][1:], [0.0]])
-    s0 = np.concatenate([np.cumsum(p[::-1])[::-1][1:], [0.0]])
-    with np.errstate(divide="ignore"):
-        cost = s1 - np.exp(ks + np.log(s0))
-    ok = np.nonzero(cost <= PRUNE_MASS)[0]
-    hi = max(int(ok[0]) if ok.size else p.size - 1, lo)
-    moved_cost = max(float(cost[hi]), 0.0)
-    kept = p[lo:hi + 1].copy()
-    kept[0] += moved_up
-    kept[-1] += float(s0[hi])
-    return PointsLaw(k0 + lo, kept, law.remove_excess + moved_cost, law.add_excess + moved_up)
-
-
-def prune_means(law: MeansLaw, h: float) -> MeansLaw:
-    """Fold the tails into the end cells at their conditional mean (a coarsening: still a
-    lower bound): bottom cells of total mass <= PRUNE_MASS, top cells of first moment
-    <= PRUNE_MASS."""
-    m, lv = law.m, law.lv
-    nz = np.nonzero(m > 0)[0]
-    if nz.size == 0:
-        raise FloatingPointError("the discrete law has no mass left")
-    m, lv = m[nz[0]:nz[-1] + 1], lv[nz[0]:nz[-1] + 1]
-    k0 = law.k0 + int(nz[0])
-    with np.errstate(divide="ignore"):
-        moment = np.exp(np.log(m) + lv)
-    cum = np.cumsum(m)
-    lo = min(int(np.searchsorted(cum, PRUNE_MASS, side="right")), m.size - 1)
-    tail_moment = np.concatenate([np.cumsum(moment[::-1])[::-1][1:], [0.0]])  # sum_{k > j}
-    ok = np.nonzero(tail_moment <= PRUNE_MASS)[0]
-    hi = max(int(ok[0]) if ok.size else m.size - 1, lo)
-    new_m = m[lo:hi + 1].copy()
-    new_lv = lv[lo:hi + 1].copy()
-    if lo > 0:
-        new_m[0] = m[:lo + 1].sum()
-        new_lv[0] = min(math.log(moment[:lo + 1].sum() / new_m[0]), (k0 + lo + 1) * h)
-    if hi < m.size - 1:
-        new_m[-1] = m[hi:].sum()
-        new_lv[-1] = max(math.log(moment[hi:].sum() / new_m[-1]), (k0 + hi) * h)
-    return MeansLaw(k0 + lo, new_m, new_lv)
 
 
 def average_laws(a, b, w: float, h: float):

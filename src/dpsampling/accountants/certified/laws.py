@@ -1,0 +1,289 @@
+"""Discrete laws of a likelihood ratio on the grid g_k = exp(k h), and what the engine does to them.
+
+Two representations travel together (proofs: ``accountants.ballsbins_pld``):
+- ``PointsLaw`` (upper bound): mass at grid points, dominating the true law in convex order;
+- ``MeansLaw`` (lower bound): one atom per cell at the conditional mean, dominated in convex order.
+For independent X, Z >= 0 both orders are kept by the product X Z, and by
+
+- coarsening to a grid of step H >= h: a point between two coarse points is spread onto them with
+  its mean kept (upper); atoms falling in the same coarse cell are merged at their conditional
+  mean (lower, conditional Jensen: any partition will do);
+- products: grid points multiply to grid points (index sums), so the upper product is a
+  convolution of the masses; for the lower one, conditioning on the index sum i + j (again a
+  partition) gives one atom per sum with mass sum m_i m'_j and first moment
+  sum m_i v_i m'_j v'_j: two convolutions. Atoms are then merged into the cell that holds them.
+
+Convolutions use the FFT. Its rounding error in entry n is about 1e-16 times the largest entry
+of the convolved arrays, which in the far tails would swamp entries that matter once weighted by
+g_n (remove) or 1 (add). Each convolution is therefore done twice, on the masses (theta = 0) and
+on the masses tilted by g_k (theta = 1, the law under P: exact in relative terms where g is
+large); every entry is taken from the one whose rounding bound is smaller there. Negative
+entries are set to 0: for the upper law this can only raise every delta (f >= 0), for the lower
+law they carry no atom (dropping mass only lowers a delta). What is left is rounding of
+~1e-16 of the (tilted) peak per entry, below the engine's 1e-12 floor; tests compare with direct
+convolution.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+from scipy import fft as sfft
+
+# Mass (or first moment, for the upper tail) below which tails are folded in; every fold is
+# accounted for exactly (remove_excess / add_excess) or is a coarsening (lower bound).
+PRUNE_MASS = 1e-30
+ROUNDING = 1e-15  # relative rounding of an FFT convolution entry, of the largest entry
+TILTS = (0.0, 1.0, 2.0)  # each convolution is done on the masses times g^theta
+
+
+@dataclass
+class PointsLaw:
+    """Mass p[i] at exp((k0 + i) h); remove_excess d and add_excess e are added to the deltas."""
+
+    k0: int
+    p: np.ndarray
+    remove_excess: float
+    add_excess: float
+
+    def mean(self, h: float) -> float:
+        return float(_points_mean(self.p, self.k0, h))
+
+
+@dataclass
+class MeansLaw:
+    """Mass m[i] at exp(lv[i]) (cell k0 + i; the two end cells are open-ended)."""
+
+    k0: int
+    m: np.ndarray
+    lv: np.ndarray
+
+
+@njit(cache=True)
+def _points_mean(p, k0, h):
+    total = 0.0
+    for i in range(p.size):
+        if p[i] > 0.0:
+            total += math.exp(math.log(p[i]) + (k0 + i) * h)
+    return total
+
+
+def prune_points(law: PointsLaw, h: float) -> PointsLaw:
+    """Fold the tails: the lowest mass (total <= PRUNE_MASS) moves up to the first kept point
+    (remove: a move up, free; add: costs at most its probability, union bound), the highest
+    moves down to the last kept point (add: free; remove: costs its first-moment loss)."""
+    p = law.p
+    nz = np.nonzero(p > 0)[0]
+    if nz.size == 0:
+        raise FloatingPointError("the discrete law has no mass left")
+    p = p[nz[0]:nz[-1] + 1].copy()
+    k0 = law.k0 + int(nz[0])
+    cum = np.cumsum(p)
+    lo = int(np.searchsorted(cum, PRUNE_MASS, side="right"))  # p[:lo] sums to <= PRUNE_MASS
+    lo = min(lo, p.size - 1)
+    moved_up = float(cum[lo - 1]) if lo > 0 else 0.0
+    # top: cost_j = sum_{k > j} p_k (g_k - g_j), from suffix sums (log domain, no overflow)
+    with np.errstate(divide="ignore"):
+        logp = np.log(p)
+    ks = (k0 + np.arange(p.size)) * h
+    moment = np.exp(logp + ks)
+    s1 = np.concatenate([np.cumsum(moment[::-1])[::-1][1:], [0.0]])
+    s0 = np.concatenate([np.cumsum(p[::-1])[::-1][1:], [0.0]])
+    with np.errstate(divide="ignore"):
+        cost = s1 - np.exp(ks + np.log(s0))
+    ok = np.nonzero(cost <= PRUNE_MASS)[0]
+    hi = max(int(ok[0]) if ok.size else p.size - 1, lo)
+    moved_cost = max(float(cost[hi]), 0.0)
+    kept = p[lo:hi + 1].copy()
+    kept[0] += moved_up
+    kept[-1] += float(s0[hi])
+    return PointsLaw(k0 + lo, kept, law.remove_excess + moved_cost, law.add_excess + moved_up)
+
+
+def prune_means(law: MeansLaw, h: float) -> MeansLaw:
+    """Fold the tails into the end cells at their conditional mean (a coarsening: still a
+    lower bound): bottom cells of total mass <= PRUNE_MASS, top cells of first moment
+    <= PRUNE_MASS."""
+    m, lv = law.m, law.lv
+    nz = np.nonzero(m > 0)[0]
+    if nz.size == 0:
+        raise FloatingPointError("the discrete law has no mass left")
+    m, lv = m[nz[0]:nz[-1] + 1], lv[nz[0]:nz[-1] + 1]
+    k0 = law.k0 + int(nz[0])
+    with np.errstate(divide="ignore"):
+        moment = np.exp(np.log(m) + lv)
+    cum = np.cumsum(m)
+    lo = min(int(np.searchsorted(cum, PRUNE_MASS, side="right")), m.size - 1)
+    tail_moment = np.concatenate([np.cumsum(moment[::-1])[::-1][1:], [0.0]])  # sum_{k > j}
+    ok = np.nonzero(tail_moment <= PRUNE_MASS)[0]
+    hi = max(int(ok[0]) if ok.size else m.size - 1, lo)
+    new_m = m[lo:hi + 1].copy()
+    new_lv = lv[lo:hi + 1].copy()
+    if lo > 0:
+        new_m[0] = m[:lo + 1].sum()
+        new_lv[0] = min(math.log(moment[:lo + 1].sum() / new_m[0]), (k0 + lo + 1) * h)
+    if hi < m.size - 1:
+        new_m[-1] = m[hi:].sum()
+        new_lv[-1] = max(math.log(moment[hi:].sum() / new_m[-1]), (k0 + hi) * h)
+    return MeansLaw(k0 + lo, new_m, new_lv)
+
+
+def _rebin_target(x_index: np.ndarray, h: float, step: float):
+    """Coarse index J = floor(x / step) and offset x - J step of grid points x = k h."""
+    ratio = step / h
+    factor = round(ratio)
+    if abs(ratio - factor) < 1e-9 * ratio:
+        coarse = np.floor_divide(x_index, factor)
+        return coarse, (x_index - coarse * factor) * h
+    x = x_index * h
+    coarse = np.floor(x / step).astype(np.int64)
+    return coarse, np.clip(x - coarse * step, 0.0, step)
+
+
+def coarsen_points(law: PointsLaw, h: float, step: float) -> PointsLaw:
+    """The law on the grid of step ``step`` >= h: each point spread onto the two coarse points
+    around it with its mean kept."""
+    if step == h:
+        return law
+    coarse, offset = _rebin_target(law.k0 + np.arange(law.p.size), h, step)
+    up = law.p * (np.expm1(offset) / math.expm1(step))
+    k0 = int(coarse[0])
+    n = int(coarse[-1]) - k0 + 2
+    out = np.bincount(coarse - k0, weights=law.p - up, minlength=n) + np.bincount(coarse - k0 + 1, weights=up, minlength=n)
+    return prune_points(PointsLaw(k0, out, law.remove_excess, law.add_excess), step)
+
+
+def _merge_atoms(mass, log_value, step: float) -> MeansLaw:
+    """Atoms (mass, exp(log_value)) merged per cell of step ``step`` at their conditional mean."""
+    keep = mass > 0
+    mass, log_value = mass[keep], log_value[keep]
+    cells = np.floor(log_value / step).astype(np.int64)
+    k0 = int(cells.min())
+    n = int(cells.max()) - k0 + 1
+    total = np.bincount(cells - k0, weights=mass, minlength=n)
+    moment = np.bincount(cells - k0, weights=mass * np.exp(log_value - cells * step), minlength=n)
+    low = (k0 + np.arange(n)) * step
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lv = np.where(total > 0, low + np.log(moment / total), low)
+    return prune_means(MeansLaw(k0, total, lv), step)
+
+
+def coarsen_means(law: MeansLaw, h: float, step: float) -> MeansLaw:
+    """The law on the grid of step ``step`` >= h: atoms merged per coarse cell (Jensen)."""
+    if step == h:
+        return law
+    return _merge_atoms(law.m, law.lv, step)
+
+
+def _convolve(a: np.ndarray, b: np.ndarray | None) -> np.ndarray:
+    """Full linear convolution a * b (b None: a * a) by real FFT."""
+    n = a.size + (a.size if b is None else b.size) - 1
+    size = sfft.next_fast_len(n, real=True)
+    fa = sfft.rfft(a, size, workers=-1)
+    fb = fa if b is None else sfft.rfft(b, size, workers=-1)
+    return sfft.irfft(fa * fb, size, workers=-1)[:n]
+
+
+@njit(cache=True)
+def _keep_best(best, log_bound, tilted, log_scale, theta, h):
+    """Entry n from ``tilted`` (the convolution of the g^theta-tilted arrays, scale
+    exp(log_scale) at its largest) where its rounding bound is below the best so far."""
+    n = best.size
+    for i in range(n):
+        offset = (i - (n - 1)) * h  # log of g_i / g_{n-1} <= 0
+        candidate = log_scale - theta * offset
+        if candidate < log_bound[i]:
+            log_bound[i] = candidate
+            best[i] = tilted[i] * math.exp(-theta * offset)
+
+
+def _tilted_convolve(a: np.ndarray, b: np.ndarray | None, h: float) -> tuple[np.ndarray, np.ndarray]:
+    """a * b with each entry from the convolution tilted by g^theta, theta in TILTS, whose
+    rounding bound is smallest there (module docstring); returns the entries (negatives set
+    to 0) and that bound per entry."""
+    n = a.size + (a.size if b is None else b.size) - 1
+    best = np.zeros(n)
+    log_bound = np.full(n, np.inf)
+    tilt_a = np.exp((np.arange(a.size) - (a.size - 1)) * h)
+    tilt_b = None if b is None else np.exp((np.arange(b.size) - (b.size - 1)) * h)
+    for theta in TILTS:
+        ta = a * tilt_a**theta
+        tb = None if b is None else b * tilt_b**theta
+        tilted = _convolve(ta, tb)
+        scale = np.max(np.abs(tilted))
+        if scale > 0.0:
+            _keep_best(best, log_bound, tilted, math.log(ROUNDING * scale), theta, h)
+    return np.maximum(best, 0.0), np.exp(np.minimum(log_bound, 700.0))
+
+
+def multiply_points(a: PointsLaw, b: PointsLaw | None, h: float) -> PointsLaw:
+    """Upper law of X Z (b None: two independent copies of a), both on the grid h.
+
+    Tails: add_excess adds (union bound); remove_excess d_X E Z + E X d_Z + d_X d_Z (the mean
+    lost by X times what multiplies it, and so on). An entry below its rounding bound b_n is
+    rounding alone: it is set to 0 and b_n is charged to the excess terms (remove: b_n g_n;
+    add: b_n where g_n < 1, the add integrand being 0 above 1), so no sign of rounding is
+    trusted."""
+    other = a if b is None else b
+    out, bound = _tilted_convolve(a.p, None if b is None else b.p, h)
+    k0 = a.k0 + other.k0
+    noise = out <= bound
+    log_g = (k0 + np.arange(out.size)) * h
+    with np.errstate(divide="ignore"):
+        remove_noise = float(np.exp(np.log(bound[noise]) + log_g[noise]).sum())
+    add_noise = float(bound[noise & (log_g < 0)].sum())
+    out[noise] = 0.0
+    mean_a, mean_b = a.mean(h), other.mean(h)
+    da, db = a.remove_excess, other.remove_excess
+    return prune_points(PointsLaw(k0, out, da * mean_b + mean_a * db + da * db + remove_noise,
+                                  a.add_excess + other.add_excess + add_noise), h)
+
+
+def multiply_means(a: MeansLaw, b: MeansLaw | None, h: float) -> MeansLaw:
+    """Lower law of X Z: one atom per index sum (two convolutions), merged per cell. An entry
+    whose mass is below its rounding bound carries no atom (dropping mass only lowers a delta)."""
+    other = a if b is None else b
+
+    def offsets(law):  # log of each atom relative to its cell's lower end
+        return law.lv - (law.k0 + np.arange(law.m.size)) * h
+
+    off_a, off_b = offsets(a), offsets(other)
+    mass, bound = _tilted_convolve(a.m, None if b is None else b.m, h)
+    moment, _ = _tilted_convolve(a.m * np.exp(off_a), None if b is None else b.m * np.exp(off_b), h)
+    k0 = a.k0 + other.k0
+    ok = (mass > bound) & (moment > 0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        offset = np.log(np.where(ok, moment / np.where(ok, mass, 1.0), 1.0))
+    # an atom of index sum n is a mean of values with offsets in [min_a + min_b, max_a + max_b]
+    offset = np.clip(offset, off_a.min() + off_b.min(), off_a.max() + off_b.max())
+    return _merge_atoms(np.where(ok, mass, 0.0), (k0 + np.arange(mass.size)) * h + offset, h)
+
+
+@dataclass
+class Laws:
+    """The pair of laws on the grid of step h."""
+
+    points: PointsLaw
+    means: MeansLaw
+    h: float
+
+    def coarsen(self, step: float) -> Laws:
+        if step <= self.h:
+            return self
+        return Laws(coarsen_points(self.points, self.h, step), coarsen_means(self.means, self.h, step), step)
+
+    def times(self, other: Laws | None) -> Laws:
+        """Product with an independent ``other`` (None: with an independent copy of itself),
+        on the coarser of the two grids."""
+        if other is None:
+            return Laws(multiply_points(self.points, None, self.h), multiply_means(self.means, None, self.h), self.h)
+        step = max(self.h, other.h)
+        a, b = self.coarsen(step), other.coarsen(step)
+        return Laws(multiply_points(a.points, b.points, step), multiply_means(a.means, b.means, step), step)
+
+    @property
+    def size(self) -> int:
+        return max(self.points.p.size, self.means.m.size)

@@ -1,0 +1,109 @@
+"""Discrete laws of one step's likelihood ratio L = (1 - q) + q Y of a subsampled Gaussian.
+
+Poisson subsampling at rate q with noise sigma (sensitivity 1) is dominated by
+P = (1 - q) N(0, s^2) + q N(1, s^2) vs Q = N(0, s^2) (chua24 Sec. 3), and WOR by the same pair
+at distance 2, i.e. at noise sigma / 2 (lebeda24 Thm 10.2). Under Q,
+    dP/dQ(x) = L = (1 - q) + q Y,    Y = exp((2 x - 1) / (2 sigma^2)),
+so log Y ~ N(mu, s^2) with mu = -1/(2 sigma^2), s = 1/sigma, and E[Y] = E[L] = 1. The
+size-biased law of log Y (E[Y; log Y in A] = P(N(mu + s^2, s^2) in A)) gives every partial first
+moment in closed form.
+
+Grid g_k = exp(k h). L >= 1 - q, so the lowest cell k_lo = floor(log(1 - q) / h) holds
+Y in [0, y_1): nothing is clipped below (q < 1). Cell k of L is the interval of Y between
+y(g_k) and y(g_{k+1}), y(g) = (g - 1 + q) / q. Per cell we need its probability P_k and
+E[L - g_k; cell] = q E[Y - y(g_k); cell] >= 0:
+- narrow cells (width of log Y <= NARROW, and 1/sigma >= 0.1 wide: w / s <= 0.5): 5-point Gauss-Legendre in log y of
+  e^{t_k} expm1(t - t_k) phi(t) (no cancellation);
+- wide cells: the closed forms E[Y; cell] - y(g_k) P_k (their relative gap is >= ~NARROW/2, so
+  the subtraction loses at most ~2 / NARROW of the 16 digits).
+The upper law spreads each cell onto its ends with the mean kept (convex order); the lower law
+keeps one atom per cell at its conditional mean (Jensen). Above the top point g_hi, chosen so
+that E[L; L > g_hi] <= tail, the upper law moves the mass down to g_hi (free for add; for
+remove E[(L - g_hi)_+] is added to ``remove_excess``); the lower law keeps it as an open-ended
+top cell at its conditional mean. q = 1 is the Gaussian mechanism itself (``ballsbins_pld``'s
+law of Y).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy.special import ndtr, ndtri
+
+from . import ballsbins as _laws
+from .laws import MeansLaw, PointsLaw
+
+NARROW = 0.05
+_NODES, _WEIGHTS = np.polynomial.legendre.leggauss(5)
+
+
+def _interval_probability(a, b):
+    """P(a <= Z < b) for standard normal Z, from the tail nearer the interval."""
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    upper = a > 0
+    return np.where(upper, ndtr(-a) - ndtr(-b), ndtr(b) - ndtr(a))
+
+
+def _cell_moments(q: float, sigma: float, k: np.ndarray, h: float):
+    """P_k and E[L - g_k; cell k] for finite cells k (log y at both ends finite)."""
+    mu, s = -0.5 / sigma**2, 1.0 / sigma
+    log_q = math.log(q)
+    t_lo = np.log(np.expm1(k * h) + q) - log_q
+    t_hi = np.log(np.expm1((k + 1) * h) + q) - log_q
+    mass = _interval_probability((t_lo - mu) / s, (t_hi - mu) / s)
+    width = t_hi - t_lo
+    # narrow: Gauss-Legendre in t of e^{t_lo} expm1(t - t_lo) phi(t)
+    t = t_lo[:, None] + 0.5 * width[:, None] * (1.0 + _NODES[None, :])
+    log_phi = -0.5 * ((t - mu) / s) ** 2 - math.log(s * math.sqrt(2.0 * math.pi))
+    gl = 0.5 * width * (_WEIGHTS[None, :] * np.expm1(t - t_lo[:, None]) * np.exp(log_phi + t_lo[:, None])).sum(axis=1)
+    # wide: closed forms
+    shifted = mu + s * s
+    first = _interval_probability((t_lo - shifted) / s, (t_hi - shifted) / s)
+    closed = first - np.exp(t_lo) * mass
+    excess = q * np.where(width <= NARROW, gl, np.maximum(closed, 0.0))
+    return mass, excess
+
+
+def subsampled_step(sigma: float, q: float, h: float, tail: float) -> tuple[PointsLaw, MeansLaw]:
+    """(upper, lower) laws of L = (1 - q) + q Y on the grid of step h; ``tail`` bounds the
+    first moment E[L; L > g_hi] left above the top point (module docstring)."""
+    if q >= 1.0:
+        return _laws.y_laws(sigma, h, tail_scale=_laws.TAIL_MASS / tail)
+    mu, s = -0.5 / sigma**2, 1.0 / sigma
+    # top: q E[Y; log Y > t_top] = q Phi((mu + s^2 - t_top) / s) <= tail
+    t_top = mu + s * s - s * float(ndtri(min(tail / q, 0.5)))
+    k_lo = math.floor(math.log1p(-q) / h)
+    k_hi = max(math.ceil(math.log1p(q * math.expm1(t_top)) / h), k_lo + 2)
+    t1 = math.log(math.expm1((k_lo + 1) * h) + q) - math.log(q)
+    # lowest cell: Y in [0, y(g_{k_lo+1})), L - g_{k_lo} = (1 - q - g_{k_lo}) + q Y >= 0
+    mass0 = float(ndtr((t1 - mu) / s))
+    excess0 = -(math.expm1(k_lo * h) + q) * mass0 + q * float(ndtr((t1 - mu - s * s) / s))
+    ks = np.arange(k_lo + 1, k_hi)
+    mass, excess = _cell_moments(q, sigma, ks.astype(float), h)
+    mass = np.concatenate([[mass0], mass])
+    excess = np.concatenate([[max(excess0, 0.0)], excess])
+    g = np.exp(np.arange(k_lo, k_hi) * h)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        up = np.clip(np.where(mass > 0, excess / (g * math.expm1(h)), 0.0), 0.0, mass)
+    t_hi = math.log(math.expm1(k_hi * h) + q) - math.log(q)
+    above = float(ndtr((mu - t_hi) / s))
+    above_first = float(ndtr((mu + s * s - t_hi) / s))  # E[Y; Y > y_hi]
+    p = np.zeros(k_hi - k_lo + 1)
+    p[:-1] += mass - up
+    p[1:] += up
+    p[-1] += above
+    upper = PointsLaw(k_lo, p, remove_excess=q * above_first, add_excess=0.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lv = np.arange(k_lo, k_hi) * h + np.log1p(np.where(mass > 0, excess / (mass * g), 0.0))
+    top_lv = math.log((1.0 - q) + q * above_first / above) if above > 0 else k_hi * h
+    lv = np.concatenate([lv, [max(top_lv, k_hi * h)]])
+    lower = MeansLaw(k_lo, np.concatenate([mass, [above]]), lv)
+    return upper, lower
+
+
+def log_sd(sigma: float, q: float) -> float:
+    """log-scale of L: sd of the lognormal with L's mean 1 and variance q^2 (e^{1/sigma^2} - 1)."""
+    return math.sqrt(math.log1p(q * q * math.expm1(1.0 / sigma**2)))
+
+

@@ -1,0 +1,218 @@
+"""The certified engine (accountants.certified) against closed forms, direct convolution,
+dp-accounting and Monte Carlo; schedules and their input checks."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from dp_accounting.pld import privacy_loss_distribution as pld_lib
+from numba import njit
+
+from dpsampling.accountants import deterministic
+from dpsampling.accountants.certified import Accountant, Phase, _kernels, calibrate_sigma
+from dpsampling.accountants.certified.compose import level_step
+from dpsampling.accountants.certified.laws import PointsLaw, multiply_points
+from dpsampling.accountants.certified.schedule import ScheduleError, load_schedule
+from dpsampling.accountants.certified.steps import log_sd, subsampled_step
+from dpsampling.accountants.pairs import SubsampledPair
+
+
+def _by(frame, direction, column):
+    return frame.loc[frame["direction"] == direction, column].to_numpy()
+
+
+@pytest.mark.parametrize(("sigma", "q"), [(0.4, 1e-5), (1.0, 0.01), (3.0, 0.5), (10.0, 1e-3)])
+def test_step_laws_keep_mass_and_mean(sigma, q):
+    """Both discrete laws of L = 1 - q + q Y have mass 1 and mean E[L] = 1 (spreads and
+    conditional means keep the mean; what is left above the top point is remove_excess)."""
+    h = level_step(log_sd(sigma, q), 1, 1)
+    upper, lower = subsampled_step(sigma, q, h, 1e-20)
+    g = np.exp((upper.k0 + np.arange(upper.p.size)) * h)
+    assert abs(upper.p.sum() - 1) < 1e-13 and abs((upper.p * g).sum() - 1) < 1e-13 + upper.remove_excess
+    keep = lower.m > 0
+    assert abs(lower.m.sum() - 1) < 1e-13
+    assert abs(np.exp(np.log(lower.m[keep]) + lower.lv[keep]).sum() - 1) < 1e-13
+
+
+@pytest.mark.parametrize("epochs", [1, 4])
+def test_deterministic_brackets_its_closed_form(epochs):
+    eps = np.array([0.0, 0.5, 1.0, 2.0, 4.0])
+    frame = Accountant([Phase("deterministic", 0.9, 100, epochs)]).delta_bounds(eps)
+    exact = deterministic.deterministic_delta(eps, 0.9, epochs)
+    for direction in ("remove", "add", "max"):
+        lower, upper = _by(frame, direction, "delta_lower"), _by(frame, direction, "delta_upper")
+        # where e^eps is a grid point Jensen is exact there: equality up to rounding
+        assert np.all(lower <= exact * (1 + 1e-12)) and np.all(exact <= upper * (1 + 1e-12))
+        counted = upper > 1e-12
+        assert np.all((upper - lower)[counted] <= 0.01 * upper[counted])
+
+
+@pytest.mark.parametrize(("sampler", "distance"), [("poisson", 1.0), ("wor", 2.0)])
+def test_one_step_brackets_the_exact_pair(sampler, distance):
+    """T = 1: the pair's hockey-stick divergence in closed form lies inside the bracket, both directions."""
+    eps = np.array([0.0, 0.3, 1.0, 2.0])
+    frame = Accountant([Phase(sampler, 0.7, 1, sampling_rate=0.2)]).delta_bounds(eps)
+    pair = SubsampledPair("gaussian", 0.7, 0.2, distance)
+    for direction in ("remove", "add"):
+        exact = pair.hockey_stick(eps, direction)
+        assert np.all(_by(frame, direction, "delta_lower") <= exact + 1e-15)
+        assert np.all(exact <= _by(frame, direction, "delta_upper") + 1e-15)
+
+
+def test_wor_is_poisson_at_half_sigma():
+    eps = [0.5, 1.5]
+    wor = Accountant([Phase("wor", 1.6, 50, sampling_rate=0.05)]).delta_bounds(eps)
+    poisson = Accountant([Phase("poisson", 0.8, 50, sampling_rate=0.05)]).delta_bounds(eps)
+    np.testing.assert_array_equal(wor["delta_upper"].to_numpy(), poisson["delta_upper"].to_numpy())
+    np.testing.assert_array_equal(wor["delta_lower"].to_numpy(), poisson["delta_lower"].to_numpy())
+
+
+@njit(cache=True)
+def _direct_convolution(a, b):
+    out = np.zeros(a.size + b.size - 1)
+    for i in range(a.size):
+        for j in range(b.size):
+            out[i + j] += a[i] * b[j]
+    return out
+
+
+def test_fft_product_matches_direct_convolution():
+    """The tilted FFT product agrees with the exact index-sum product: every delta of both
+    directions within 1e-14 absolute (FFT rounding, module docstring of certified.laws), and the
+    FFT one is not below the exact one by more than that."""
+    sigma, q = 0.6, 0.05
+    h = level_step(log_sd(sigma, q), 1, 0)
+    upper, _ = subsampled_step(sigma, q, h, 1e-20)
+    exact = _direct_convolution(upper.p, upper.p)
+    fft = multiply_points(upper, None, h)
+    exact_law = PointsLaw(2 * upper.k0, exact, 0.0, 0.0)
+    for eps in (0.0, 1.0, 3.0, 6.0):
+        for remove in (True, False):
+            lv_exact = (exact_law.k0 + np.arange(exact.size)) * h
+            lv_fft = (fft.k0 + np.arange(fft.p.size)) * h
+            d_exact = _kernels.hockey_stick(exact, lv_exact, eps, remove)
+            excess = fft.remove_excess if remove else fft.add_excess
+            d_fft = _kernels.hockey_stick(fft.p, lv_fft, eps, remove) + excess
+            assert abs(d_fft - d_exact) < 1e-14
+            assert d_fft >= d_exact - 1e-15
+
+
+@pytest.mark.parametrize(("sigma", "q", "steps"), [(1.0, 0.01, 1000), (0.6, 0.05, 200)])
+def test_dp_accounting_pld_is_consistent(sigma, q, steps):
+    """Independent cross-check: dp-accounting's optimistic PLD (a lower bound) is not above our
+    upper bound, and its pessimistic PLD (an upper bound) not below our lower bound."""
+    eps = [0.5, 1.0, 2.0]
+    frame = Accountant([Phase("poisson", sigma, steps, sampling_rate=q)]).delta_bounds(eps)
+    for pessimistic in (True, False):
+        single = pld_lib.from_gaussian_mechanism(sigma, sampling_prob=q, pessimistic_estimate=pessimistic,
+                                                 value_discretization_interval=1e-3, use_connect_dots=pessimistic)
+        theirs = np.asarray(single.self_compose(steps).get_delta_for_epsilon(eps))
+        if pessimistic:
+            assert np.all(_by(frame, "max", "delta_lower") <= theirs + 1e-12)
+        else:
+            assert np.all(theirs <= _by(frame, "max", "delta_upper") + 1e-12)
+
+
+def test_monte_carlo_inside_the_bracket():
+    """delta_remove(eps) = E_Q[(G - e^eps)_+], G = prod_t (1 - q + q Y_t): a seeded Monte Carlo
+    mean lies within 5 standard errors of the bracket (false failure probability < 1e-6)."""
+    sigma, q, steps, eps = 0.8, 0.05, 100, 1.0
+    frame = Accountant([Phase("poisson", sigma, steps, sampling_rate=q)]).delta_bounds([eps])
+    rng = np.random.default_rng(20241125)
+    n = 200_000
+    log_g = np.zeros(n)
+    for _ in range(steps):
+        x = rng.normal(0.0, sigma, n)
+        log_g += np.log1p(q * np.expm1((2 * x - 1) / (2 * sigma**2)))
+    terms = np.maximum(np.exp(log_g) - np.exp(eps), 0.0)
+    mean, se = terms.mean(), terms.std(ddof=1) / np.sqrt(n)
+    assert _by(frame, "remove", "delta_lower")[0] - 5 * se <= mean <= _by(frame, "remove", "delta_upper")[0] + 5 * se
+    assert se < 0.05 * mean  # the check has power: the bracket is within 1%, the error bar within 5%
+
+
+def test_accuracy_is_reached_at_long_runs():
+    """T = 1e5 at a small rate: every direction's eps bracket within 1% (issue 18's target)."""
+    frame = Accountant([Phase("poisson", 0.8, 100_000, sampling_rate=1e-3)]).epsilon_bounds([1e-5])
+    assert frame.attrs["converged"]
+    for direction in ("remove", "add", "max"):
+        lower, upper = _by(frame, direction, "epsilon_lower")[0], _by(frame, direction, "epsilon_upper")[0]
+        assert 0 < lower <= upper <= 1.01 * lower
+
+
+def test_get_epsilon_and_calibration():
+    phase = Phase("poisson", 1.0, 1000, sampling_rate=0.01)
+    accountant = Accountant([phase])
+    frame = accountant.epsilon_bounds([1e-5])
+    assert accountant.get_epsilon(1e-5) == _by(frame, "max", "epsilon_upper")[0]
+    result = calibrate_sigma([phase], 2.0, 1e-5)
+    assert Accountant([Phase("poisson", result["scale"], 1000, sampling_rate=0.01)]).get_epsilon(1e-5) <= 2.0
+    assert Accountant([Phase("poisson", result["scale_low"], 1000, sampling_rate=0.01)]).get_epsilon(1e-5) > 2.0
+    assert result["scale"] / result["scale_low"] - 1 <= 1e-3
+
+
+def test_two_identical_phases_are_one_phase_twice_as_long(tmp_path):
+    two = tmp_path / "two.yaml"
+    two.write_text("phases:\n  - {sampler: poisson, sigma: 1.0, steps: 500, sampling_rate: 0.02}\n"
+                   "  - {sampler: poisson, sigma: 1.0, steps: 500, sampling_rate: 0.02}\n")
+    one = Accountant([Phase("poisson", 1.0, 1000, sampling_rate=0.02)]).epsilon_bounds([1e-6])
+    both = Accountant(load_schedule(two)).epsilon_bounds([1e-6])
+    for direction in ("remove", "add", "max"):
+        lo1, up1 = _by(one, direction, "epsilon_lower")[0], _by(one, direction, "epsilon_upper")[0]
+        lo2, up2 = _by(both, direction, "epsilon_lower")[0], _by(both, direction, "epsilon_upper")[0]
+        assert max(lo1, lo2) <= min(up1, up2)  # both brackets hold the same true value
+        assert up2 <= 1.01 * lo2
+
+
+def test_a_later_phase_costs_privacy():
+    warm = Phase("poisson", 2.0, 200, sampling_rate=0.05)
+    main = Phase("balls_and_bins", 1.0, 100, epochs=2)
+    alone = Accountant([main]).epsilon_bounds([1e-5])
+    both = Accountant([warm, main]).epsilon_bounds([1e-5])
+    assert _by(both, "max", "epsilon_lower")[0] > _by(alone, "max", "epsilon_upper")[0]
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    (None, "schedule file not found"),
+    ("phases: [", "not valid YAML"),
+    ("steps: 3\n", "must be a mapping with a list 'phases'"),
+    ("phases: []\n", "'phases' must be a non-empty list"),
+    ("phases:\n  - {sampler: shuffle, sigma: 1, steps: 10}\n", "phase 1: field 'sampler': shuffle cannot be composed"),
+    ("phases:\n  - {sampler: poison, sigma: 1, steps: 10}\n", "phase 1: field 'sampler' is 'poison'; allowed"),
+    ("phases:\n  - {sampler: poisson, sigma: 1, steps: 10, batch: 3}\n", "phase 1: unknown field 'batch'"),
+    ("phases:\n  - {sampler: poisson, sigma: 1, steps: 10}\n  - {sampler: poisson, steps: 10}\n",
+     "phase 2: field 'sigma' is missing"),
+    ("phases:\n  - {sampler: poisson, sigma: -1, steps: 10}\n", "phase 1: sigma must be"),
+    ("phases:\n  - {sampler: poisson, sigma: 1, steps: 10, sampling_rate: 2}\n", "phase 1: sampling_rate must be"),
+    ("phases:\n  - {sampler: poisson, sigma: 1, steps: 0}\n", "phase 1: steps must be"),
+    ("phases:\n  - {sampler: balls_and_bins, sigma: 1, steps: 10, sampling_rate: 0.1}\n",
+     "phase 1: sampling_rate applies to samplers poisson and wor only"),
+    ("phases:\n  - {sampler: poisson, sigma: one, steps: 10}\n", "phase 1: field 'sigma' is 'one'; allowed: a number"),
+])
+def test_schedule_errors_name_file_phase_and_field(tmp_path, text, message):
+    path = tmp_path / "run.yaml"
+    if text is not None:
+        path.write_text(text)
+    with pytest.raises(ScheduleError) as error:
+        load_schedule(path)
+    assert str(path) in str(error.value) and message in str(error.value)
+    assert "\n" not in str(error.value)
+
+
+def test_account_schedule_command(tmp_path, capsys):
+    from dpsampling.cli import main
+
+    path = tmp_path / "run.yaml"
+    path.write_text("phases:\n  - {sampler: deterministic, sigma: 2.0, steps: 10, epochs: 2}\n")
+    assert main(["account", "--schedule", str(path), "--epsilon", "1", "--json"]) == 0
+    import json
+
+    out = json.loads(capsys.readouterr().out)
+    exact = deterministic.deterministic_delta([1.0], 2.0, 2)[0]
+    row = out["rows"][0]
+    assert row["delta_lower"] <= exact <= row["delta_upper"]
+    assert row["remove"]["delta_upper"] >= exact and row["add"]["delta_lower"] <= exact
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("phases:\n  - {sampler: shuffle, sigma: 1, steps: 10}\n")
+    assert main(["account", "--schedule", str(bad), "--epsilon", "1"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "shuffle cannot be composed" in err
