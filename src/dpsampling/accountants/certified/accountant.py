@@ -18,9 +18,7 @@ import pandas as pd
 from ...validation import check_array, check_int_at_least, check_nonnegative, check_open_unit, check_positive
 from .engine import (
     DEFAULT_MAX_GRID_POINTS,
-    DELTA_FLOOR,
     DIRECTION_NAMES,
-    EPSILON_FLOOR,
     Phase,
     as_phases,
     delta_rows,
@@ -53,9 +51,10 @@ class Accountant:
 
     def delta_bounds(self, epsilons) -> pd.DataFrame:
         """Rows (epsilon, direction in remove, add, max): delta_lower, delta_upper, accuracy (the
-        row's largest relative gap over the directions; 0 where delta_upper <= DELTA_FLOOR)."""
+        row's largest relative gap over the directions; 0 where delta_upper is below the floor:
+        DELTA_FLOOR, or EXCESS_FLOOR_FACTOR times the tail and rounding terms, attrs["excess"])."""
         eps = check_array("epsilon", epsilons, check_nonnegative)
-        bounds, gaps, attrs = refined(self.phases, lambda laws: delta_rows(laws, eps), DELTA_FLOOR,
+        bounds, gaps, attrs = refined(self.phases, lambda laws: delta_rows(laws, eps), "delta",
                                       self.accuracy, self.max_grid_points)
         return self._frame(eps, "epsilon", bounds, gaps, attrs, "delta")
 
@@ -63,7 +62,7 @@ class Accountant:
         """Rows (delta, direction): epsilon_lower, epsilon_upper (eps >= 0; inf if the tail terms
         alone pass delta), accuracy (as for the delta bounds, floor EPSILON_FLOOR)."""
         ds = check_array("delta", deltas, check_open_unit)
-        bounds, gaps, attrs = refined(self.phases, lambda laws: epsilon_rows(laws, ds), EPSILON_FLOOR,
+        bounds, gaps, attrs = refined(self.phases, lambda laws: epsilon_rows(laws, ds), "epsilon",
                                       self.accuracy, self.max_grid_points)
         return self._frame(ds, "delta", bounds, gaps, attrs, "epsilon")
 

@@ -10,12 +10,15 @@ lies between the two laws' hockey-stick divergences (plus the tracked tail terms
 Refinement r halves every grid step; each refinement's bounds are valid, so a row keeps the
 smallest upper and the largest lower bound seen. It stops when every row's relative gap, in
 both directions and their maximum, is <= ``accuracy`` (rows with delta_upper <= DELTA_FLOOR or
-eps_upper <= EPSILON_FLOOR not counted), or when the next refinement's arrays would pass
-``max_grid_points`` (the row says not converged and how close it got).
+eps_upper <= EPSILON_FLOOR not counted, nor delta rows whose upper bound is within
+EXCESS_FLOOR_FACTOR of the tail and FFT-rounding terms), when the next refinement's arrays
+would pass ``max_grid_points``, or when a refinement no longer halves the largest gap (the
+frame says not converged and how close it got).
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -28,6 +31,9 @@ from .laws import Laws
 
 ENGINE_VERSION = 1
 DELTA_FLOOR = 1e-12
+# delta rows with delta_upper <= this times the tail and rounding terms (``excess``) are not
+# counted in the gap: there the upper bound is those terms, which no finer grid removes
+EXCESS_FLOOR_FACTOR = 100.0
 EPSILON_FLOOR = 1e-4
 DEFAULT_MAX_GRID_POINTS = 2**21  # ~1 GB at the largest (a single step's law, FFT at 3 tilts)
 MIN_SIGMA = 0.05  # below, log Y's grid passes exp's range
@@ -139,12 +145,13 @@ def row_gaps(bounds: np.ndarray, floor: float) -> np.ndarray:
     return np.max(np.where(counted, gaps, 0.0), axis=1)
 
 
-def refined(phases, rows_of, floor: float, accuracy: float, max_grid_points: int):
-    """Refine until every row's gap is <= accuracy or the next level passes max_grid_points.
+def refined(phases, rows_of, kind: str, accuracy: float, max_grid_points: int):
+    """Refine until every row's gap is <= accuracy, the next level would pass max_grid_points,
+    or a refinement no longer halves the largest gap (rounding, not the grid, limits it then).
     Returns ((n, 3, 2) bounds, per-row gaps, attrs)."""
     accuracy = check_open_unit("accuracy", accuracy)
     max_grid_points = check_int_at_least("max_grid_points", max_grid_points, 2)
-    best, refinement = None, 0
+    best, refinement, previous = None, 0, math.inf
     label = " + ".join(f"{p.sampler}(sigma={p.sigma:g}, T={p.steps}, K={p.epochs})" for p in phases)
     with progress.bar(f"certified bounds [{label}]: refinements") as bar:
         while True:
@@ -156,15 +163,20 @@ def refined(phases, rows_of, floor: float, accuracy: float, max_grid_points: int
             else:
                 best[..., 0] = np.maximum(best[..., 0], bounds[..., 0])
                 best[..., 1] = np.minimum(best[..., 1], bounds[..., 1])
+            excess = max(laws.points.remove_excess, laws.points.add_excess)
+            floor = max(DELTA_FLOOR, EXCESS_FLOOR_FACTOR * excess) if kind == "delta" else EPSILON_FLOOR
             gaps = row_gaps(best, floor)
-            converged = bool(np.all(gaps <= accuracy))
-            if converged or 2 * largest > max_grid_points:
+            worst = float(np.max(gaps)) if gaps.size else 0.0
+            converged = worst <= accuracy
+            stalled = refinement >= 2 and worst > 0.5 * previous
+            if converged or stalled or 2 * largest > max_grid_points:
                 break
+            previous = worst
             refinement += 1
     attrs = {"method": "certified", "engine_version": ENGINE_VERSION, "grid_step": laws.h,
              "grid_points_largest": int(largest), "max_grid_points": int(max_grid_points),
-             "accuracy_requested": accuracy, "accuracy_reached": float(np.max(gaps)) if gaps.size else 0.0,
-             "accuracy_floor": floor, "refinements": refinement + 1, "converged": converged}
+             "accuracy_requested": accuracy, "accuracy_reached": worst, "accuracy_floor": floor,
+             "excess": excess, "refinements": refinement + 1, "converged": converged}
     return best, gaps, attrs
 
 
