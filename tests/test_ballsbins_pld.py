@@ -28,8 +28,9 @@ from dpsampling.accountants.ballsbins_pld import (
     ballsbins_epsilon_bounds,
     calibrate_ballsbins_sigma,
 )
-from dpsampling.accountants.certified import _kernels
+from dpsampling.accountants.certified import Phase, _kernels
 from dpsampling.accountants.certified import ballsbins as _laws
+from dpsampling.accountants.certified.engine import delta_rows, run_laws
 
 EPS = np.array([0.0, 0.013, 0.37, 1.0, 2.71, 5.0])
 ROUNDING = 1e-12
@@ -178,8 +179,8 @@ def test_refinement_never_widens_the_bracket():
     eps = np.array([0.2, 1.0, 3.0])
     previous = None
     for refinement in range(3):
-        run = accountant._run(0.7, 30, 2, refinement)
-        rows = accountant._delta_rows(run, eps)
+        laws, _ = run_laws((Phase("balls_and_bins", 0.7, 30, 2),), refinement)
+        rows = delta_rows(laws, eps)
         if previous is not None:
             for lower, upper in ((0, 1), (2, 3)):
                 assert np.all(rows[:, upper] <= previous[:, upper] * (1 + 1e-9) + 1e-15)

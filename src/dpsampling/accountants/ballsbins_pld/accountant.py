@@ -1,112 +1,30 @@
 """Public functions: certified delta(eps) and eps(delta) brackets, and sigma calibration.
 
-Refinement r uses the top grid step h_top = min(SPREAD_SCALE * sd_T, COARSEST_STEP) / 2^r
-(sd_T: log-scale of A_T, see ``_laws.log_sd_of_average``). Every refinement gives valid
-bounds, so the reported upper bound is the minimum and the lower bound the maximum over all
-refinements run; refinement stops when the relative gap is <= ``accuracy`` (converged) or when
-the next refinement would need arrays longer than ``max_grid_points`` (not converged).
+The balls-and-bins run is one phase of the certified engine (``accountants.certified``: its
+refinement loop, its rows and its stopping rules). Refinement r uses the top grid step
+h_top = min(SPREAD_SCALE * sd_T, COARSEST_STEP) / 2^r (sd_T: log-scale of A_T, see
+``certified.ballsbins.log_sd_of_average``). Every refinement gives valid bounds, so the reported
+upper bound is the minimum and the lower bound the maximum over all refinements run.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
-import numpy as np
 import pandas as pd
 
-from ... import progress
-from ...validation import (
-    check_array,
-    check_int_at_least,
-    check_nonnegative,
-    check_open_unit,
-    check_positive,
-)
-from ..certified import _kernels
+from ...validation import check_array, check_int_at_least, check_nonnegative, check_open_unit, check_positive
+from ..certified import Accountant, Phase
 from ..certified import ballsbins as _laws
+from ..certified.compose import COARSEST_STEP, SPREAD_SCALE
+from ..certified.engine import MIN_SIGMA
 
 ENGINE_VERSION = 1
 DEFAULT_MAX_GRID_POINTS = 40_000
-COARSEST_STEP = 0.08
-SPREAD_SCALE = 0.125
-# accuracy_reached: delta rows with delta_upper <= DELTA_FLOOR are left out of the gap (their
-# bounds are still valid; below it the 1e-30-level tail terms and rounding are not negligible
-# relative to delta); eps rows with epsilon_upper <= EPSILON_FLOOR likewise.
-DELTA_FLOOR = 1e-12
-EPSILON_FLOOR = 1e-4
 # calibrate_ballsbins_sigma stops when sigma_sufficient / sigma_insufficient - 1 <= this.
 SIGMA_RELATIVE_TOLERANCE = 1e-3
-# Below this the grid of log Y reaches ~1/sigma^2 + 12/sigma > 700 and exp overflows.
-MIN_SIGMA = 0.05
-DIRECTION_NAMES = ("remove", "add", "max")
-
-
-@dataclass
-class _Run:
-    points: _laws.PointsLaw
-    means: _laws.MeansLaw
-    h_top: float
-    h_bottom: float
-    largest: int
-
-
-def _run(sigma: float, steps: int, epochs: int, refinement: int) -> _Run:
-    sd_top = _laws.log_sd_of_average(sigma, steps)
-    h_top = min(SPREAD_SCALE * sd_top, COARSEST_STEP) / 2.0**refinement
-    (points, means), largest = _laws.composed_laws(sigma, steps, epochs, h_top, COARSEST_STEP,
-                                                   SPREAD_SCALE)
-    h_bottom = _laws.level_steps(sigma, steps, h_top, COARSEST_STEP, SPREAD_SCALE)[1]
-    return _Run(points, means, h_top, h_bottom, largest)
-
-
-def _point_logs(run: _Run) -> np.ndarray:
-    return (run.points.k0 + np.arange(run.points.p.size)) * run.h_top
-
-
-def _delta_rows(run: _Run, epsilons: np.ndarray) -> np.ndarray:
-    """Array (n_eps, 4): remove lower, remove upper, add lower, add upper."""
-    lv_points = _point_logs(run)
-    out = np.empty((epsilons.size, 4))
-    for i, eps in enumerate(epsilons):
-        out[i, 0] = _kernels.hockey_stick(run.means.m, run.means.lv, eps, True)
-        out[i, 1] = (_kernels.hockey_stick(run.points.p, lv_points, eps, True)
-                     + run.points.remove_excess)
-        out[i, 2] = _kernels.hockey_stick(run.means.m, run.means.lv, eps, False)
-        out[i, 3] = (_kernels.hockey_stick(run.points.p, lv_points, eps, False)
-                     + run.points.add_excess)
-    return np.clip(out, 0.0, 1.0)
-
-
-def _epsilon_rows(run: _Run, deltas: np.ndarray) -> np.ndarray:
-    """Array (n_delta, 4): remove lower, remove upper, add lower, add upper (eps >= 0)."""
-    lv_points = _point_logs(run)
-    out = np.empty((deltas.size, 4))
-    for i, delta in enumerate(deltas):
-        for j, remove in enumerate((True, False)):
-            out[i, 2 * j] = _kernels.epsilon_for_delta(run.means.m, run.means.lv, 0.0, delta,
-                                                       remove, False)
-            excess = run.points.remove_excess if remove else run.points.add_excess
-            out[i, 2 * j + 1] = _kernels.epsilon_for_delta(run.points.p, lv_points, excess, delta,
-                                                           remove, True)
-    return out
-
-
-def _with_max(rows: np.ndarray) -> np.ndarray:
-    """(n, 3, 2): [remove, add, max] x [lower, upper]; max is the larger of the two directions
-    for both bounds (delta and eps alike)."""
-    remove, add = rows[:, 0:2], rows[:, 2:4]
-    return np.stack([remove, add, np.maximum(remove, add)], axis=1)
-
-
-def _relative_gap(bounds: np.ndarray, floor: float) -> float:
-    lower, upper = bounds[..., 0], bounds[..., 1]
-    counted = upper > floor
-    if not counted.any():
-        return 0.0
-    with np.errstate(invalid="ignore"):
-        gaps = np.where(np.isinf(upper), np.inf, (upper - lower) / np.where(counted, upper, 1.0))
-    return float(np.max(gaps[counted]))
+COLUMNS = {"delta": ("epsilon", "direction", "delta_lower", "delta_upper"),
+           "epsilon": ("delta", "direction", "epsilon_lower", "epsilon_upper")}
 
 
 def _check_common(sigma, steps, epochs, accuracy, max_grid_points):
@@ -119,58 +37,20 @@ def _check_common(sigma, steps, epochs, accuracy, max_grid_points):
             check_int_at_least("max_grid_points", max_grid_points, 2))
 
 
-def _refine(sigma, steps, epochs, accuracy, max_grid_points, rows_of, floor):
-    """Run refinements until the gap of the combined bounds is <= accuracy or the cap is hit;
-    upper bounds are minimised and lower bounds maximised over the refinements run."""
-    best = None
-    refinement = 0
-    with progress.bar(f"certified PLD bounds (sigma={sigma:g}, T={steps}, K={epochs}): refinements") as bar:
-        while True:
-            run = _run(sigma, steps, epochs, refinement)
-            bar.update()
-            if refinement == 0 and run.largest > max_grid_points:
-                raise ValueError(f"max_grid_points must be at least {run.largest} for sigma={sigma}, "
-                                 f"steps={steps}, epochs={epochs}; got {max_grid_points}")
-            bounds = _with_max(rows_of(run))
-            if best is None:
-                best = bounds
-            else:
-                best[..., 0] = np.maximum(best[..., 0], bounds[..., 0])
-                best[..., 1] = np.minimum(best[..., 1], bounds[..., 1])
-            gap = _relative_gap(best, floor)
-            converged = gap <= accuracy
-            if converged or 2 * run.largest > max_grid_points:
-                break
-            refinement += 1
-    attrs = {
-        "method": "pld",
-        "engine_version": ENGINE_VERSION,
-        "sigma": sigma,
-        "steps": steps,
-        "epochs": epochs,
-        "grid_step_top": run.h_top,
-        "grid_step_bottom": run.h_bottom,
-        "grid_points_largest": int(run.largest),
-        "max_grid_points": int(max_grid_points),
-        "accuracy_requested": accuracy,
-        "accuracy_reached": gap,
-        "accuracy_floor": floor,
-        "refinements": refinement + 1,
-        "converged": bool(converged),
-    }
-    return best, attrs
-
-
-def _frame(values, name, bounds, attrs, lower_name, upper_name):
-    n = values.size
-    frame = pd.DataFrame({
-        name: np.repeat(values, 3),
-        "direction": np.tile(DIRECTION_NAMES, n),
-        lower_name: bounds[..., 0].reshape(-1),
-        upper_name: bounds[..., 1].reshape(-1),
-    })
-    frame.attrs.update(attrs)
-    return frame
+def _bounds(quantity, values, sigma, steps, epochs, accuracy, max_grid_points) -> pd.DataFrame:
+    """The engine's frame for one balls-and-bins phase, with this module's columns and attrs."""
+    sigma, steps, epochs, accuracy, max_grid_points = _check_common(sigma, steps, epochs, accuracy, max_grid_points)
+    accountant = Accountant([Phase("balls_and_bins", sigma, steps, epochs)], accuracy=accuracy,
+                            max_grid_points=max_grid_points)
+    frame = accountant.delta_bounds(values) if quantity == "delta" else accountant.epsilon_bounds(values)
+    attrs = dict(frame.attrs)
+    out = frame.loc[:, list(COLUMNS[quantity])]
+    h_top = attrs.pop("grid_step")
+    attrs.pop("phases")
+    out.attrs.update(attrs, method="pld", engine_version=ENGINE_VERSION, sigma=sigma, steps=steps, epochs=epochs,
+                     grid_step_top=h_top,
+                     grid_step_bottom=_laws.level_steps(sigma, steps, h_top, COARSEST_STEP, SPREAD_SCALE)[1])
+    return out
 
 
 def ballsbins_delta_bounds(sigma, steps, epsilons, *, epochs=1, accuracy=0.01,
@@ -180,13 +60,9 @@ def ballsbins_delta_bounds(sigma, steps, epsilons, *, epochs=1, accuracy=0.01,
     One row per (epsilon, direction), direction in remove, add, max; columns epsilon,
     direction, delta_lower, delta_upper. ``frame.attrs``: method, engine_version, the grid of
     the last refinement, accuracy_requested, accuracy_reached (max of (upper - lower) / upper
-    over rows with upper > DELTA_FLOOR), refinements, converged."""
-    sigma, steps, epochs, accuracy, max_grid_points = _check_common(
-        sigma, steps, epochs, accuracy, max_grid_points)
+    over rows above the floor), refinements, converged."""
     eps = check_array("epsilon", epsilons, check_nonnegative)
-    bounds, attrs = _refine(sigma, steps, epochs, accuracy, max_grid_points,
-                            lambda run: _delta_rows(run, eps), DELTA_FLOOR)
-    return _frame(eps, "epsilon", bounds, attrs, "delta_lower", "delta_upper")
+    return _bounds("delta", eps, sigma, steps, epochs, accuracy, max_grid_points)
 
 
 def ballsbins_epsilon_bounds(sigma, steps, deltas, *, epochs=1, accuracy=0.01,
@@ -197,13 +73,9 @@ def ballsbins_epsilon_bounds(sigma, steps, deltas, *, epochs=1, accuracy=0.01,
     (bisection to 1e-13, rounded up; inf if the tail terms alone exceed delta); epsilon_lower:
     likewise from delta_lower, rounded down. Both are clipped at 0 (eps < 0 is not reported).
     Columns delta, direction, epsilon_lower, epsilon_upper; attrs as for the delta bounds,
-    accuracy measured on eps (rows with epsilon_upper > EPSILON_FLOOR)."""
-    sigma, steps, epochs, accuracy, max_grid_points = _check_common(
-        sigma, steps, epochs, accuracy, max_grid_points)
+    accuracy measured on eps."""
     ds = check_array("delta", deltas, check_open_unit)
-    bounds, attrs = _refine(sigma, steps, epochs, accuracy, max_grid_points,
-                            lambda run: _epsilon_rows(run, ds), EPSILON_FLOOR)
-    return _frame(ds, "delta", bounds, attrs, "epsilon_lower", "epsilon_upper")
+    return _bounds("epsilon", ds, sigma, steps, epochs, accuracy, max_grid_points)
 
 
 def _sufficient(sigma, target, delta, steps, epochs, accuracy, max_grid_points) -> bool:

@@ -157,6 +157,8 @@ def refined(phases, rows_of, kind: str, accuracy: float, max_grid_points: int):
         while True:
             laws, largest = run_laws(phases, refinement)
             bar.update()
+            if refinement == 0 and largest > max_grid_points:
+                raise ValueError(f"max_grid_points must be at least {largest} for {label}; got {max_grid_points}")
             bounds = with_max(rows_of(laws))
             if best is None:
                 best = bounds
