@@ -4,8 +4,8 @@
 pessimistic order-statistics bound, same importance events) and, for the same
 (seed, samples, samples_per_chunk), the same random streams: chunk c of
 ``samples_per_chunk`` samples runs xoshiro256** from ``seed.generate_state(4 * n_chunks)``
-row c (``sampling._chunk_states``) in one GPU thread, with the CPU's variate algorithms
-ported to the device (``_cuda``). So:
+row c (``sampling._chunk_states``) in one GPU thread, which runs the CPU kernels' own
+per-sample functions compiled for the device (``_cuda``). So:
 
 - the numbers depend on (seed, samples, samples_per_chunk) only: not on ``chunk_size`` (how
   many samples one launch holds in device memory), the block size or the GPU's scheduling;
@@ -39,6 +39,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from dpsampling import DIRECTIONS
+from dpsampling.accountants.ballsbins._kernels import chunking, kernel_scalars, order_log_weights
 from dpsampling.accountants.ballsbins.estimates import DeltaEstimate, _check_grid
 from dpsampling.accountants.ballsbins.importance import (
     _finite,
@@ -151,13 +152,13 @@ def _validate(method, sigma, steps, samples, direction, orders, importance_epsil
             threshold = importance_threshold(sigma, steps, importance_epsilon, direction) / sigma
     else:
         importance_epsilon = None
-    inv_sigma = 1.0 / sigma
-    params = np.array([inv_sigma, inv_sigma * inv_sigma,
-                       math.log(steps) + 0.5 * inv_sigma * inv_sigma, threshold, parameter])
+    params, settings = kernel_scalars(sigma, steps, epochs,
+                                      (direction == "remove", method.startswith("importance")),
+                                      threshold, parameter)
     return {"method": method, "sigma": sigma, "steps": steps, "samples": samples,
             "direction": direction, "orders": orders, "importance_epsilon": importance_epsilon,
             "epochs": epochs, "seed": seed, "samples_per_chunk": samples_per_chunk,
-            "params": params, "log_weight": log_weight}
+            "params": params, "settings": settings, "log_weight": log_weight}
 
 
 def _launch_chunks(chunk_size, samples, samples_per_chunk, bytes_per_chunk, free):
@@ -200,37 +201,31 @@ def _run(setup, chunk_size, epsilons):
         out = None if statistics else np.empty(samples, dtype=np.float64)
         totals = np.zeros(grid.size)
         squares = np.zeros(grid.size)
-        remove = setup["direction"] == "remove"
-        importance = setup["method"].startswith("importance")
         try:
             d_params = cuda.to_device(setup["params"])
             d_grid = cuda.to_device(grid)
             if orders is not None:
-                from dpsampling.accountants.ballsbins._kernels import order_log_weights
                 kernel = _cuda.order_statistics_kernel(capacity)
                 d_orders = [cuda.to_device(np.ascontiguousarray(a)) for a in
-                            (orders, *order_log_weights(orders, setup["steps"]))]
+                            (orders, order_log_weights(orders, setup["steps"]))]
             else:
                 kernel = _cuda.coordinate_kernel
                 d_orders = []
             for first in range(0, n_chunks, launch):
                 count = min(launch, n_chunks - first)
+                d_settings = cuda.to_device(chunking(setup["settings"], samples, per_chunk, first))
                 d_states = cuda.to_device(states[first:first + count])
-                width = count if statistics else 1
-                d_totals = cuda.device_array((grid.size, width))
-                d_squares = cuda.device_array((grid.size, width))
+                d_sums = cuda.device_array((2, grid.size, count if statistics else 1))
                 d_out = cuda.device_array(1 if statistics else min(
                     count * per_chunk, samples - first * per_chunk))
                 blocks = -(-count // _cuda.THREADS_PER_BLOCK)
-                kernel[blocks, _cuda.THREADS_PER_BLOCK](
-                    d_params, setup["steps"], setup["epochs"], remove, importance, *d_orders,
-                    d_states, first, samples, per_chunk, d_out, d_grid, d_totals, d_squares)
+                kernel[blocks, _cuda.THREADS_PER_BLOCK](d_params, d_settings, *d_orders, d_states,
+                                                        d_out, d_grid, d_sums)
                 if statistics:
                     # sequential in chunk order: independent of how chunks are grouped
-                    totals = np.add.accumulate(np.column_stack(
-                        [totals, d_totals.copy_to_host()]), axis=1)[:, -1]
-                    squares = np.add.accumulate(np.column_stack(
-                        [squares, d_squares.copy_to_host()]), axis=1)[:, -1]
+                    sums = d_sums.copy_to_host()
+                    totals = np.add.accumulate(np.column_stack([totals, sums[0]]), axis=1)[:, -1]
+                    squares = np.add.accumulate(np.column_stack([squares, sums[1]]), axis=1)[:, -1]
                 else:
                     start = first * per_chunk
                     out[start:start + d_out.shape[0]] = d_out.copy_to_host()

@@ -100,12 +100,16 @@ def _cpu_kernel(method, sigma, steps, direction, orders, importance_epsilon):
         weights = _kernels.order_log_weights(orders, steps)
 
         def run(states, samples, per_chunk, out, epochs):
-            _kernels.order_statistics_kernel(sigma, steps, epochs, remove, importance, parameter, orders,
-                                             *weights, states, samples, per_chunk, out)
+            params, settings = _kernels.kernel_scalars(sigma, steps, epochs, (remove, importance), 0.0,
+                                                       parameter)
+            _kernels.order_statistics_kernel(params, _kernels.chunking(settings, samples, per_chunk),
+                                             orders, weights, states, out)
     else:
         def run(states, samples, per_chunk, out, epochs):
-            _kernels.coordinate_kernel(sigma, steps, epochs, remove, importance, threshold, parameter,
-                                       states, samples, per_chunk, out)
+            params, settings = _kernels.kernel_scalars(sigma, steps, epochs, (remove, importance),
+                                                       threshold, parameter)
+            _kernels.coordinate_kernel(params, _kernels.chunking(settings, samples, per_chunk), states,
+                                       out)
     return run, log_weight, importance_epsilon if importance else None
 
 

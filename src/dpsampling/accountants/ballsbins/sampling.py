@@ -159,8 +159,10 @@ def sample_naive_losses(sigma, steps, samples, direction, *, epochs=1, seed=0,
         sigma, steps, samples, direction, epochs, seed, samples_per_chunk)
     states = _chunk_states(seed, samples, samples_per_chunk)
     out = np.empty(samples, dtype=np.float64)
-    _kernels.coordinate_kernel(sigma, steps, epochs, direction == "remove", False, 0.0, 0.0,
-                               states, samples, samples_per_chunk, out)
+    params, settings = _kernels.kernel_scalars(sigma, steps, epochs, (direction == "remove", False),
+                                               0.0, 0.0)
+    _kernels.coordinate_kernel(params, _kernels.chunking(settings, samples, samples_per_chunk),
+                               states, out)
     return _result(out, "naive", direction, sigma, steps, epochs, None, None, 0.0, seed,
                    samples_per_chunk)
 
@@ -176,8 +178,10 @@ def sample_importance_losses(sigma, steps, samples, direction, importance_epsilo
     threshold = importance_threshold(sigma, steps, importance_epsilon, direction) / sigma
     states = _chunk_states(seed, samples, samples_per_chunk)
     out = np.empty(samples, dtype=np.float64)
-    _kernels.coordinate_kernel(sigma, steps, 1, direction == "remove", True, threshold,
-                               parameter, states, samples, samples_per_chunk, out)
+    params, settings = _kernels.kernel_scalars(sigma, steps, 1, (direction == "remove", True),
+                                               threshold, parameter)
+    _kernels.coordinate_kernel(params, _kernels.chunking(settings, samples, samples_per_chunk),
+                               states, out)
     return _result(out, "importance", direction, sigma, steps, 1, None, importance_epsilon,
                    log_weight, seed, samples_per_chunk)
 
@@ -190,9 +194,10 @@ def sample_order_statistics_losses(sigma, steps, samples, direction, orders, *, 
     orders = validate_orders(orders, steps)
     states = _chunk_states(seed, samples, samples_per_chunk)
     out = np.empty(samples, dtype=np.float64)
-    _kernels.order_statistics_kernel(sigma, steps, epochs, direction == "remove", False, 0.0,
-                                     orders, *_kernels.order_log_weights(orders, steps), states,
-                                     samples, samples_per_chunk, out)
+    params, settings = _kernels.kernel_scalars(sigma, steps, epochs, (direction == "remove", False),
+                                               0.0, 0.0)
+    _kernels.order_statistics_kernel(params, _kernels.chunking(settings, samples, samples_per_chunk),
+                                     orders, _kernels.order_log_weights(orders, steps), states, out)
     return _result(out, "order_statistics", direction, sigma, steps, epochs, orders, None, 0.0,
                    seed, samples_per_chunk)
 
@@ -210,9 +215,10 @@ def sample_importance_order_statistics_losses(sigma, steps, samples, direction, 
     log_weight = log_importance_probability(sigma, steps, importance_epsilon, direction)
     states = _chunk_states(seed, samples, samples_per_chunk)
     out = np.empty(samples, dtype=np.float64)
-    _kernels.order_statistics_kernel(sigma, steps, 1, direction == "remove", True, parameter,
-                                     orders, *_kernels.order_log_weights(orders, steps), states,
-                                     samples, samples_per_chunk, out)
+    params, settings = _kernels.kernel_scalars(sigma, steps, 1, (direction == "remove", True),
+                                               0.0, parameter)
+    _kernels.order_statistics_kernel(params, _kernels.chunking(settings, samples, samples_per_chunk),
+                                     orders, _kernels.order_log_weights(orders, steps), states, out)
     return _result(out, "importance_order_statistics", direction, sigma, steps, 1, orders,
                    importance_epsilon, log_weight, seed, samples_per_chunk)
 
