@@ -2,8 +2,9 @@
 
 Every table is written with a JSON document under the schema metadata key ``dpsampling``:
 the parameters it was computed from, plus the package and dependency versions. Writes are
-atomic (a temporary file in the same folder, then ``os.replace``), so an interrupted job
-leaves no half-written result. ``read_table`` refuses a file that is not readable Parquet or
+atomic (``write_atomically``: a temporary file in the same folder, then ``os.replace``; the one
+atomic write of the package and its scripts), so an interrupted job leaves no half-written
+result. ``read_table`` refuses a file that is not readable Parquet or
 whose recorded parameters differ from the ones the caller expects.
 """
 
@@ -67,6 +68,28 @@ def check_output_dir(directory, create: bool = True) -> Path:
     return directory
 
 
+def write_atomically(path, write) -> Path:
+    """Call ``write(tmp)`` on a fresh temporary file in ``path``'s folder (created if missing),
+    then rename it to ``path`` (``os.replace``, atomic on POSIX): readers see the old file or
+    the whole new one, never a part. On any error the temporary file is removed."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def write_text_atomically(path, text: str) -> Path:
+    """Write ``text`` to ``path`` atomically (``write_atomically``)."""
+    return write_atomically(path, lambda tmp: Path(tmp).write_text(text))
+
+
 def write_table(frame: pd.DataFrame, path, parameters: dict) -> Path:
     """Write ``frame`` to ``path`` atomically with ``parameters`` and versions in its metadata."""
     path = Path(path)
@@ -76,15 +99,7 @@ def write_table(frame: pd.DataFrame, path, parameters: dict) -> Path:
     schema_metadata = dict(table.schema.metadata or {})
     schema_metadata[METADATA_KEY] = json.dumps(document, sort_keys=True).encode()
     table = table.replace_schema_metadata(schema_metadata)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
-    try:
-        pq.write_table(table, tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
+    return write_atomically(path, lambda tmp: pq.write_table(table, tmp))
 
 
 def read_metadata(path) -> dict:

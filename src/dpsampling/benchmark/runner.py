@@ -46,7 +46,7 @@ from scipy.stats import ks_2samp
 
 from dpsampling.accountants.ballsbins import estimate_delta, sample_losses
 from dpsampling.benchmark.cases import CASES, Case
-from dpsampling.io import environment_versions
+from dpsampling.io import environment_versions, write_atomically
 
 COLUMNS = ["case", "ours_seconds", "reference_seconds", "speedup", "ours_samples_per_second"]
 Z_LIMIT = 4.5
@@ -197,20 +197,8 @@ def run_benchmark(cases=CASES, *, repeats: int = 3, reference=None, seed: int = 
     return pd.DataFrame(rows, columns=COLUMNS), document
 
 
-def _replace_atomically(path: Path, write) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
-    try:
-        write(tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def write_outputs(table: pd.DataFrame, document: dict, csv_path, json_path) -> None:
     """The CSV (exactly COLUMNS) and the JSON sidecar, each written atomically."""
-    _replace_atomically(Path(csv_path), lambda tmp: table.to_csv(tmp, index=False, na_rep="NaN"))
-    _replace_atomically(Path(json_path), lambda tmp: Path(tmp).write_text(
+    write_atomically(Path(csv_path), lambda tmp: table.to_csv(tmp, index=False, na_rep="NaN"))
+    write_atomically(Path(json_path), lambda tmp: Path(tmp).write_text(
         json.dumps(document, indent=2, default=float) + "\n"))
