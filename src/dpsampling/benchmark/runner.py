@@ -44,7 +44,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import ks_2samp
 
-from dpsampling.accountants.ballsbins import estimate_delta, sample_losses
+from dpsampling.accountants.ballsbins import LossLaw, estimate_delta, sample_losses
 from dpsampling.benchmark.cases import CASES, Case
 from dpsampling.io import environment_versions, write_atomically
 
@@ -60,9 +60,9 @@ class BenchmarkDisagreement(RuntimeError):
 
 def run_ours(case: Case, seed: int):
     """Loss samples and (mean, standard error) of delta(case.epsilon), our library."""
-    samples = sample_losses(
-        case.method, case.sigma, case.steps, case.samples, case.direction, orders=case.orders,
-        importance_epsilon=case.epsilon if case.method == "importance" else None, seed=seed)
+    law = LossLaw(case.method, case.sigma, case.steps, case.direction, case.orders,
+                  case.epsilon if case.method == "importance" else None)
+    samples = sample_losses(law, case.samples, seed=seed)
     estimate = estimate_delta(samples, [case.epsilon])
     return samples.losses, float(estimate.mean()[0]), float(estimate.standard_error()[0])
 
