@@ -80,3 +80,10 @@ def test_interrupted_atomic_write_keeps_the_old_file(tmp_path):
         io.write_atomically(path, half)
     assert path.read_text() == "old\n"
     assert [p.name for p in tmp_path.iterdir()] == ["claims.csv"]
+
+
+def test_atomic_write_gives_the_mode_a_plain_write_gives(tmp_path):
+    plain = tmp_path / "plain.md"
+    plain.write_text("x")
+    atomic = io.write_text_atomically(tmp_path / "atomic.md", "x")
+    assert atomic.stat().st_mode == plain.stat().st_mode  # not mkstemp's 0o600

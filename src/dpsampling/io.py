@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import os
 import platform
-import tempfile
+import secrets
 from importlib import metadata as importlib_metadata
 from pathlib import Path
 
@@ -74,8 +74,13 @@ def write_atomically(path, write) -> Path:
     the whole new one, never a part. On any error the temporary file is removed."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
+    while True:  # a fresh name; mode 0o666 less the umask, as a plain open() would give
+        tmp = path.with_name(f".{path.name}.{secrets.token_hex(8)}.tmp")
+        try:
+            os.close(os.open(tmp, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o666))
+            break
+        except FileExistsError:
+            continue
     try:
         write(tmp)
         os.replace(tmp, path)
