@@ -24,6 +24,12 @@ xoshiro256** state ``chunk_states[c]``, so the output does not depend on the thr
 (``prange`` only decides which thread runs which chunk). For k epochs each row is the sum of
 k independent losses (Alg. 11). Private: the public wrappers in ``sampling`` validate inputs.
 
+One kernel body for both devices: ``coordinate_loss`` and ``order_statistics_loss`` draw one
+sample; the parallel CPU entry points below and the CUDA entry points (``_cuda``) only loop
+over chunks and call them, numba-cuda compiling them (and ``_random``, ``_special``) for the
+device from their source. So they carry no explicit signature and allocate nothing (the
+caller passes the scratch), and kernel scalars travel as two arrays (``kernel_scalars``).
+
 The kernels are cached on disk (``cache=True``). Numba checks only the kernel's own file for
 changes, so the kernels are closures over ``DEPENDENCY_STAMP``, a hash of the modules they
 call (``_random``, ``_special``): Numba's cache key includes closure values, so editing those
