@@ -1,9 +1,8 @@
 """Snakemake script: the property checks of chua25_props as a table (Parquet and Markdown)."""
 
 import sys
-from pathlib import Path
 
-from dpsampling.io import read_table, write_table
+from dpsampling.io import read_table, write_table, write_text_atomically
 from dpsampling.papers.chua25.checks import property_checks, property_markdown
 
 sys.stderr = open(snakemake.log[0], "w", buffering=1)
@@ -11,6 +10,4 @@ summary, document = read_table(snakemake.input.summary)
 delta, _ = read_table(snakemake.input.delta)
 table = property_checks(summary, delta)
 write_table(table, snakemake.output.table, document["parameters"])
-tmp = Path(snakemake.output.markdown).with_suffix(".tmp")
-tmp.write_text(property_markdown(table))
-tmp.replace(snakemake.output.markdown)
+write_text_atomically(snakemake.output.markdown, property_markdown(table))

@@ -1,9 +1,8 @@
 """Snakemake script: chua25_b_vs_p, certified B vs P on a grid -> grid.parquet and grid.md."""
 
 import sys
-from pathlib import Path
 
-from dpsampling.io import write_table
+from dpsampling.io import write_table, write_text_atomically
 from dpsampling.papers.chua25.b_vs_p import b_vs_p_grid, b_vs_p_markdown
 
 sys.stderr = open(snakemake.log[0], "w", buffering=1)
@@ -11,6 +10,4 @@ parameters = dict(snakemake.params.grid)
 table = b_vs_p_grid(parameters["spec"], parameters["certified"], parameters["pld_discretization"],
                     lambda m: print(m, file=sys.stderr))
 write_table(table, snakemake.output.table, dict(parameters, certified=table.attrs["certified"]))
-tmp = Path(snakemake.output.markdown).with_suffix(".tmp")
-tmp.write_text(b_vs_p_markdown(table))
-tmp.replace(snakemake.output.markdown)
+write_text_atomically(snakemake.output.markdown, b_vs_p_markdown(table))

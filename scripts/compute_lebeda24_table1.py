@@ -1,9 +1,8 @@
 """Snakemake script: lebeda24 Table 1 (eps of Poisson vs WOR) as Parquet, CSV and Markdown."""
 
 import sys
-from pathlib import Path
 
-from dpsampling.io import write_table
+from dpsampling.io import write_table, write_text_atomically
 from dpsampling.papers.lebeda24 import gaussian as lebeda24_gaussian
 
 sys.stderr = open(snakemake.log[0], "w", buffering=1)
@@ -12,6 +11,4 @@ frame = lebeda24_gaussian.table1(spec, progress=lambda m: print(f"[lebeda24_tabl
 write_table(frame, snakemake.output.parquet, {"experiment": "lebeda24_table1", "spec": spec})
 for output, text in ((snakemake.output.csv, frame.to_csv(index=False)),
                      (snakemake.output.md, lebeda24_gaussian.table1_markdown(frame))):
-    tmp = Path(output).with_suffix(".tmp")
-    tmp.write_text(text)
-    tmp.replace(output)
+    write_text_atomically(output, text)

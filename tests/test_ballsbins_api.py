@@ -55,7 +55,7 @@ def test_seeds_and_seed_sequences():
 
 def test_dispatcher_matches_direct_calls():
     direct = bb.sample_order_statistics_losses(0.5, 10, 400, "add", ORDERS, seed=3).losses
-    routed = bb.sample_losses("order_statistics", 0.5, 10, 400, "add", orders=ORDERS, seed=3).losses
+    routed = bb.sample_losses(bb.LossLaw("order_statistics", 0.5, 10, "add", ORDERS), 400, seed=3).losses
     np.testing.assert_array_equal(direct, routed)
 
 
@@ -78,8 +78,9 @@ def test_dispatcher_matches_direct_calls():
     (lambda: bb.sample_order_statistics_losses(0.5, 10, 10, "add", []), "orders must be a non-empty"),
     (lambda: bb.sample_order_statistics_losses(0.5, 10, 10, "add", [1.5, 2]), "orders must be integers"),
     (lambda: bb.sample_order_statistics_losses(0.5, 1, 10, "add", [1]), "steps must be an integer >= 2; got 1"),
-    (lambda: bb.sample_losses("importance", 0.5, 10, 10, "add", importance_epsilon=1.0, epochs=2), "epochs must be 1 for importance"),
-    (lambda: bb.sample_losses("magic", 0.5, 10, 10, "add"), "method must be one of"),
+    (lambda: bb.sample_losses(bb.LossLaw("importance", 0.5, 10, "add", importance_epsilon=1.0, epochs=2), 10),
+     "epochs must be 1 for importance"),
+    (lambda: bb.sample_losses(bb.LossLaw("magic", 0.5, 10, "add"), 10), "method must be one of"),
     (lambda: bb.kl_upper_confidence_bound(0.1, 10, 0.0), "beta must be in the open interval \\(0, 1\\); got 0.0"),
     (lambda: bb.kl_upper_confidence_bound(0.1, 10, 1.5), "beta must be in the open interval"),
     (lambda: bb.estimate_delta(np.zeros(3), [np.nan]), "epsilons must be"),

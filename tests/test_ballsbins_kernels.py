@@ -124,3 +124,33 @@ def test_gaussian_closed_form():
     eps = np.linspace(-1, 6, 15)
     np.testing.assert_allclose(bb.gaussian_mechanism_delta(0.9, eps),
                                [ref.gaussian_delta(0.9, e) for e in eps], rtol=1e-10, atol=1e-300)
+
+
+def test_shared_per_sample_functions_allocate_nothing_and_carry_no_signature():
+    """The CUDA entry points call ``coordinate_loss`` and ``order_statistics_loss`` (and all they
+    call), compiled for the device from their source: so no explicit signature (Numba then
+    refuses to compile them for another target) and no heap allocation (the scratch comes in)."""
+    from numba import njit
+
+    from dpsampling.accountants.ballsbins import _kernels, _random, _special
+
+    @njit
+    def allocating(n):  # control: the marker below is what an allocation compiles to
+        return np.ones(n).sum()
+
+    law = bb.LossLaw("importance_order_statistics", SIGMA, STEPS, "remove", ORDERS, 0.5).checked()
+    inputs = law.kernel_inputs()
+    state = np.array([1, 2, 3, 4], dtype=np.uint64)
+    loss = _kernels.order_statistics_loss(state, inputs["params"], inputs["settings"], inputs["orders"],
+                                          inputs["log_weights"], np.empty((2, ORDERS.size)))
+    assert math.isfinite(loss) and math.isfinite(_kernels.coordinate_loss(state, inputs["params"],
+                                                                          inputs["settings"]))
+    allocating(3)
+    marker = "NRT_MemInfo_alloc"
+    assert marker in allocating.inspect_llvm(allocating.signatures[0])
+    for function in (_kernels.coordinate_loss, _kernels.order_statistics_loss):
+        assert function.signatures and all(marker not in function.inspect_llvm(s) for s in function.signatures)
+    shared = [getattr(module, name) for module in (_kernels, _random, _special) for name in dir(module)]
+    shared = [f for f in shared if hasattr(f, "py_func") and not getattr(f, "targetoptions", {}).get("parallel")]
+    assert len(shared) >= 15
+    assert all(f._can_compile for f in shared)  # False exactly when a signature was given

@@ -16,6 +16,7 @@ from scipy import integrate, optimize
 from scipy.special import ndtr
 
 from dpsampling.accountants.ballsbins import (
+    LossLaw,
     estimate_delta,
     gaussian_mechanism_delta,
     lower_bound_delta,
@@ -135,7 +136,7 @@ def test_monte_carlo_estimate_lies_in_the_bracket(sigma, steps, epochs):
     frame = ballsbins_delta_bounds(sigma, steps, eps, epochs=epochs, accuracy=1e-2)
     z = 5.0
     for i, direction in enumerate(("remove", "add")):
-        samples = sample_losses("naive", sigma, steps, 40_000, direction, epochs=epochs,
+        samples = sample_losses(LossLaw("naive", sigma, steps, direction, epochs=epochs), 40_000,
                                 seed=1000 + 10 * steps + i)
         estimate = estimate_delta(samples, eps)
         mean, se = estimate.mean(), estimate.standard_error()

@@ -56,11 +56,10 @@ def _truncated(state, threshold, log_cdf, n):
 def _order_terms(state, orders, draws, log_weights, log_cdf_bound, n):
     """n draws of log sum_i exp(log_weights[i] + y(k_i)) (sigma = 1)."""
     out = np.empty(n)
-    gaps = np.empty(orders.shape[0])
-    rest = np.empty(orders.shape[0])
+    scratch = np.empty((2, orders.shape[0]))
     for i in range(n):
-        top, total = _kernels._accumulate_orders(state, orders, orders.shape[0], draws, log_weights,
-                                                  log_cdf_bound, 1.0, gaps, rest, -np.inf, 0.0)
+        top, total = _kernels._accumulate_orders(state, orders, log_weights, draws, log_cdf_bound,
+                                                  1.0, scratch, (-np.inf, 0.0))
         out[i] = top + math.log(total)
     return out
 

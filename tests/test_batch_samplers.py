@@ -17,7 +17,7 @@ from scipy import stats
 
 from dpsampling import batches
 from dpsampling.accountants.truncation import max_batch_size, truncation_delta
-from dpsampling.batches import PAD_INDEX, BatchSampler, LoaderAccounting, PaddedDataset
+from dpsampling.batches import PAD_INDEX, BatchSampler, LoaderAccounting, PaddedDataset, Truncation
 
 P_REJECT = 1e-6
 
@@ -171,7 +171,7 @@ def test_reiterable_and_reproducible(sampler):
 
 
 def test_iterating_does_not_advance_any_state():
-    s = BatchSampler("poisson", 50, 5, epochs=2, seed=3, max_batch_size=7)
+    s = BatchSampler("poisson", 50, 5, epochs=2, seed=3, truncation=Truncation(max_batch_size=7))
     it = iter(s)
     head = [next(it).tolist() for _ in range(3)]
     assert [b.tolist() for b in s][:3] == head
@@ -183,7 +183,7 @@ def test_iterating_does_not_advance_any_state():
 @pytest.mark.parametrize("sampler", batches.VARIABLE_SIZE_SAMPLERS)
 def test_padded_batches_have_exactly_B_slots_and_keep_short_batches_whole(sampler):
     n, b, B = 200, 20, 22
-    s = BatchSampler(sampler, n, b, epochs=3, seed=4, max_batch_size=B)
+    s = BatchSampler(sampler, n, b, epochs=3, seed=4, truncation=Truncation(max_batch_size=B))
     raw = BatchSampler(sampler, n, b, epochs=3, seed=4)
     truncated = padded = 0
     for e in range(3):
@@ -210,7 +210,7 @@ def test_padded_batches_have_exactly_B_slots_and_keep_short_batches_whole(sample
 def test_truncation_keeps_a_uniform_subset():
     """n = 4, b = 4 (T = 1): balls-and-bins puts all 4 examples in the batch; with B = 2 the kept
     pair is uniform over the 6 pairs (draws: 6,000 epochs)."""
-    s = BatchSampler("balls_and_bins", 4, 4, epochs=6_000, seed=26, max_batch_size=2)
+    s = BatchSampler("balls_and_bins", 4, 4, epochs=6_000, seed=26, truncation=Truncation(max_batch_size=2))
     counts, draws = _count(tuple(sorted(b.tolist())) for b in s)
     law = {pair: 1 / 6 for pair in itertools.combinations(range(4), 2)}
     assert _pvalue(counts, law, draws) > P_REJECT
@@ -219,7 +219,7 @@ def test_truncation_keeps_a_uniform_subset():
 @pytest.mark.parametrize("sampler", batches.VARIABLE_SIZE_SAMPLERS)
 def test_truncation_delta_matches_the_appendix_c_formula(sampler):
     n, b, B, epochs = 1000, 10, 25, 3
-    s = BatchSampler(sampler, n, b, epochs=epochs, max_batch_size=B, truncation_epsilon=2.0)
+    s = BatchSampler(sampler, n, b, epochs=epochs, truncation=Truncation(max_batch_size=B, epsilon=2.0))
     steps = 100 * epochs
     expected = (1 + math.exp(2.0)) * steps * stats.binom.sf(B, n, b / n)
     assert s.accounting().truncation_delta == pytest.approx(expected, rel=1e-9)
@@ -230,7 +230,7 @@ def test_truncation_delta_matches_the_appendix_c_formula(sampler):
 
 def test_max_batch_size_from_a_target_delta():
     n, b, epochs, target = 10_000, 100, 2, 1e-10
-    s = BatchSampler("poisson", n, b, epochs=epochs, truncation_delta_target=target)
+    s = BatchSampler("poisson", n, b, epochs=epochs, truncation=Truncation(delta_target=target))
     B = max_batch_size(n, b, 100 * epochs, 10.0, target)
     assert s.max_batch_size == B > b
     assert s.accounting().truncation_delta <= target < truncation_delta(n, b, B - 1, 100 * epochs, 10.0)
@@ -240,7 +240,7 @@ def test_max_batch_size_from_a_target_delta():
 def test_balls_and_bins_truncation_delta_is_an_upper_bound_when_T_does_not_divide_n():
     """Balls-and-bins sizes are Bin(n, 1/T) with 1/T <= b/n; delta' uses Bin(n, b/n): larger tail."""
     n, b, B = 1005, 10, 20  # T = 101: 1/T = 1/101 < b/n = 10/1005
-    s = BatchSampler("balls_and_bins", n, b, max_batch_size=B)
+    s = BatchSampler("balls_and_bins", n, b, truncation=Truncation(max_batch_size=B))
     steps = s.steps_per_epoch
     assert steps == 101 and s.sampling_rate == 1 / 101 < b / n
     exact = (1 + math.exp(10.0)) * steps * stats.binom.sf(B, n, 1 / steps)
@@ -304,14 +304,21 @@ def test_cli_args_are_accepted_by_dpsampling_account(sampler, capsys):
     ({"batch_size": 2.5}, "batch_size must be an integer in [1, dataset_size=100]; got 2.5"),
     ({"epochs": 0}, "epochs must be an integer >= 1; got 0"),
     ({"seed": -1}, "seed must be an integer >= 0; got -1"),
-    ({"truncation_epsilon": -1.0}, "truncation_epsilon must be non-negative and finite; got -1.0"),
-    ({"max_batch_size": 0}, "max_batch_size must be an integer in [1, dataset_size=100]; got 0"),
-    ({"max_batch_size": 101}, "max_batch_size must be an integer in [1, dataset_size=100]; got 101"),
-    ({"truncation_delta_target": 0.0}, "truncation_delta_target must be in the open interval (0, 1); got 0.0"),
-    ({"sampler": "shuffle", "max_batch_size": 12},
-     "max_batch_size applies to samplers poisson, balls_and_bins only (their batch sizes vary); got it with sampler 'shuffle'"),
-    ({"sampler": "wor", "truncation_delta_target": 1e-9}, "truncation_delta_target applies to samplers poisson"),
-    ({"max_batch_size": 12, "truncation_delta_target": 1e-9}, "max_batch_size and truncation_delta_target must not both"),
+    ({"truncation": Truncation(epsilon=-1.0)}, "truncation.epsilon must be non-negative and finite; got -1.0"),
+    ({"truncation": Truncation(max_batch_size=0)},
+     "truncation.max_batch_size must be an integer in [1, dataset_size=100]; got 0"),
+    ({"truncation": Truncation(max_batch_size=101)},
+     "truncation.max_batch_size must be an integer in [1, dataset_size=100]; got 101"),
+    ({"truncation": Truncation(delta_target=0.0)},
+     "truncation.delta_target must be in the open interval (0, 1); got 0.0"),
+    ({"sampler": "shuffle", "truncation": Truncation(max_batch_size=12)},
+     "truncation.max_batch_size applies to samplers poisson, balls_and_bins only (their batch sizes vary); "
+     "got it with sampler 'shuffle'"),
+    ({"sampler": "wor", "truncation": Truncation(delta_target=1e-9)},
+     "truncation.delta_target applies to samplers poisson"),
+    ({"truncation": Truncation(max_batch_size=12, delta_target=1e-9)},
+     "truncation.max_batch_size and truncation.delta_target must not both"),
+    ({"truncation": 12}, "truncation must be a Truncation or None; got 12"),
 ])
 def test_bad_inputs(kwargs, message):
     arguments = {"sampler": "poisson", "dataset_size": 100, "batch_size": 10} | kwargs
@@ -382,7 +389,7 @@ def test_torch_dataloader_with_padding_gives_weights():
 
     n, B = 30, 5
     dataset = TensorDataset(torch.arange(n, dtype=torch.float32) + 100)
-    s = BatchSampler("poisson", n, 3, epochs=2, seed=1, max_batch_size=B)
+    s = BatchSampler("poisson", n, 3, epochs=2, seed=1, truncation=Truncation(max_batch_size=B))
     loader = DataLoader(PaddedDataset(dataset), batch_sampler=s)
     for ((x,), w), batch in zip(loader, s, strict=True):
         assert x.shape == (B,) and w.shape == (B,) and w.dtype == torch.float32

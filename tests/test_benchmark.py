@@ -48,9 +48,9 @@ class FakeReference:
         self.shift, self.scale = shift, scale
 
     def _samples(self, case, samples, seed):
-        return bb.sample_losses(case.method, case.sigma, case.steps, samples, case.direction,
-                                orders=case.orders, seed=seed + 1000,
-                                importance_epsilon=case.epsilon if case.method == "importance" else None)
+        law = bb.LossLaw(case.method, case.sigma, case.steps, case.direction, case.orders,
+                         case.epsilon if case.method == "importance" else None)
+        return bb.sample_losses(law, samples, seed=seed + 1000)
 
     def estimate(self, case, seed):
         drawn = self._samples(case, case.samples, seed)

@@ -57,3 +57,33 @@ def test_failed_write_leaves_nothing(tmp_path, monkeypatch):
     with pytest.raises(RuntimeError):
         io.write_table(pd.DataFrame({"x": [1]}), tmp_path / "t.parquet", {})
     assert list(tmp_path.iterdir()) == []
+
+
+def test_atomic_text_write_replaces_the_whole_file(tmp_path):
+    path = tmp_path / "sub" / "table.md"
+    assert io.write_text_atomically(path, "old\n") == path
+    io.write_text_atomically(path, "new\n")
+    assert path.read_text() == "new\n"
+    assert [p.name for p in path.parent.iterdir()] == ["table.md"]  # no temporary file left
+
+
+def test_interrupted_atomic_write_keeps_the_old_file(tmp_path):
+    path = tmp_path / "claims.csv"
+    path.write_text("old\n")
+
+    def half(tmp):
+        with open(tmp, "w") as handle:
+            handle.write("half")
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        io.write_atomically(path, half)
+    assert path.read_text() == "old\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["claims.csv"]
+
+
+def test_atomic_write_gives_the_mode_a_plain_write_gives(tmp_path):
+    plain = tmp_path / "plain.md"
+    plain.write_text("x")
+    atomic = io.write_text_atomically(tmp_path / "atomic.md", "x")
+    assert atomic.stat().st_mode == plain.stat().st_mode  # not mkstemp's 0o600

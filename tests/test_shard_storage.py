@@ -64,10 +64,11 @@ def test_statistics_shards_merge_exactly_like_loss_shards(tmp_path, monkeypatch,
 
 
 def test_several_cpu_pieces_agree_to_rounding():
-    arguments = dict(orders="1..5,10..35/5", seed=np.random.SeedSequence(4, spawn_key=(1,)), samples_per_chunk=64)
+    law = bb.LossLaw("order_statistics", 0.5, 40, "add", "1..5,10..35/5")
+    arguments = dict(seed=np.random.SeedSequence(4, spawn_key=(1,)), samples_per_chunk=64)
     grid = np.linspace(0.0, 3.0, 7)
-    whole = bb.estimate_delta(bb.sample_losses("order_statistics", 0.5, 40, 3000, "add", **arguments), grid)
-    pieces = bb.loss_statistics_on("order_statistics", 0.5, 40, 3000, "add", grid, piece=500, **arguments)
+    whole = bb.estimate_delta(bb.sample_losses(law, 3000, **arguments), grid)
+    pieces = bb.loss_statistics_on(law, 3000, grid, piece=500, **arguments)
     np.testing.assert_array_equal(pieces.count, whole.count)
     np.testing.assert_allclose(pieces.total, whole.total, rtol=1e-12, atol=0)
     np.testing.assert_allclose(pieces.total_squares, whole.total_squares, rtol=1e-12, atol=0)
@@ -107,7 +108,7 @@ def _without_simulator() -> dict:
 
 def test_auto_without_a_gpu_records_cpu_and_cuda_is_refused():
     script = ("from dpsampling.accountants import ballsbins as bb\n"
-              "print(bb.sample_losses_on('naive', 0.7, 8, 10, 'add', device='auto').extra['device'])\n"
+              "print(bb.sample_losses_on(bb.LossLaw('naive', 0.7, 8, 'add'), 10, device='auto').extra['device'])\n"
               "from dpsampling.accountants.ballsbins.cuda import gpu_visible\nprint(gpu_visible())\n"
               "try:\n    bb.resolve_device('cuda')\nexcept ValueError as error:\n    print(error)\n")
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=_without_simulator())

@@ -33,7 +33,8 @@ def test_gradient_kernel_matches_numpy_reference(clip):
     batch = rng.integers(0, 200, 40)
     weights = rng.choice([0.0, 1.0], 40, p=[0.2, 0.8])
     out = np.empty_like(theta)
-    model._clipped_gradient_sum(theta, dataset.labels, dataset.numeric, dataset.categorical, batch, weights, clip, 16, out)
+    model._clipped_gradient_sum(theta, (dataset.labels, dataset.numeric, dataset.categorical), batch, weights, clip,
+                                16, out)
     np.testing.assert_allclose(out, _naive_clipped_sum(theta, dataset, batch, weights, clip), rtol=1e-10, atol=1e-12)
     assert any(len(set(row)) < len(row) for row in dataset.categorical[batch]), "the test should exercise collisions"
 

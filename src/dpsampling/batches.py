@@ -208,6 +208,18 @@ class LoaderAccounting:
         return args
 
 
+@dataclass(frozen=True)
+class Truncation:
+    """A fixed batch size B for the samplers whose batch sizes vary (chua25 App. C): either
+    ``max_batch_size`` B, or ``delta_target`` d, which picks the smallest B with delta' <= d at
+    eps = ``epsilon`` (default 10, as chua25). ``epsilon`` is also the eps at which
+    ``BatchSampler.accounting()`` reports delta'."""
+
+    max_batch_size: int | None = None
+    delta_target: float | None = None
+    epsilon: float = 10.0
+
+
 def _epoch_rng(seed: int, epoch: int) -> np.random.Generator:
     """Epoch e's stream: the e-th child of SeedSequence(seed), so each epoch stands alone."""
     return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(epoch,)))
@@ -216,8 +228,8 @@ def _epoch_rng(seed: int, epoch: int) -> np.random.Generator:
 class BatchSampler:
     """Batches of example indices for DP-SGD, epoch after epoch; re-iterable and reproducible.
 
-    ``BatchSampler(sampler, dataset_size, batch_size, *, epochs=1, seed=0, max_batch_size=None,
-    truncation_delta_target=None, truncation_epsilon=10.0)``, ``sampler`` one of SAMPLERS.
+    ``BatchSampler(sampler, dataset_size, batch_size, *, epochs=1, seed=0, truncation=None)``,
+    ``sampler`` one of SAMPLERS, ``truncation`` a ``Truncation`` or None.
 
     With n = dataset_size and b = batch_size, an epoch has T = ceil(n / b) steps (chua24/chua25
     write T = n / b with b dividing n):
@@ -235,8 +247,8 @@ class BatchSampler:
     what ``torch.utils.data.DataLoader(dataset, batch_sampler=...)`` takes.
 
     Truncation and padding (poisson and balls_and_bins only; chua25 App. C): with
-    ``max_batch_size`` B (or B computed as the smallest size whose delta' is at most
-    ``truncation_delta_target`` at ``truncation_epsilon``), every batch has exactly B slots: a
+    ``Truncation(max_batch_size=B)`` (or ``Truncation(delta_target=d, epsilon=eps)``: B the
+    smallest size whose delta' at eps is at most d), every batch has exactly B slots: a
     larger batch is replaced by a uniform subset of B of its examples, a smaller one is padded with
     PAD_INDEX (-1). The padding slots carry weight 0: ``weights(batch)`` (= batch != -1) is the mask
     a weighted loss needs, ``with_weights()`` yields (indices, weights) pairs, and
@@ -245,32 +257,36 @@ class BatchSampler:
     """
 
     def __init__(self, sampler: str, dataset_size: int, batch_size: int, *, epochs: int = 1, seed: int = 0,
-                 max_batch_size: int | None = None, truncation_delta_target: float | None = None,
-                 truncation_epsilon: float = 10.0):
+                 truncation: Truncation | None = None):
         # imported here: dpsampling.accountants loads dp-accounting, which a loader does not need
         from dpsampling.accountants.truncation import max_batch_size as smallest_max_batch_size
 
+        truncation = Truncation() if truncation is None else truncation
+        if not isinstance(truncation, Truncation):
+            raise ValueError(f"truncation must be a Truncation or None; got {truncation!r}")
+        max_batch_size, truncation_delta_target = truncation.max_batch_size, truncation.delta_target
         self.sampler = check_choice("sampler", sampler, SAMPLERS)
         self.dataset_size = check_int_at_least("dataset_size", dataset_size, 1)
         self.batch_size = _check_int_in("batch_size", batch_size, 1, self.dataset_size, "dataset_size")
         self.epochs = check_int_at_least("epochs", epochs, 1)
         self.seed = check_int_at_least("seed", seed, 0)
-        self.truncation_epsilon = check_nonnegative("truncation_epsilon", truncation_epsilon)
+        self.truncation_epsilon = check_nonnegative("truncation.epsilon", truncation.epsilon)
         self.steps_per_epoch = -(-self.dataset_size // self.batch_size)
         if (max_batch_size is not None or truncation_delta_target is not None) \
                 and self.sampler not in VARIABLE_SIZE_SAMPLERS:
-            given = "max_batch_size" if max_batch_size is not None else "truncation_delta_target"
+            given = "truncation.max_batch_size" if max_batch_size is not None else "truncation.delta_target"
             raise ValueError(f"{given} applies to samplers {', '.join(VARIABLE_SIZE_SAMPLERS)} only "
                              f"(their batch sizes vary); got it with sampler {self.sampler!r}")
         if max_batch_size is not None and truncation_delta_target is not None:
-            raise ValueError("max_batch_size and truncation_delta_target must not both be given; got "
+            raise ValueError("truncation.max_batch_size and truncation.delta_target must not both be given; got "
                              f"{max_batch_size!r} and {truncation_delta_target!r}")
         if truncation_delta_target is not None:
-            target = check_open_unit("truncation_delta_target", truncation_delta_target)
+            target = check_open_unit("truncation.delta_target", truncation_delta_target)
             max_batch_size = smallest_max_batch_size(self.dataset_size, self.batch_size, self.steps,
                                                      self.truncation_epsilon, target)
         elif max_batch_size is not None:
-            max_batch_size = _check_int_in("max_batch_size", max_batch_size, 1, self.dataset_size, "dataset_size")
+            max_batch_size = _check_int_in("truncation.max_batch_size", max_batch_size, 1, self.dataset_size,
+                                           "dataset_size")
         self.max_batch_size = max_batch_size
         self._frozen = True
 
@@ -302,7 +318,8 @@ class BatchSampler:
 
     def __repr__(self) -> str:
         return (f"BatchSampler({self.sampler!r}, dataset_size={self.dataset_size}, batch_size={self.batch_size}, "
-                f"epochs={self.epochs}, seed={self.seed}, max_batch_size={self.max_batch_size})")
+                f"epochs={self.epochs}, seed={self.seed}, truncation=Truncation(max_batch_size={self.max_batch_size}, "
+                f"epsilon={self.truncation_epsilon}))")
 
     def plan(self, epoch: int) -> BatchPlan:
         """Epoch ``epoch``'s batches before truncation and padding (a BatchPlan of T batches)."""
@@ -362,7 +379,7 @@ class BatchSampler:
 class PaddedDataset:
     """``dataset[i]`` as (example, weight): weight 1.0, or 0.0 and ``dataset[fill_index]`` for PAD_INDEX.
 
-    For ``DataLoader(PaddedDataset(dataset), batch_sampler=BatchSampler(..., max_batch_size=B))``:
+    For ``DataLoader(PaddedDataset(dataset), batch_sampler=BatchSampler(..., truncation=Truncation(max_batch_size=B)))``:
     the default collate then gives (examples, weights), weights a float32 tensor of length B.
     Weights are numpy float32 scalars (so that they collate to float32)."""
 

@@ -2,8 +2,9 @@
 
 Every table is written with a JSON document under the schema metadata key ``dpsampling``:
 the parameters it was computed from, plus the package and dependency versions. Writes are
-atomic (a temporary file in the same folder, then ``os.replace``), so an interrupted job
-leaves no half-written result. ``read_table`` refuses a file that is not readable Parquet or
+atomic (``write_atomically``: a temporary file in the same folder, then ``os.replace``; the one
+atomic write of the package and its scripts), so an interrupted job leaves no half-written
+result. ``read_table`` refuses a file that is not readable Parquet or
 whose recorded parameters differ from the ones the caller expects.
 """
 
@@ -12,7 +13,7 @@ from __future__ import annotations
 import json
 import os
 import platform
-import tempfile
+import secrets
 from importlib import metadata as importlib_metadata
 from pathlib import Path
 
@@ -67,6 +68,33 @@ def check_output_dir(directory, create: bool = True) -> Path:
     return directory
 
 
+def write_atomically(path, write) -> Path:
+    """Call ``write(tmp)`` on a fresh temporary file in ``path``'s folder (created if missing),
+    then rename it to ``path`` (``os.replace``, atomic on POSIX): readers see the old file or
+    the whole new one, never a part. On any error the temporary file is removed."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    while True:  # a fresh name; mode 0o666 less the umask, as a plain open() would give
+        tmp = path.with_name(f".{path.name}.{secrets.token_hex(8)}.tmp")
+        try:
+            os.close(os.open(tmp, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o666))
+            break
+        except FileExistsError:
+            continue
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def write_text_atomically(path, text: str) -> Path:
+    """Write ``text`` to ``path`` atomically (``write_atomically``)."""
+    return write_atomically(path, lambda tmp: Path(tmp).write_text(text))
+
+
 def write_table(frame: pd.DataFrame, path, parameters: dict) -> Path:
     """Write ``frame`` to ``path`` atomically with ``parameters`` and versions in its metadata."""
     path = Path(path)
@@ -76,15 +104,7 @@ def write_table(frame: pd.DataFrame, path, parameters: dict) -> Path:
     schema_metadata = dict(table.schema.metadata or {})
     schema_metadata[METADATA_KEY] = json.dumps(document, sort_keys=True).encode()
     table = table.replace_schema_metadata(schema_metadata)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
-    try:
-        pq.write_table(table, tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
+    return write_atomically(path, lambda tmp: pq.write_table(table, tmp))
 
 
 def read_metadata(path) -> dict:

@@ -46,12 +46,13 @@ def algorithm_version(family: str) -> int:
 
 
 def _ballsbins_sample(method: str) -> list[np.ndarray]:
-    from dpsampling.accountants.ballsbins import sample_losses
+    from dpsampling.accountants.ballsbins import LossLaw, sample_losses
 
-    options = {"orders": "1..3,5" if "order" in method else None,
-               "importance_epsilon": 0.5 if "importance" in method else None}
+    orders = "1..3,5" if "order" in method else None
+    importance_epsilon = 0.5 if "importance" in method else None
     epochs = (1,) if "importance" in method else (1, 2)
-    return [sample_losses(method, 0.7, 20, 64, direction, seed=12345, epochs=k, **options).losses
+    return [sample_losses(LossLaw(method, 0.7, 20, direction, orders, importance_epsilon, k), 64,
+                          seed=12345).losses
             for direction in ("remove", "add") for k in epochs]
 
 

@@ -3,10 +3,10 @@ Numba's CUDA simulator (see conftest.py) at tiny sizes; skipped without numba-cu
 
 What is checked, and how often a correct implementation would fail:
 - same stream as the CPU kernels: for every estimator, direction and k in {1, 2}, the GPU
-  sample equals ``sample_losses`` with the same (seed, samples, samples_per_chunk) up to
-  rounding (deterministic: never fails when correct under the simulator, which uses the
-  host's libm; on a real GPU a rare rejection-step flip may change a chunk, so 1 chunk in 4
-  may differ);
+  sample equals ``sample_losses`` with the same (seed, samples, samples_per_chunk): bit for
+  bit under the simulator (the kernels call the CPU's per-sample functions; deterministic),
+  up to rounding on a real GPU (a rare rejection-step flip may change a chunk, so 1 chunk in
+  4 may differ);
 - same law, tested as if the streams were unrelated: a two-sample Kolmogorov-Smirnov test
   of a GPU sample against a CPU sample from an independent seed, rejecting at p < 1e-4 per
   case (12 cases: false-failure probability <= 1.2e-3 over random seeds; these seeds pass);
@@ -39,7 +39,7 @@ if importlib.util.find_spec("numba_cuda") is None:
 
 from dpsampling.accountants.ballsbins import cuda as gpu
 from dpsampling.accountants.ballsbins import estimate_delta, gaussian_mechanism_delta
-from dpsampling.accountants.ballsbins.sampling import sample_losses
+from dpsampling.accountants.ballsbins.sampling import LossLaw, sample_losses
 
 if not gpu.cuda_available():
     pytest.skip("no CUDA GPU and the simulator is off (numba.cuda was imported before "
@@ -56,13 +56,9 @@ CASES = [(method, direction, epochs)
          for epochs in ((1,) if method.startswith("importance") else (1, 2))]
 
 
-def _keywords(method, epochs):
-    keywords = {"epochs": epochs}
-    if "order_statistics" in method:
-        keywords["orders"] = ORDERS
-    if method.startswith("importance"):
-        keywords["importance_epsilon"] = EPS0
-    return keywords
+def _law(method, direction, epochs, sigma=SIGMA, steps=STEPS):
+    return LossLaw(method, sigma, steps, direction, ORDERS if "order_statistics" in method else None,
+                   EPS0 if method.startswith("importance") else None, epochs)
 
 
 def _id(case):
@@ -72,16 +68,14 @@ def _id(case):
 @pytest.mark.parametrize("case", CASES, ids=_id)
 def test_same_stream_as_cpu(case):
     method, direction, epochs = case
-    keywords = _keywords(method, epochs)
+    law = _law(method, direction, epochs)
     seed = np.random.SeedSequence(11, spawn_key=(3,))
-    device = gpu.sample_losses_cuda(method, SIGMA, STEPS, 64, direction, seed=seed,
-                                    samples_per_chunk=16, **keywords)
-    host = sample_losses(method, SIGMA, STEPS, 64, direction, seed=seed, samples_per_chunk=16,
-                         **keywords)
-    close = np.isclose(device.losses, host.losses, rtol=1e-9, atol=1e-12)
-    if gpu.simulator_enabled():
-        assert close.all()
+    device = gpu.sample_losses_cuda(law, 64, seed=seed, samples_per_chunk=16)
+    host = sample_losses(law, 64, seed=seed, samples_per_chunk=16)
+    if gpu.simulator_enabled():  # one kernel body, host math: the same numbers bit for bit
+        np.testing.assert_array_equal(device.losses, host.losses)
     else:
+        close = np.isclose(device.losses, host.losses, rtol=1e-9, atol=1e-12)
         assert close.reshape(4, 16).all(axis=1).sum() >= 3
     assert device.parameters() == host.parameters()
     assert device.log_weight == host.log_weight
@@ -92,10 +86,9 @@ def test_same_stream_as_cpu(case):
 def test_same_law_as_cpu(case):
     """Two-sample KS, GPU seed 2025 vs CPU seed 7 (independent streams), reject at p < 1e-4."""
     method, direction, epochs = case
-    keywords = _keywords(method, epochs)
-    device = gpu.sample_losses_cuda(method, SIGMA, STEPS, 300, direction, seed=2025,
-                                    samples_per_chunk=25, **keywords)
-    host = sample_losses(method, SIGMA, STEPS, 300, direction, seed=7, **keywords)
+    law = _law(method, direction, epochs)
+    device = gpu.sample_losses_cuda(law, 300, seed=2025, samples_per_chunk=25)
+    host = sample_losses(law, 300, seed=7)
     assert ks_2samp(device.losses, host.losses).pvalue > 1e-4
 
 
@@ -106,10 +99,10 @@ def test_gaussian_mechanism_at_one_step(method, direction):
     5 standard errors at every eps (normal approximation, <= 5.8e-7 per point)."""
     sigma = 1.0
     epsilons = np.array([0.5, 1.0, 2.0])
-    keywords = {"importance_epsilon": 0.25} if method == "importance" else {}
-    estimate = gpu.loss_statistics_cuda(method, sigma, 1, 2000, direction, epsilons,
+    law = LossLaw(method, sigma, 1, direction, importance_epsilon=0.25)
+    estimate = gpu.loss_statistics_cuda(law, 2000, epsilons,
                                         seed=np.random.SeedSequence(5).spawn(2)[1],
-                                        samples_per_chunk=100, **keywords)
+                                        samples_per_chunk=100)
     exact = gaussian_mechanism_delta(sigma, epsilons)
     error = estimate.standard_error()
     assert np.all(error > 0)
@@ -118,14 +111,11 @@ def test_gaussian_mechanism_at_one_step(method, direction):
 
 @pytest.mark.parametrize("method", ["naive", "importance_order_statistics"])
 def test_streaming_statistics_equal_raw_sample_statistics(method):
-    keywords = _keywords(method, 1)
+    law = _law(method, "remove", 1)
     grid = [0.0, 0.25, 1.0, 3.0]
-    raw = gpu.sample_losses_cuda(method, SIGMA, STEPS, 90, "remove", seed=4,
-                                 samples_per_chunk=10, **keywords)
-    whole = gpu.loss_statistics_cuda(method, SIGMA, STEPS, 90, "remove", grid, seed=4,
-                                     samples_per_chunk=10, **keywords)
-    pieces = gpu.loss_statistics_cuda(method, SIGMA, STEPS, 90, "remove", grid, seed=4,
-                                      samples_per_chunk=10, chunk_size=20, **keywords)
+    raw = gpu.sample_losses_cuda(law, 90, seed=4, samples_per_chunk=10)
+    whole = gpu.loss_statistics_cuda(law, 90, grid, seed=4, samples_per_chunk=10)
+    pieces = gpu.loss_statistics_cuda(law, 90, grid, seed=4, samples_per_chunk=10, chunk_size=20)
     for name in ("count", "total", "total_squares"):
         np.testing.assert_array_equal(getattr(whole, name), getattr(pieces, name))
     reference = estimate_delta(raw, grid)
@@ -139,51 +129,50 @@ def test_streaming_statistics_equal_raw_sample_statistics(method):
 
 def test_reproducible_and_shards_differ():
     first, second = np.random.SeedSequence(99).spawn(2)
-    run = gpu.sample_losses_cuda("order_statistics", SIGMA, STEPS, 40, "add", orders=ORDERS,
-                                 seed=first, samples_per_chunk=8)
-    again = gpu.sample_losses_cuda("order_statistics", SIGMA, STEPS, 40, "add", orders=ORDERS,
-                                   seed=first, samples_per_chunk=8, chunk_size=16)
-    other = gpu.sample_losses_cuda("order_statistics", SIGMA, STEPS, 40, "add", orders=ORDERS,
-                                   seed=second, samples_per_chunk=8)
+    law = _law("order_statistics", "add", 1)
+    run = gpu.sample_losses_cuda(law, 40, seed=first, samples_per_chunk=8)
+    again = gpu.sample_losses_cuda(law, 40, seed=first, samples_per_chunk=8, chunk_size=16)
+    other = gpu.sample_losses_cuda(law, 40, seed=second, samples_per_chunk=8)
     np.testing.assert_array_equal(run.losses, again.losses)
     assert not np.any(run.losses == other.losses)
     assert run.seed_spawn_key == (0,) and other.seed_spawn_key == (1,)
 
 
-@pytest.mark.parametrize("arguments, keywords, match", [
-    (("naive", -0.5, 4, 10, "add"), {}, "sigma must be positive"),
-    (("bogus", 1.0, 4, 10, "add"), {}, "method must be one of"),
-    (("naive", 1.0, 4, 10, "sideways"), {}, "direction must be one of"),
-    (("naive", 1.0, 4, 0, "add"), {}, "samples must be"),
-    (("importance", 1.0, 4, 10, "add"), {"importance_epsilon": 1.0, "epochs": 2}, "epochs must be 1"),
-    (("importance", 1.0, 4, 10, "add"), {}, "importance_epsilon must be a finite"),
-    (("order_statistics", 1.0, 4, 10, "add"), {"orders": [2, 3]}, "orders must start at 1"),
-    (("naive", 1.0, 4, 10, "add"), {"chunk_size": 8, "samples_per_chunk": 16}, "chunk_size must be"),
-    (("naive", 1.0, 4, 10, "add"), {"seed": -1}, "seed must be"),
+@pytest.mark.parametrize("law, samples, keywords, match", [
+    (("naive", -0.5, 4, "add"), 10, {}, "sigma must be positive"),
+    (("bogus", 1.0, 4, "add"), 10, {}, "method must be one of"),
+    (("naive", 1.0, 4, "sideways"), 10, {}, "direction must be one of"),
+    (("naive", 1.0, 4, "add"), 0, {}, "samples must be"),
+    (("importance", 1.0, 4, "add", None, 1.0, 2), 10, {}, "epochs must be 1"),
+    (("importance", 1.0, 4, "add"), 10, {}, "importance_epsilon must be a finite"),
+    (("order_statistics", 1.0, 4, "add", [2, 3]), 10, {}, "orders must start at 1"),
+    (("naive", 1.0, 4, "add"), 10, {"chunk_size": 8, "samples_per_chunk": 16}, "chunk_size must be"),
+    (("naive", 1.0, 4, "add"), 10, {"seed": -1}, "seed must be"),
 ])
-def test_bad_inputs(arguments, keywords, match):
+def test_bad_inputs(law, samples, keywords, match):
     with pytest.raises(ValueError, match=match):
-        gpu.sample_losses_cuda(*arguments, **keywords)
+        gpu.sample_losses_cuda(LossLaw(*law), samples, **keywords)
 
 
 def test_inputs_checked_before_the_device(monkeypatch):
     monkeypatch.setattr(gpu, "cuda_available", lambda: False)
     with pytest.raises(ValueError, match="sigma must be positive"):
-        gpu.sample_losses_cuda("naive", 0.0, 4, 10, "add")
+        gpu.sample_losses_cuda(LossLaw("naive", 0.0, 4, "add"), 10)
     with pytest.raises(RuntimeError, match="needs a CUDA GPU"):
-        gpu.loss_statistics_cuda("naive", 1.0, 4, 10, "add", [1.0])
+        gpu.loss_statistics_cuda(LossLaw("naive", 1.0, 4, "add"), 10, [1.0])
 
 
 def test_bad_grid():
     with pytest.raises(ValueError, match="epsilons must be"):
-        gpu.loss_statistics_cuda("naive", 1.0, 4, 10, "add", [0.0, np.nan])
+        gpu.loss_statistics_cuda(LossLaw("naive", 1.0, 4, "add"), 10, [0.0, np.nan])
 
 
 def test_out_of_memory_names_a_chunk_size_that_fits(monkeypatch):
     # 8 bytes per sample + 32 per chunk of 16 samples: 1000 free bytes -> 500 usable -> 3 chunks
     monkeypatch.setattr(gpu, "_free_device_memory", lambda cuda: 1000.0)
     with pytest.raises(ValueError, match=r"chunk_size must be at most 48 .*; got 160$"):
-        gpu.sample_losses_cuda("naive", 1.0, 2, 160, "add", samples_per_chunk=16, chunk_size=160)
+        gpu.sample_losses_cuda(LossLaw("naive", 1.0, 2, "add"), 160, samples_per_chunk=16,
+                               chunk_size=160)
 
     def exhausted(*args, **kwargs):
         raise RuntimeError("[CUDA_ERROR_OUT_OF_MEMORY] out of memory")
@@ -193,7 +182,7 @@ def test_out_of_memory_names_a_chunk_size_that_fits(monkeypatch):
     monkeypatch.setattr(gpu, "_free_device_memory", lambda cuda: 1e6)
     monkeypatch.setattr(cuda, "to_device", exhausted)
     with pytest.raises(ValueError, match="chunk_size must be at most"):
-        gpu.sample_losses_cuda("naive", 1.0, 2, 160, "add", samples_per_chunk=16)
+        gpu.sample_losses_cuda(LossLaw("naive", 1.0, 2, "add"), 160, samples_per_chunk=16)
 
 
 def test_package_imports_without_numba_cuda():
@@ -232,12 +221,11 @@ PTX_CHECK = textwrap.dedent("""
         print("skip:", str(error).splitlines()[0][:200])
         sys.exit(0)
     from dpsampling.accountants.ballsbins import _cuda
-    f64, m2, st = t.float64[::1], t.float64[:, ::1], t.uint64[:, ::1]
-    tail = (st, t.int64, t.int64, t.int64, f64, f64, m2, m2)
-    head = (f64, t.int64, t.int64, t.boolean, t.boolean)
-    cuda.compile_ptx(_cuda.coordinate_kernel.py_func, head + tail, cc=(9, 0))
+    f64, i64, m2, st = t.float64[::1], t.int64[::1], t.float64[:, ::1], t.uint64[:, ::1]
+    tail = (f64, f64, t.float64[:, :, ::1])  # out, epsilons, sums
+    cuda.compile_ptx(_cuda.coordinate_kernel.py_func, (f64, i64, st) + tail, cc=(9, 0))
     cuda.compile_ptx(_cuda.order_statistics_kernel(1024).py_func,
-                     head + (t.int64[::1], f64, f64, f64) + tail, cc=(9, 0))
+                     (f64, i64, i64, m2, st) + tail, cc=(9, 0))
     print("ok")
 """)
 

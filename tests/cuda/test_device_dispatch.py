@@ -45,23 +45,22 @@ TIMING = ["sampling_seconds", "sampling_cpu_seconds"]
 def test_cuda_records_the_device_and_draws_the_cpu_numbers(method):
     keywords = {"orders": ORDERS if "order" in method else None,
                 "importance_epsilon": 0.5 if method.startswith("importance") else None}
-    on_gpu = bb.sample_losses_on(method, 0.7, 8, 100, "add", seed=SEED, samples_per_chunk=16, device="cuda",
-                                 **keywords)
-    on_cpu = bb.sample_losses_on(method, 0.7, 8, 100, "add", seed=SEED, samples_per_chunk=16, device="cpu",
-                                 **keywords)
+    law = bb.LossLaw(method, 0.7, 8, "add", **keywords)
+    on_gpu = bb.sample_losses_on(law, 100, seed=SEED, samples_per_chunk=16, device="cuda")
+    on_cpu = bb.sample_losses_on(law, 100, seed=SEED, samples_per_chunk=16, device="cpu")
     assert on_gpu.extra["device"] == "cuda" and on_cpu.extra["device"] == "cpu"
     np.testing.assert_array_equal(on_gpu.losses, on_cpu.losses)
 
 
 def test_auto_does_not_take_the_simulator_for_a_gpu():
     assert bb.resolve_device("auto") == "cpu"
-    assert bb.sample_losses_on("naive", 0.7, 8, 10, "remove", device="auto").extra["device"] == "cpu"
+    assert bb.sample_losses_on(bb.LossLaw("naive", 0.7, 8, "remove"), 10, device="auto").extra["device"] == "cpu"
 
 
 def test_streaming_statistics_on_cuda_equal_the_cpu_ones_to_rounding():
-    arguments = dict(orders=ORDERS, seed=SEED, samples_per_chunk=16)
-    on_gpu = bb.loss_statistics_on("order_statistics", 0.7, 8, 100, "remove", GRID, device="cuda", **arguments)
-    on_cpu = bb.loss_statistics_on("order_statistics", 0.7, 8, 100, "remove", GRID, device="cpu", **arguments)
+    law = bb.LossLaw("order_statistics", 0.7, 8, "remove", ORDERS)
+    on_gpu = bb.loss_statistics_on(law, 100, GRID, seed=SEED, samples_per_chunk=16, device="cuda")
+    on_cpu = bb.loss_statistics_on(law, 100, GRID, seed=SEED, samples_per_chunk=16, device="cpu")
     np.testing.assert_array_equal(on_gpu.count, on_cpu.count)
     assert (on_gpu.log_weight, on_gpu.minimum_epsilon) == (on_cpu.log_weight, on_cpu.minimum_epsilon)
     np.testing.assert_allclose(on_gpu.total, on_cpu.total, rtol=1e-12, atol=0)

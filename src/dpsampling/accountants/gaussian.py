@@ -73,19 +73,24 @@ def direction_pmfs(pld) -> dict:
     return {"remove": pld._pmf_remove, "add": pld._pmf_add}
 
 
-def _table(values, key, query, sampler, sigma, rate, steps, discretization, bounds=("upper", "lower")):
+def _table(values, key, query, setting: dict, bounds=("upper", "lower")):
+    """``query`` (delta or epsilon) at each of ``values`` per direction and bound; ``setting``:
+    sampler, sigma, sampling_rate, steps, discretization (also written as columns)."""
     frame = pd.DataFrame({key: values})
     for bound in bounds:
-        pmfs = direction_pmfs(gaussian_pld(sampler, sigma, rate, steps, BOUNDS[bound], discretization))
+        pmfs = direction_pmfs(gaussian_pld(setting["sampler"], setting["sigma"], setting["sampling_rate"],
+                                           setting["steps"], BOUNDS[bound], setting["discretization"]))
         for direction in DIRECTIONS:
             frame[f"{query}_{direction}_{bound}"] = [query_one(pmfs[direction], query, v) for v in values]
         frame[f"{query}_{bound}"] = np.maximum(frame[f"{query}_remove_{bound}"], frame[f"{query}_add_{bound}"])
-    frame["sampler"] = sampler
-    frame["sigma"] = sigma
-    frame["sampling_rate"] = rate
-    frame["steps"] = steps
-    frame["discretization"] = discretization
+    for name, value in setting.items():
+        frame[name] = value
     return frame
+
+
+def _setting(sampler, sigma, rate, steps, discretization) -> dict:
+    return {"sampler": sampler, "sigma": sigma, "sampling_rate": rate, "steps": steps,
+            "discretization": discretization}
 
 
 def query_one(pmf, query: str, value: float) -> float:
@@ -103,7 +108,7 @@ def delta_for_epsilon(epsilons, sampler: str, sigma: float, rate: float, steps: 
     """
     sigma, rate, steps, discretization = _check(sampler, sigma, rate, steps, discretization)
     eps = check_array("epsilon", epsilons, check_nonnegative)
-    return _table(eps, "epsilon", "delta", sampler, sigma, rate, steps, discretization, bounds)
+    return _table(eps, "epsilon", "delta", _setting(sampler, sigma, rate, steps, discretization), bounds)
 
 
 def epsilon_for_delta(deltas, sampler: str, sigma: float, rate: float, steps: int,
@@ -111,7 +116,7 @@ def epsilon_for_delta(deltas, sampler: str, sigma: float, rate: float, steps: in
     """eps(delta) per direction and bound: columns epsilon_{remove,add}_{upper,lower}, epsilon_{upper,lower}."""
     sigma, rate, steps, discretization = _check(sampler, sigma, rate, steps, discretization)
     deltas = check_array("delta", deltas, check_open_unit)
-    return _table(deltas, "delta", "epsilon", sampler, sigma, rate, steps, discretization, bounds)
+    return _table(deltas, "delta", "epsilon", _setting(sampler, sigma, rate, steps, discretization), bounds)
 
 
 def delta_at(sampler: str, relation: str, epsilon: float, sigma: float, rate: float, steps: int,

@@ -103,10 +103,11 @@ def _eps_for_sets(first, second, delta):
     return np.where(first > delta, value, -np.inf)
 
 
-def _best(objective, grid, pairs, sigma, steps, epochs, direction, target, refine):
+def _best(objective, grid, pairs, setting, target, refine):
     """max over the grid (and a local refinement) of objective(first, second, target).
 
-    ``pairs`` = _set_pairs(grid, ...), computed once and shared by every target."""
+    ``setting`` = (sigma, steps, epochs, direction); ``pairs`` = _set_pairs(grid, *setting),
+    computed once and shared by every target."""
     first, second = pairs
     values = objective(first, second, target)
     flat = int(np.nanargmax(values))
@@ -116,7 +117,7 @@ def _best(objective, grid, pairs, sigma, steps, epochs, direction, target, refin
         step = float(grid[1] - grid[0])
 
         def negative(c):
-            f, s = _set_pairs(np.array([c]), sigma, steps, epochs, direction)
+            f, s = _set_pairs(np.array([c]), *setting)
             v = objective(f[:, j], s[:, j], target)[0]
             return -v if np.isfinite(v) else np.inf
 
@@ -147,7 +148,8 @@ def _best_per_direction(objective, queries, sigma, steps, epochs, grid, refine) 
     for direction in ("remove", "add"):
         points = _direction_grid(grid, direction)
         pairs = _set_pairs(points, sigma, steps, epochs, direction)
-        best = [_best(objective, points, pairs, sigma, steps, epochs, direction, q, refine) for q in queries]
+        setting = (sigma, steps, epochs, direction)
+        best = [_best(objective, points, pairs, setting, q, refine) for q in queries]
         out[direction] = np.maximum(np.array([b[0] for b in best]), 0.0)
         out[f"c_{direction}"] = np.array([b[1] for b in best])
     out["max"] = np.maximum(out["remove"], out["add"])

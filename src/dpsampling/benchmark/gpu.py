@@ -35,7 +35,7 @@ import numpy as np
 
 from dpsampling.accountants.ballsbins import cuda as gpu
 from dpsampling.accountants.ballsbins.orders import validate_orders
-from dpsampling.accountants.ballsbins.sampling import sample_losses
+from dpsampling.accountants.ballsbins.sampling import LossLaw, sample_losses
 from dpsampling.benchmark.cases import CASES, Case
 from dpsampling.validation import check_int_at_least, check_positive
 
@@ -45,13 +45,9 @@ IMPORTANCE_EPSILON = {"importance": 12.0, "importance_order_statistics": 1.0}
 PROG = "python -m dpsampling.benchmark.gpu"
 
 
-def _keywords(case: Case) -> dict:
-    keywords = {}
-    if case.orders is not None:
-        keywords["orders"] = case.orders
-    if case.method.startswith("importance"):
-        keywords["importance_epsilon"] = IMPORTANCE_EPSILON[case.method]
-    return keywords
+def _law(case: Case) -> LossLaw:
+    return LossLaw(case.method, case.sigma, case.steps, case.direction, case.orders,
+                   IMPORTANCE_EPSILON.get(case.method))
 
 
 def _cpu_name() -> str:
@@ -76,19 +72,17 @@ def _median_seconds(function, repeats: int) -> float:
 def time_case(case: Case, *, repeats: int, seed: int, samples_per_chunk: int,
               use_gpu: bool) -> dict:
     """Median seconds of both sides on ``case`` (GPU entries None when ``use_gpu`` is False)."""
-    keywords = {**_keywords(case), "seed": seed, "samples_per_chunk": samples_per_chunk}
-    args = (case.method, case.sigma, case.steps)
+    keywords = {"seed": seed, "samples_per_chunk": samples_per_chunk}
+    law = _law(case)
     warm = max(1, case.samples // 100)
-    sample_losses(*args, warm, case.direction, **keywords)
-    cpu = _median_seconds(lambda: sample_losses(*args, case.samples, case.direction, **keywords),
-                          repeats)
+    sample_losses(law, warm, **keywords)
+    cpu = _median_seconds(lambda: sample_losses(law, case.samples, **keywords), repeats)
     row = {"case": case.name, "method": case.method, "sigma": case.sigma, "steps": case.steps, "samples": case.samples,
            "orders": case.order_count, "cpu_seconds": cpu, "gpu_seconds": None}
     if use_gpu:
-        gpu.sample_losses_cuda(*args, warm, case.direction, **keywords)
+        gpu.sample_losses_cuda(law, warm, **keywords)
         row["gpu_seconds"] = _median_seconds(
-            lambda: gpu.sample_losses_cuda(*args, case.samples, case.direction, **keywords),
-            repeats)
+            lambda: gpu.sample_losses_cuda(law, case.samples, **keywords), repeats)
     return row
 
 
@@ -140,16 +134,16 @@ def paper_fig2(config_path, *, seed: int, samples: int | None, log) -> str:
              "|---|---:|---:|---|---:|---:|---:|"]
     root = np.random.SeedSequence(seed)
     first = fig2["panels"][0]
-    gpu.loss_statistics_cuda("order_statistics", first["sigma"], first["steps"], 1, "remove",
-                             grid, orders=first["orders"], seed=root)  # compile, untimed
+    gpu.loss_statistics_cuda(LossLaw("order_statistics", first["sigma"], first["steps"], "remove",
+                                     first["orders"]), 1, grid, seed=root)  # compile, untimed
     overall = 0.0
     for p_index, panel in enumerate(fig2["panels"]):
         for d_index, direction in enumerate(("remove", "add")):
             child = np.random.SeedSequence(root.entropy, spawn_key=(p_index, d_index))
             start = time.perf_counter()
-            estimate = gpu.loss_statistics_cuda(
-                "order_statistics", panel["sigma"], panel["steps"], total, direction, grid,
-                orders=panel["orders"], seed=child)
+            law = LossLaw("order_statistics", panel["sigma"], panel["steps"], direction,
+                          panel["orders"])
+            estimate = gpu.loss_statistics_cuda(law, total, grid, seed=child)
             seconds = time.perf_counter() - start
             overall += seconds
             rate = total * panel["steps"] / seconds

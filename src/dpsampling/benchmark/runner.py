@@ -44,9 +44,9 @@ import numpy as np
 import pandas as pd
 from scipy.stats import ks_2samp
 
-from dpsampling.accountants.ballsbins import estimate_delta, sample_losses
+from dpsampling.accountants.ballsbins import LossLaw, estimate_delta, sample_losses
 from dpsampling.benchmark.cases import CASES, Case
-from dpsampling.io import environment_versions
+from dpsampling.io import environment_versions, write_atomically
 
 COLUMNS = ["case", "ours_seconds", "reference_seconds", "speedup", "ours_samples_per_second"]
 Z_LIMIT = 4.5
@@ -60,9 +60,9 @@ class BenchmarkDisagreement(RuntimeError):
 
 def run_ours(case: Case, seed: int):
     """Loss samples and (mean, standard error) of delta(case.epsilon), our library."""
-    samples = sample_losses(
-        case.method, case.sigma, case.steps, case.samples, case.direction, orders=case.orders,
-        importance_epsilon=case.epsilon if case.method == "importance" else None, seed=seed)
+    law = LossLaw(case.method, case.sigma, case.steps, case.direction, case.orders,
+                  case.epsilon if case.method == "importance" else None)
+    samples = sample_losses(law, case.samples, seed=seed)
     estimate = estimate_delta(samples, [case.epsilon])
     return samples.losses, float(estimate.mean()[0]), float(estimate.standard_error()[0])
 
@@ -197,20 +197,8 @@ def run_benchmark(cases=CASES, *, repeats: int = 3, reference=None, seed: int = 
     return pd.DataFrame(rows, columns=COLUMNS), document
 
 
-def _replace_atomically(path: Path, write) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
-    try:
-        write(tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def write_outputs(table: pd.DataFrame, document: dict, csv_path, json_path) -> None:
     """The CSV (exactly COLUMNS) and the JSON sidecar, each written atomically."""
-    _replace_atomically(Path(csv_path), lambda tmp: table.to_csv(tmp, index=False, na_rep="NaN"))
-    _replace_atomically(Path(json_path), lambda tmp: Path(tmp).write_text(
+    write_atomically(Path(csv_path), lambda tmp: table.to_csv(tmp, index=False, na_rep="NaN"))
+    write_atomically(Path(json_path), lambda tmp: Path(tmp).write_text(
         json.dumps(document, indent=2, default=float) + "\n"))

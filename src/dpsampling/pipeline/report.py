@@ -34,7 +34,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 
 from dpsampling import __version__
-from dpsampling.io import read_metadata
+from dpsampling.io import read_metadata, write_text_atomically
 
 EXPERIMENT_ID = re.compile(r"[a-z]+[0-9]{2}_[a-z0-9_]+")
 """Experiment ids are <paper id>_<name>, e.g. chua24_fig3, chua25_fig1, lebeda24_conj12."""
@@ -324,12 +324,4 @@ def write_report(report_path, root=".", targets: dict | None = None, claims: pd.
     """Write REPORT.md atomically (a temporary file next to it, then rename)."""
     report_path = Path(report_path)
     text = report_markdown(report_path, root, targets, claims, configfiles)
-    report_path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = report_path.with_name(f".{report_path.name}.tmp")
-    try:
-        tmp.write_text(text)
-        tmp.replace(report_path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    return report_path
+    return write_text_atomically(report_path, text)

@@ -69,8 +69,10 @@ def _forward(theta, numeric, categorical, i, buckets, hidden, pre):
 
 
 @numba.njit(cache=True)
-def mlp_clipped_gradient_sum(theta, labels, numeric, categorical, batch, weights, clip_norm, buckets, hidden, out):
-    """out = sum_i weights_i * clip(g_i) over the batch (out is zeroed first); returns the mean loss."""
+def mlp_clipped_gradient_sum(theta, data, batch, weights, clip_norm, buckets, hidden, out):
+    """out = sum_i weights_i * clip(g_i) over the batch (out is zeroed first); returns the mean loss.
+    ``data`` = (labels, numeric, categorical)."""
+    labels, numeric, categorical = data
     out[:] = 0.0
     d = numeric.shape[1]
     numeric_start = buckets * hidden

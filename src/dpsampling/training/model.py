@@ -38,8 +38,10 @@ def _logit(theta, numeric, categorical, i, buckets):
 
 
 @numba.njit(cache=True)
-def _clipped_gradient_sum(theta, labels, numeric, categorical, batch, weights, clip_norm, buckets, out):
-    """out = sum_i weights_i * clip(g_i) over the batch (out is zeroed first); returns the mean loss."""
+def _clipped_gradient_sum(theta, data, batch, weights, clip_norm, buckets, out):
+    """out = sum_i weights_i * clip(g_i) over the batch (out is zeroed first); returns the mean loss.
+    ``data`` = (labels, numeric, categorical)."""
+    labels, numeric, categorical = data
     out[:] = 0.0
     d = numeric.shape[1]
     k = categorical.shape[1]
@@ -113,7 +115,8 @@ class Model:
 
     def clipped_gradient_sum(self, theta, dataset, batch, weights, clip_norm: float, out) -> float:
         """out = sum over the batch of weight_i clip_C(grad_i); returns the mean loss."""
-        arrays = (theta, dataset.labels, dataset.numeric, dataset.categorical, batch, weights, clip_norm, dataset.buckets)
+        data = (dataset.labels, dataset.numeric, dataset.categorical)
+        arrays = (theta, data, batch, weights, clip_norm, dataset.buckets)
         if self.kind == "logistic":
             return _clipped_gradient_sum(*arrays, out)
         return mlp.mlp_clipped_gradient_sum(*arrays, self.hidden_units, out)

@@ -30,6 +30,7 @@ from dpsampling.accountants.ballsbins.orders import format_orders, parse_orders,
 from dpsampling.accountants.ballsbins.sampling import (
     DEFAULT_SAMPLES_PER_CHUNK,
     METHODS,
+    LossLaw,
     LossSamples,
     as_seed_sequence,
     physical_memory_bytes,
@@ -47,7 +48,7 @@ from dpsampling.accountants.ballsbins.storage import (
 )
 
 __all__ = [
-    "DEFAULT_SAMPLES_PER_CHUNK", "DEVICES", "METHODS", "DeltaEstimate", "LossSamples", "as_seed_sequence",
+    "DEFAULT_SAMPLES_PER_CHUNK", "DEVICES", "METHODS", "DeltaEstimate", "LossLaw", "LossSamples", "as_seed_sequence",
     "bernoulli_kl", "combine_estimates", "device_problem", "estimate_delta", "estimate_from_frame",
     "format_orders", "gaussian_mechanism_delta", "importance_threshold",
     "kl_upper_confidence_bound", "log_importance_probability", "loss_statistics_on", "lower_bound_delta",

@@ -24,6 +24,12 @@ xoshiro256** state ``chunk_states[c]``, so the output does not depend on the thr
 (``prange`` only decides which thread runs which chunk). For k epochs each row is the sum of
 k independent losses (Alg. 11). Private: the public wrappers in ``sampling`` validate inputs.
 
+One kernel body for both devices: ``coordinate_loss`` and ``order_statistics_loss`` draw one
+sample; the parallel CPU entry points below and the CUDA entry points (``_cuda``) only loop
+over chunks and call them, numba-cuda compiling them (and ``_random``, ``_special``) for the
+device from their source. So they carry no explicit signature and allocate nothing (the
+caller passes the scratch), and kernel scalars travel as two arrays (``kernel_scalars``).
+
 The kernels are cached on disk (``cache=True``). Numba checks only the kernel's own file for
 changes, so the kernels are closures over ``DEPENDENCY_STAMP``, a hash of the modules they
 call (``_random``, ``_special``): Numba's cache key includes closure values, so editing those
@@ -81,23 +87,61 @@ def _conditioned_maximum(state, steps, mass):
     return math.log1p(-uniform_open(state) * mass) / steps
 
 
+# Kernel scalars, bundled so that no function takes more than 8 parameters (``kernel_scalars``):
+# ``params`` (float64) holds 1/sigma, 1/sigma^2, the offset log T + 1/(2 sigma^2) and the two
+# importance constants; ``settings`` (int64) holds T, k (epochs), the direction and method flags
+# and the chunking (samples, samples per chunk, first chunk of this launch).
+INV_SIGMA, INV_VARIANCE, OFFSET, THRESHOLD, THRESHOLD_PARAMETER = range(5)
+STEPS, EPOCHS, REMOVE, IMPORTANCE, SAMPLES, SAMPLES_PER_CHUNK, FIRST_CHUNK = range(7)
+# Rows of the order-statistics log weights (``order_log_weights``).
+LOWER, UPPER_1, UPPER_2 = range(3)
+
+
+def kernel_scalars(sigma, steps, epochs, flags, threshold, threshold_parameter):
+    """(params, settings) for the kernels; flags = (remove, importance).
+
+    threshold / threshold_parameter: add -> C / sigma and log Phi(C / sigma); remove ->
+    unused and 1 - Phi(C / sigma)^T (zeros without importance sampling). The chunking entries
+    of ``settings`` are zero: ``chunking`` fills them in.
+    """
+    inv_sigma = 1.0 / sigma
+    inv_variance = inv_sigma * inv_sigma
+    params = np.array([inv_sigma, inv_variance, math.log(steps) + 0.5 * inv_variance,
+                       threshold, threshold_parameter], dtype=np.float64)
+    remove, importance = flags
+    settings = np.array([steps, epochs, int(remove), int(importance), 0, 0, 0], dtype=np.int64)
+    return params, settings
+
+
+def chunking(settings, samples, samples_per_chunk, first_chunk=0):
+    """A copy of ``settings`` for ``samples`` samples cut into chunks of ``samples_per_chunk``,
+    of which this launch runs chunks first_chunk, first_chunk + 1, ..."""
+    settings = settings.copy()
+    settings[SAMPLES:] = samples, samples_per_chunk, first_chunk
+    return settings
+
+
 @njit(error_model="numpy")
-def _naive_one(state, inv_sigma, inv_variance, steps, remove):
+def _naive_one(state, params, steps, remove):
     """log S(x) for x ~ P_1 (remove) or x ~ Q_B (add)."""
+    inv_sigma = params[INV_SIGMA]
     running_max = -np.inf
     running_sum = 0.0
     for t in range(steps):
         value = standard_normal(state) * inv_sigma
         if remove and t == 0:
-            value += inv_variance
+            value += params[INV_VARIANCE]
         running_max, running_sum = _lse_add(running_max, running_sum, value)
     return running_max + math.log(running_sum)
 
 
 @njit(error_model="numpy")
-def _importance_add_one(state, inv_sigma, steps, threshold, log_cdf_threshold):
+def _importance_add_one(state, params, steps):
     """log S(x) for x ~ Q_B conditioned on max_t x_t <= C (coordinates i.i.d. truncated);
-    threshold = C / sigma, log_cdf_threshold = log Phi(C / sigma)."""
+    params[THRESHOLD] = C / sigma, params[THRESHOLD_PARAMETER] = log Phi(C / sigma)."""
+    inv_sigma = params[INV_SIGMA]
+    threshold = params[THRESHOLD]
+    log_cdf_threshold = params[THRESHOLD_PARAMETER]
     running_max = -np.inf
     running_sum = 0.0
     for _ in range(steps):
@@ -107,9 +151,11 @@ def _importance_add_one(state, inv_sigma, steps, threshold, log_cdf_threshold):
 
 
 @njit(error_model="numpy")
-def _importance_remove_one(state, inv_sigma, inv_variance, steps, mass):
-    """log S(x) for x ~ P_1 conditioned on max_t (x - e_1)_t >= C (Alg. 10 on x - e_1)."""
-    log_u_star = _conditioned_maximum(state, steps, mass)
+def _importance_remove_one(state, params, steps):
+    """log S(x) for x ~ P_1 conditioned on max_t (x - e_1)_t >= C (Alg. 10 on x - e_1);
+    params[THRESHOLD_PARAMETER] = 1 - Phi(C / sigma)^T."""
+    inv_sigma = params[INV_SIGMA]
+    log_u_star = _conditioned_maximum(state, steps, params[THRESHOLD_PARAMETER])
     w_star = normal_quantile_from_log_cdf(log_u_star)
     star = 0
     if steps > 1 and uniform_open(state) >= 1.0 / steps:
@@ -123,168 +169,180 @@ def _importance_remove_one(state, inv_sigma, inv_variance, steps, mass):
             w = truncated_normal_below(state, w_star, log_u_star)
         value = w * inv_sigma
         if t == 0:
-            value += inv_variance
+            value += params[INV_VARIANCE]
         running_max, running_sum = _lse_add(running_max, running_sum, value)
     return running_max + math.log(running_sum)
 
 
 @njit(error_model="numpy")
-def _accumulate_orders(state, orders, n_orders, draws, log_weights, log_cdf_bound, inv_sigma,
-                       gaps, rest, running_max, running_sum):
-    """Add sum_i exp(log_weights[i] + y(k_i) / sigma) to the accumulator, y(k) the k-th
-    largest of ``draws`` i.i.d. N(0, 1) conditioned on Phi(w) <= u0 = exp(log_cdf_bound)
-    (log_cdf_bound = 0: no conditioning); spacings as in the module docstring.
-    ``gaps`` and ``rest`` are scratch arrays of length >= n_orders."""
+def _accumulate_orders(state, orders, log_weights, draws, log_cdf_bound, inv_sigma, scratch,
+                       accumulator):
+    """Add sum_i exp(log_weights[i] + y(k_i) / sigma) to the log-sum-exp ``accumulator``
+    (running_max, running_sum), y(k) the k-th largest of ``draws`` i.i.d. N(0, 1) conditioned
+    on Phi(w) <= u0 = exp(log_cdf_bound) (log_cdf_bound = 0: no conditioning), for the first
+    log_weights.shape[0] orders; spacings as in the module docstring. ``scratch``: float64
+    (2, >= that many) for the gaps S_{k_i} - S_{k_{i-1}} and the rests S_{R+1} - S_{k_i}."""
+    n_orders = log_weights.shape[0]
     previous = 0
     for i in range(n_orders):
         k = orders[i]
-        gaps[i] = standard_gamma(state, float(k - previous))
+        scratch[0, i] = standard_gamma(state, float(k - previous))
         previous = k
     suffix = standard_gamma(state, float(draws + 1 - previous))  # S_{R+1} - S_{k_r}
     for i in range(n_orders - 1, -1, -1):
-        rest[i] = suffix  # S_{R+1} - S_{k_i}
-        suffix += gaps[i]
+        scratch[1, i] = suffix  # S_{R+1} - S_{k_i}
+        suffix += scratch[0, i]
     total = suffix  # S_{R+1}
     inv_total = 1.0 / total
     log_total = math.log(total)
     u0 = math.exp(log_cdf_bound)
     s0 = -math.expm1(log_cdf_bound)
+    running_max, running_sum = accumulator
     prefix = 0.0
     for i in range(n_orders):
-        prefix += gaps[i]  # S_{k_i}
+        prefix += scratch[0, i]  # S_{k_i}
         survival = s0 + u0 * (prefix * inv_total)
         if survival <= 0.5:
             y = -normal_quantile(survival)
         else:
-            y = normal_quantile_from_log_cdf(log_cdf_bound + math.log(rest[i]) - log_total)
+            y = normal_quantile_from_log_cdf(log_cdf_bound + math.log(scratch[1, i]) - log_total)
         running_max, running_sum = _lse_add(running_max, running_sum,
                                             log_weights[i] + y * inv_sigma)
     return running_max, running_sum
 
 
+@njit(inline="always")
+def _weights(orders, log_weights, row, bound):
+    """Row ``row`` of ``log_weights`` for the orders k_i <= bound (orders ascend)."""
+    count = orders.shape[0]
+    while count > 0 and orders[count - 1] > bound:
+        count -= 1
+    return log_weights[row, :count]
+
+
 @njit(error_model="numpy")
-def _order_statistics_one(state, inv_sigma, inv_variance, steps, remove, importance,
-                          threshold_parameter, orders, log_lower, log_upper_1, log_upper_2,
-                          gaps, rest):
+def _order_statistics_one(state, params, settings, orders, log_weights, scratch):
     """Bound on log S(x): upper (4) for remove (R = T - 1 plus x_1), lower (5) for add (R = T).
 
-    Weights: upper (4): k_{i+1} - k_i with k_{r+1} := R + 1 (so that rank R itself is
-    covered), for R = T - 1 (log_upper_1) and R = T - 2 (log_upper_2, orders <= T - 2);
-    lower (5): k_i - k_{i-1} with k_0 := 0 (log_lower).
+    Weights (rows of ``log_weights``, see ``order_log_weights``): upper (4): k_{i+1} - k_i with
+    k_{r+1} := R + 1 (so that rank R itself is covered), for R = T - 1 (UPPER_1) and R = T - 2
+    (UPPER_2, orders <= T - 2); lower (5): k_i - k_{i-1} with k_0 := 0 (LOWER).
     """
-    running_max = -np.inf
-    running_sum = 0.0
-    if not remove:
+    inv_sigma = params[INV_SIGMA]
+    inv_variance = params[INV_VARIANCE]
+    threshold_parameter = params[THRESHOLD_PARAMETER]
+    steps = settings[STEPS]
+    importance = settings[IMPORTANCE] != 0
+    accumulator = (-np.inf, 0.0)
+    if settings[REMOVE] == 0:
         log_cdf = threshold_parameter if importance else 0.0
         running_max, running_sum = _accumulate_orders(
-            state, orders, log_lower.shape[0], steps, log_lower, log_cdf, inv_sigma, gaps, rest,
-            running_max, running_sum)
+            state, orders, _weights(orders, log_weights, LOWER, steps), steps, log_cdf,
+            inv_sigma, scratch, accumulator)
         return running_max + math.log(running_sum)
     if not importance:
         value = inv_variance + standard_normal(state) * inv_sigma
-        running_max, running_sum = _lse_add(running_max, running_sum, value)
+        accumulator = _lse_add(accumulator[0], accumulator[1], value)
         running_max, running_sum = _accumulate_orders(
-            state, orders, log_upper_1.shape[0], steps - 1, log_upper_1, 0.0, inv_sigma, gaps,
-            rest, running_max, running_sum)
+            state, orders, _weights(orders, log_weights, UPPER_1, steps - 1), steps - 1, 0.0,
+            inv_sigma, scratch, accumulator)
         return running_max + math.log(running_sum)
     # Appendix B.3, remove direction, with the conditioning of the other coordinates on
     # w <= w* made explicit (all coordinates of w = x - e_1 lie below the maximum w*).
     log_u_star = _conditioned_maximum(state, steps, threshold_parameter)
     w_star = normal_quantile_from_log_cdf(log_u_star)
     if uniform_open(state) < 1.0 / steps:
-        running_max, running_sum = _lse_add(running_max, running_sum,
-                                            inv_variance + w_star * inv_sigma)
+        accumulator = _lse_add(accumulator[0], accumulator[1], inv_variance + w_star * inv_sigma)
         running_max, running_sum = _accumulate_orders(
-            state, orders, log_upper_1.shape[0], steps - 1, log_upper_1, log_u_star, inv_sigma,
-            gaps, rest, running_max, running_sum)
+            state, orders, _weights(orders, log_weights, UPPER_1, steps - 1), steps - 1,
+            log_u_star, inv_sigma, scratch, accumulator)
     else:
-        running_max, running_sum = _lse_add(running_max, running_sum, w_star * inv_sigma)
+        accumulator = _lse_add(accumulator[0], accumulator[1], w_star * inv_sigma)
         w_first = truncated_normal_below(state, w_star, log_u_star)
-        running_max, running_sum = _lse_add(running_max, running_sum,
-                                            inv_variance + w_first * inv_sigma)
+        accumulator = _lse_add(accumulator[0], accumulator[1], inv_variance + w_first * inv_sigma)
         running_max, running_sum = _accumulate_orders(
-            state, orders, log_upper_2.shape[0], steps - 2, log_upper_2, log_u_star, inv_sigma,
-            gaps, rest, running_max, running_sum)
+            state, orders, _weights(orders, log_weights, UPPER_2, steps - 2), steps - 2,
+            log_u_star, inv_sigma, scratch, accumulator)
     return running_max + math.log(running_sum)
 
 
-def order_log_weights(orders: np.ndarray, steps: int):
-    """(log_lower, log_upper_1, log_upper_2): log weights of bounds (5) (R = T) and (4)
-    (R = T - 1 and R = T - 2; only the orders <= R take part)."""
+@njit(error_model="numpy")
+def coordinate_loss(state, params, settings):
+    """One naive (Alg. 4) or importance (Alg. 5 + 10) loss sample, all T coordinates drawn;
+    the sum of k independent losses for k epochs (Alg. 11). Shared by the CPU and CUDA kernels."""
+    steps = settings[STEPS]
+    remove = settings[REMOVE] != 0
+    importance = settings[IMPORTANCE] != 0
+    offset = params[OFFSET]
+    total = 0.0
+    for _ in range(settings[EPOCHS]):
+        if importance:
+            if remove:
+                log_sum = _importance_remove_one(state, params, steps)
+            else:
+                log_sum = _importance_add_one(state, params, steps)
+        else:
+            log_sum = _naive_one(state, params, steps, remove)
+        total += (log_sum - offset) if remove else (offset - log_sum)
+    return total
+
+
+@njit(error_model="numpy")
+def order_statistics_loss(state, params, settings, orders, log_weights, scratch):
+    """One pessimistic loss sample from order statistics (Alg. 6, bounds (4)/(5)), optionally
+    with importance sampling (Appendix B.3); never below the exact loss of the same draw. Sum
+    over k epochs. ``scratch``: float64 (2, >= len(orders)). Shared by the CPU and CUDA kernels."""
+    remove = settings[REMOVE] != 0
+    offset = params[OFFSET]
+    total = 0.0
+    for _ in range(settings[EPOCHS]):
+        log_sum = _order_statistics_one(state, params, settings, orders, log_weights, scratch)
+        total += (log_sum - offset) if remove else (offset - log_sum)
+    return total
+
+
+def order_log_weights(orders: np.ndarray, steps: int) -> np.ndarray:
+    """float64 (3, r): rows LOWER, UPPER_1, UPPER_2 = log weights of bound (5) (R = T) and of
+    bound (4) (R = T - 1 and R = T - 2; only the orders <= R take part, the rest of the row is 0)."""
     orders = np.asarray(orders, dtype=np.int64)
-    log_lower = np.log(np.diff(orders, prepend=0).astype(np.float64))
-
-    def upper(big_r):
+    weights = np.zeros((3, orders.size))
+    weights[LOWER] = np.log(np.diff(orders, prepend=0).astype(np.float64))
+    for row, big_r in ((UPPER_1, steps - 1), (UPPER_2, steps - 2)):
         kept = orders[orders <= big_r]
-        return np.log(np.diff(kept, append=big_r + 1).astype(np.float64))
-
-    return log_lower, upper(steps - 1), upper(steps - 2)
+        weights[row, :kept.size] = np.log(np.diff(kept, append=big_r + 1).astype(np.float64))
+    return weights
 
 
 def _compile(stamp: int):
     """The parallel entry points, as closures over ``stamp`` (see module docstring)."""
 
     @njit(parallel=True, cache=True, error_model="numpy")
-    def coordinate_kernel(sigma, steps, epochs, remove, importance, threshold,
-                          threshold_parameter, chunk_states, samples, samples_per_chunk, out):
-        """Naive (Alg. 4) or importance (Alg. 5 + 10) loss samples; all T coordinates drawn.
-
-        add: threshold = C / sigma and threshold_parameter = log Phi(C / sigma);
-        remove: threshold_parameter = 1 - Phi(C / sigma)^T (threshold unused).
-        """
+    def coordinate_kernel(params, settings, chunk_states, out):
+        """``coordinate_loss`` for every sample of the chunks of ``chunk_states``:
+        out[i - first_chunk * samples_per_chunk] = loss i (``settings``, ``kernel_scalars``)."""
         if stamp < 0:  # never true: keeps the dependency stamp in Numba's cache key
             return
-        inv_sigma = 1.0 / sigma
-        inv_variance = inv_sigma * inv_sigma
-        offset = math.log(steps) + 0.5 * inv_variance
-        n_chunks = chunk_states.shape[0]
-        for chunk in prange(n_chunks):
+        samples, per_chunk, first = settings[SAMPLES], settings[SAMPLES_PER_CHUNK], settings[FIRST_CHUNK]
+        for chunk in prange(chunk_states.shape[0]):
             state = chunk_states[chunk].copy()
-            start = chunk * samples_per_chunk
-            stop = min(start + samples_per_chunk, samples)
-            for i in range(start, stop):
-                total = 0.0
-                for _ in range(epochs):
-                    if importance:
-                        if remove:
-                            log_sum = _importance_remove_one(state, inv_sigma, inv_variance,
-                                                             steps, threshold_parameter)
-                        else:
-                            log_sum = _importance_add_one(state, inv_sigma, steps, threshold,
-                                                          threshold_parameter)
-                    else:
-                        log_sum = _naive_one(state, inv_sigma, inv_variance, steps, remove)
-                    total += (log_sum - offset) if remove else (offset - log_sum)
-                out[i] = total
+            start = (first + chunk) * per_chunk
+            for i in range(start, min(start + per_chunk, samples)):
+                out[i - first * per_chunk] = coordinate_loss(state, params, settings)
 
     @njit(parallel=True, cache=True, error_model="numpy")
-    def order_statistics_kernel(sigma, steps, epochs, remove, importance, threshold_parameter,
-                                orders, log_lower, log_upper_1, log_upper_2, chunk_states,
-                                samples, samples_per_chunk, out):
-        """Pessimistic loss samples from order statistics (Alg. 6), optionally with importance
-        sampling (Appendix B.3); the result is never below the exact loss of the same draw.
-        threshold_parameter: add -> log Phi(C / sigma); remove -> 1 - Phi(C / sigma)^T."""
+    def order_statistics_kernel(params, settings, orders, log_weights, chunk_states, out):
+        """``order_statistics_loss`` for every sample, as ``coordinate_kernel``; log_weights
+        from ``order_log_weights``."""
         if stamp < 0:  # never true: keeps the dependency stamp in Numba's cache key
             return
-        inv_sigma = 1.0 / sigma
-        inv_variance = inv_sigma * inv_sigma
-        offset = math.log(steps) + 0.5 * inv_variance
-        n_chunks = chunk_states.shape[0]
-        for chunk in prange(n_chunks):
+        samples, per_chunk, first = settings[SAMPLES], settings[SAMPLES_PER_CHUNK], settings[FIRST_CHUNK]
+        for chunk in prange(chunk_states.shape[0]):
             state = chunk_states[chunk].copy()
-            gaps = np.empty(orders.shape[0])
-            rest = np.empty(orders.shape[0])
-            start = chunk * samples_per_chunk
-            stop = min(start + samples_per_chunk, samples)
-            for i in range(start, stop):
-                total = 0.0
-                for _ in range(epochs):
-                    log_sum = _order_statistics_one(
-                        state, inv_sigma, inv_variance, steps, remove, importance,
-                        threshold_parameter, orders, log_lower, log_upper_1, log_upper_2, gaps,
-                        rest)
-                    total += (log_sum - offset) if remove else (offset - log_sum)
-                out[i] = total
+            scratch = np.empty((2, orders.shape[0]))
+            start = (first + chunk) * per_chunk
+            for i in range(start, min(start + per_chunk, samples)):
+                out[i - first * per_chunk] = order_statistics_loss(state, params, settings, orders,
+                                                                   log_weights, scratch)
 
     return coordinate_kernel, order_statistics_kernel
 

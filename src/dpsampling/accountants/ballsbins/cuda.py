@@ -4,8 +4,8 @@
 pessimistic order-statistics bound, same importance events) and, for the same
 (seed, samples, samples_per_chunk), the same random streams: chunk c of
 ``samples_per_chunk`` samples runs xoshiro256** from ``seed.generate_state(4 * n_chunks)``
-row c (``sampling._chunk_states``) in one GPU thread, with the CPU's variate algorithms
-ported to the device (``_cuda``). So:
+row c (``sampling._chunk_states``) in one GPU thread, which runs the CPU kernels' own
+per-sample functions compiled for the device (``_cuda``). So:
 
 - the numbers depend on (seed, samples, samples_per_chunk) only: not on ``chunk_size`` (how
   many samples one launch holds in device memory), the block size or the GPU's scheduling;
@@ -38,25 +38,17 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from dpsampling import DIRECTIONS
+from dpsampling.accountants.ballsbins._kernels import chunking
 from dpsampling.accountants.ballsbins.estimates import DeltaEstimate, _check_grid
-from dpsampling.accountants.ballsbins.importance import (
-    _finite,
-    _kernel_threshold_parameter,
-    importance_threshold,
-    log_importance_probability,
-)
-from dpsampling.accountants.ballsbins.orders import validate_orders
 from dpsampling.accountants.ballsbins.sampling import (
     DEFAULT_SAMPLES_PER_CHUNK,
-    METHODS,
     LossSamples,
     _check_memory,
     _chunk_states,
     _result,
     as_seed_sequence,
 )
-from dpsampling.validation import check_choice, check_int_at_least, check_positive
+from dpsampling.validation import check_int_at_least
 
 CUDA_KERNEL_VERSION = 1
 RNG = ("xoshiro256** per chunk of samples_per_chunk samples, one GPU thread per chunk, states "
@@ -126,38 +118,16 @@ def _is_out_of_memory(error: BaseException) -> bool:
     return "OUT_OF_MEMORY" in text or "OUT OF MEMORY" in text
 
 
-def _validate(method, sigma, steps, samples, direction, orders, importance_epsilon, epochs,
-              seed, samples_per_chunk):
-    method = check_choice("method", method, METHODS)
-    sigma = check_positive("sigma", sigma)
-    steps = check_int_at_least("steps", steps, 1)
+def _validate(law, samples, seed, samples_per_chunk, chunk_size) -> dict:
+    """Everything a launch needs, every argument checked before the device is touched."""
+    law = law.checked()
     samples = check_int_at_least("samples", samples, 1)
-    direction = check_choice("direction", direction, DIRECTIONS)
-    epochs = check_int_at_least("epochs", epochs, 1)
     samples_per_chunk = check_int_at_least("samples_per_chunk", samples_per_chunk, 1)
     seed = as_seed_sequence(seed)
-    if method.startswith("importance") and epochs != 1:
-        raise ValueError(f"epochs must be 1 for importance sampling (Appendix B.4); got {epochs}")
-    if method in ("order_statistics", "importance_order_statistics"):
-        orders = validate_orders(orders, steps)
-    else:
-        orders = None
-    threshold = parameter = log_weight = 0.0
-    if method.startswith("importance"):
-        importance_epsilon = _finite("importance_epsilon", importance_epsilon)
-        parameter = _kernel_threshold_parameter(sigma, steps, importance_epsilon, direction)
-        log_weight = log_importance_probability(sigma, steps, importance_epsilon, direction)
-        if method == "importance" and direction == "add":
-            threshold = importance_threshold(sigma, steps, importance_epsilon, direction) / sigma
-    else:
-        importance_epsilon = None
-    inv_sigma = 1.0 / sigma
-    params = np.array([inv_sigma, inv_sigma * inv_sigma,
-                       math.log(steps) + 0.5 * inv_sigma * inv_sigma, threshold, parameter])
-    return {"method": method, "sigma": sigma, "steps": steps, "samples": samples,
-            "direction": direction, "orders": orders, "importance_epsilon": importance_epsilon,
-            "epochs": epochs, "seed": seed, "samples_per_chunk": samples_per_chunk,
-            "params": params, "log_weight": log_weight}
+    if chunk_size is not None:
+        chunk_size = check_int_at_least("chunk_size", chunk_size, samples_per_chunk)
+    return dict(law.kernel_inputs(), law=law, samples=samples, seed=seed,
+                samples_per_chunk=samples_per_chunk, chunk_size=chunk_size)
 
 
 def _launch_chunks(chunk_size, samples, samples_per_chunk, bytes_per_chunk, free):
@@ -200,37 +170,31 @@ def _run(setup, chunk_size, epsilons):
         out = None if statistics else np.empty(samples, dtype=np.float64)
         totals = np.zeros(grid.size)
         squares = np.zeros(grid.size)
-        remove = setup["direction"] == "remove"
-        importance = setup["method"].startswith("importance")
         try:
             d_params = cuda.to_device(setup["params"])
             d_grid = cuda.to_device(grid)
             if orders is not None:
-                from dpsampling.accountants.ballsbins._kernels import order_log_weights
                 kernel = _cuda.order_statistics_kernel(capacity)
                 d_orders = [cuda.to_device(np.ascontiguousarray(a)) for a in
-                            (orders, *order_log_weights(orders, setup["steps"]))]
+                            (orders, setup["log_weights"])]
             else:
                 kernel = _cuda.coordinate_kernel
                 d_orders = []
             for first in range(0, n_chunks, launch):
                 count = min(launch, n_chunks - first)
+                d_settings = cuda.to_device(chunking(setup["settings"], samples, per_chunk, first))
                 d_states = cuda.to_device(states[first:first + count])
-                width = count if statistics else 1
-                d_totals = cuda.device_array((grid.size, width))
-                d_squares = cuda.device_array((grid.size, width))
+                d_sums = cuda.device_array((2, grid.size, count if statistics else 1))
                 d_out = cuda.device_array(1 if statistics else min(
                     count * per_chunk, samples - first * per_chunk))
                 blocks = -(-count // _cuda.THREADS_PER_BLOCK)
-                kernel[blocks, _cuda.THREADS_PER_BLOCK](
-                    d_params, setup["steps"], setup["epochs"], remove, importance, *d_orders,
-                    d_states, first, samples, per_chunk, d_out, d_grid, d_totals, d_squares)
+                kernel[blocks, _cuda.THREADS_PER_BLOCK](d_params, d_settings, *d_orders, d_states,
+                                                        d_out, d_grid, d_sums)
                 if statistics:
                     # sequential in chunk order: independent of how chunks are grouped
-                    totals = np.add.accumulate(np.column_stack(
-                        [totals, d_totals.copy_to_host()]), axis=1)[:, -1]
-                    squares = np.add.accumulate(np.column_stack(
-                        [squares, d_squares.copy_to_host()]), axis=1)[:, -1]
+                    sums = d_sums.copy_to_host()
+                    totals = np.add.accumulate(np.column_stack([totals, sums[0]]), axis=1)[:, -1]
+                    squares = np.add.accumulate(np.column_stack([squares, sums[1]]), axis=1)[:, -1]
                 else:
                     start = first * per_chunk
                     out[start:start + d_out.shape[0]] = d_out.copy_to_host()
@@ -256,45 +220,36 @@ def _extra(chunk_size) -> dict:
             "chunk_size": chunk_size}
 
 
-def sample_losses_cuda(method, sigma, steps, samples, direction, *, orders=None,
-                       importance_epsilon=None, epochs=1, seed=0, chunk_size=None,
+def sample_losses_cuda(law, samples, *, seed=0, chunk_size=None,
                        samples_per_chunk=DEFAULT_SAMPLES_PER_CHUNK) -> LossSamples:
-    """``samples`` draws of the privacy loss L on the GPU; arguments and result as
-    ``sampling.sample_losses`` (``extra`` names the device and the generator).
+    """``samples`` draws of the loss of ``law`` (a ``sampling.LossLaw``) on the GPU; arguments
+    and result as ``sampling.sample_losses`` (``extra`` names the device and the generator).
 
     ``chunk_size``: samples per kernel launch held in device memory (rounded down to a
     multiple of ``samples_per_chunk``; None: as many as fit in half the free memory, at most
     2^18 chunks); it does not change the numbers. ValueError naming the largest chunk_size
     that fits when the device runs out of memory.
     """
-    setup = _validate(method, sigma, steps, samples, direction, orders, importance_epsilon,
-                      epochs, seed, samples_per_chunk)
-    if chunk_size is not None:
-        chunk_size = check_int_at_least("chunk_size", chunk_size, setup["samples_per_chunk"])
+    setup = _validate(law, samples, seed, samples_per_chunk, chunk_size)
     _require_device("sample_losses_cuda")
     _check_memory(setup["samples"], setup["samples_per_chunk"])  # the host array
-    out, _, _ = _run(setup, chunk_size, None)
-    result = _result(out, setup["method"], setup["direction"], setup["sigma"], setup["steps"],
-                     setup["epochs"], setup["orders"], setup["importance_epsilon"],
-                     setup["log_weight"], setup["seed"], setup["samples_per_chunk"])
-    return dataclasses.replace(result, extra=_extra(chunk_size))
+    out, _, _ = _run(setup, setup["chunk_size"], None)
+    result = _result(out, setup["law"], setup["log_weight"], setup["seed"],
+                     setup["samples_per_chunk"])
+    return dataclasses.replace(result, extra=_extra(setup["chunk_size"]))
 
 
-def loss_statistics_cuda(method, sigma, steps, samples, direction, epsilons, *, orders=None,
-                         importance_epsilon=None, epochs=1, seed=0, chunk_size=None,
+def loss_statistics_cuda(law, samples, epsilons, *, seed=0, chunk_size=None,
                          samples_per_chunk=DEFAULT_SAMPLES_PER_CHUNK) -> DeltaEstimate:
     """Streaming statistics of Z = [1 - e^{eps - L}]_+ at every eps of ``epsilons`` over the
     ``samples`` draws ``sample_losses_cuda`` would return (same arguments), without storing
     them: a ``DeltaEstimate`` (count, total, total_squares per eps; importance weight and
     minimum eps set), which shards pool with ``combine``."""
-    setup = _validate(method, sigma, steps, samples, direction, orders, importance_epsilon,
-                      epochs, seed, samples_per_chunk)
-    if chunk_size is not None:
-        chunk_size = check_int_at_least("chunk_size", chunk_size, setup["samples_per_chunk"])
+    setup = _validate(law, samples, seed, samples_per_chunk, chunk_size)
     grid = np.ascontiguousarray(_check_grid(epsilons))
     _require_device("loss_statistics_cuda")
-    _, totals, squares = _run(setup, chunk_size, grid)
-    minimum = (-math.inf if setup["importance_epsilon"] is None
-               else float(setup["importance_epsilon"]))
+    _, totals, squares = _run(setup, setup["chunk_size"], grid)
+    eps0 = setup["law"].importance_epsilon
+    minimum = -math.inf if eps0 is None else float(eps0)
     return DeltaEstimate(grid, np.full(grid.shape, setup["samples"], dtype=np.int64), totals,
                          squares, float(setup["log_weight"]), minimum)

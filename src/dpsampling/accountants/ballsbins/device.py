@@ -8,8 +8,8 @@ device that runs (``cpu`` or ``cuda``); results record that one.
 Both devices draw the same streams (``cuda``: same (seed, samples, samples_per_chunk), one GPU
 thread per chunk), so the device is not part of what a result is: it is recorded beside it.
 
-- ``sample_losses(..., device=)``: a ``LossSamples`` (``extra["device"]`` says which ran);
-- ``loss_statistics(..., epsilons, device=)``: the statistics (count, sum, sum of squares) of
+- ``sample_losses(law, samples, ..., device=)`` (``law`` a ``sampling.LossLaw``): a ``LossSamples`` (``extra["device"]`` says which ran);
+- ``loss_statistics(law, samples, epsilons, ..., device=)``: the statistics (count, sum, sum of squares) of
   Z = [1 - e^{eps - L}]_+ on a grid without keeping the losses: on the CPU the losses are drawn
   ``piece`` samples at a time (whole chunks of the same streams) and each piece is reduced by
   ``estimates.estimate_delta``; on CUDA by ``cuda.loss_statistics_cuda``. A shard that fits in
@@ -24,16 +24,8 @@ import math
 
 import numpy as np
 
-from dpsampling.accountants.ballsbins import _kernels
 from dpsampling.accountants.ballsbins import sampling as cpu
 from dpsampling.accountants.ballsbins.estimates import DeltaEstimate, _check_grid, estimate_delta
-from dpsampling.accountants.ballsbins.importance import (
-    _finite,
-    _kernel_threshold_parameter,
-    importance_threshold,
-    log_importance_probability,
-)
-from dpsampling.accountants.ballsbins.orders import validate_orders
 from dpsampling.validation import check_choice, check_int_at_least
 
 DEVICES = ("cpu", "cuda", "auto")
@@ -68,56 +60,26 @@ def resolve_device(device) -> str:
     return device
 
 
-def sample_losses(method, sigma, steps, samples, direction, *, orders=None, importance_epsilon=None,
-                  epochs=1, seed=0, samples_per_chunk=cpu.DEFAULT_SAMPLES_PER_CHUNK,
+def sample_losses(law: cpu.LossLaw, samples, *, seed=0, samples_per_chunk=cpu.DEFAULT_SAMPLES_PER_CHUNK,
                   device="cpu") -> cpu.LossSamples:
     """``sampling.sample_losses`` on ``device``; ``extra["device"]`` records the one that ran."""
     ran = resolve_device(device)
-    arguments = dict(orders=orders, importance_epsilon=importance_epsilon, epochs=epochs, seed=seed,
-                     samples_per_chunk=samples_per_chunk)
     if ran == "cuda":
         from dpsampling.accountants.ballsbins.cuda import sample_losses_cuda
 
-        return sample_losses_cuda(method, sigma, steps, samples, direction, **arguments)
-    result = cpu.sample_losses(method, sigma, steps, samples, direction, **arguments)
+        return sample_losses_cuda(law, samples, seed=seed, samples_per_chunk=samples_per_chunk)
+    result = cpu.sample_losses(law, samples, seed=seed, samples_per_chunk=samples_per_chunk)
     return dataclasses.replace(result, extra=dict(result.extra, device="cpu"))
 
 
-def _cpu_kernel(method, sigma, steps, direction, orders, importance_epsilon):
-    """The CPU kernel of ``method`` as f(chunk_states, samples, samples_per_chunk, out), and
-    the importance log weight: the arguments ``sampling.sample_*_losses`` pass."""
-    remove = direction == "remove"
-    importance = method.startswith("importance")
-    threshold = parameter = log_weight = 0.0
-    if importance:
-        importance_epsilon = _finite("importance_epsilon", importance_epsilon)
-        parameter = _kernel_threshold_parameter(sigma, steps, importance_epsilon, direction)
-        log_weight = log_importance_probability(sigma, steps, importance_epsilon, direction)
-        if method == "importance":
-            threshold = importance_threshold(sigma, steps, importance_epsilon, direction) / sigma
-    if "order_statistics" in method:
-        orders = validate_orders(orders, steps)
-        weights = _kernels.order_log_weights(orders, steps)
-
-        def run(states, samples, per_chunk, out, epochs):
-            _kernels.order_statistics_kernel(sigma, steps, epochs, remove, importance, parameter, orders,
-                                             *weights, states, samples, per_chunk, out)
-    else:
-        def run(states, samples, per_chunk, out, epochs):
-            _kernels.coordinate_kernel(sigma, steps, epochs, remove, importance, threshold, parameter,
-                                       states, samples, per_chunk, out)
-    return run, log_weight, importance_epsilon if importance else None
-
-
-def _cpu_statistics(method, sigma, steps, samples, direction, grid, orders, importance_epsilon, epochs,
-                    seed, samples_per_chunk, piece) -> DeltaEstimate:
-    cpu.sample_losses(method, sigma, steps, 1, direction, orders=orders, importance_epsilon=importance_epsilon,
-                      epochs=epochs, seed=0, samples_per_chunk=samples_per_chunk)  # validates every argument
+def _cpu_statistics(law: cpu.LossLaw, samples, grid, seed, samples_per_chunk, piece) -> DeltaEstimate:
+    law = law.checked()
     samples = check_int_at_least("samples", samples, 1)
-    piece = check_int_at_least("piece", piece, 1)
+    samples_per_chunk = check_int_at_least("samples_per_chunk", samples_per_chunk, 1)
     seed = cpu.as_seed_sequence(seed)
-    run, log_weight, minimum = _cpu_kernel(method, float(sigma), int(steps), direction, orders,
-                                           importance_epsilon)
+    piece = check_int_at_least("piece", piece, 1)
+    inputs = law.kernel_inputs()
+    minimum = -math.inf if law.importance_epsilon is None else float(law.importance_epsilon)
     states = cpu._chunk_states(seed, samples, samples_per_chunk)
     chunks_per_piece = max(1, piece // samples_per_chunk)
     result = None
@@ -125,15 +87,13 @@ def _cpu_statistics(method, sigma, steps, samples, direction, grid, orders, impo
         block = states[first:first + chunks_per_piece]
         count = min(block.shape[0] * samples_per_chunk, samples - first * samples_per_chunk)
         losses = np.empty(count, dtype=np.float64)
-        run(np.ascontiguousarray(block), count, samples_per_chunk, losses, epochs)
-        part = estimate_delta(losses, grid, log_weight=log_weight,
-                              minimum_epsilon=-math.inf if minimum is None else float(minimum))
+        cpu.run_cpu_kernel(inputs, np.ascontiguousarray(block), count, samples_per_chunk, losses)
+        part = estimate_delta(losses, grid, log_weight=inputs["log_weight"], minimum_epsilon=minimum)
         result = part if result is None else result.combine(part)
     return result
 
 
-def loss_statistics(method, sigma, steps, samples, direction, epsilons, *, orders=None,
-                    importance_epsilon=None, epochs=1, seed=0,
+def loss_statistics(law: cpu.LossLaw, samples, epsilons, *, seed=0,
                     samples_per_chunk=cpu.DEFAULT_SAMPLES_PER_CHUNK, device="cpu",
                     piece=DEFAULT_PIECE) -> DeltaEstimate:
     """Statistics of Z at every eps of ``epsilons`` over the losses ``sample_losses`` would
@@ -144,8 +104,5 @@ def loss_statistics(method, sigma, steps, samples, direction, epsilons, *, order
     if ran == "cuda":
         from dpsampling.accountants.ballsbins.cuda import loss_statistics_cuda
 
-        return loss_statistics_cuda(method, sigma, steps, samples, direction, grid, orders=orders,
-                                    importance_epsilon=importance_epsilon, epochs=epochs, seed=seed,
-                                    samples_per_chunk=samples_per_chunk)
-    return _cpu_statistics(method, sigma, steps, samples, direction, grid, orders, importance_epsilon,
-                           epochs, seed, check_int_at_least("samples_per_chunk", samples_per_chunk, 1), piece)
+        return loss_statistics_cuda(law, samples, grid, seed=seed, samples_per_chunk=samples_per_chunk)
+    return _cpu_statistics(law, samples, grid, seed, samples_per_chunk, piece)

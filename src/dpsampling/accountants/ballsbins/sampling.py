@@ -20,6 +20,9 @@ Methods:
   delta estimates may only err upward); cost O(r) instead of O(T) per sample.
 - ``importance_order_statistics`` (Appendix B.3).
 
+What is sampled is a ``LossLaw`` (method, sigma, T, direction, orders, eps_0, k);
+``sample_losses(law, samples, seed=..., samples_per_chunk=...)`` draws it.
+
 Seeding: ``seed`` is a numpy SeedSequence or a non-negative int. The work is cut into chunks of
 ``samples_per_chunk`` samples; chunk c runs xoshiro256** from the 256-bit state
 ``seed.generate_state(4 * n_chunks, uint64)[4c:4c+4]``. The numbers therefore depend on
@@ -79,6 +82,12 @@ class LossSamples:
         return -math.inf if self.importance_epsilon is None else float(self.importance_epsilon)
 
     @property
+    def law(self) -> LossLaw:
+        """The law these are samples of."""
+        return LossLaw(self.method, self.sigma, self.steps, self.direction, self.orders,
+                       self.importance_epsilon, self.epochs)
+
+    @property
     def count(self) -> int:
         return int(self.losses.shape[0])
 
@@ -131,70 +140,110 @@ def _chunk_states(seed: np.random.SeedSequence, samples: int, samples_per_chunk:
     return np.ascontiguousarray(states)
 
 
-def _common(sigma, steps, samples, direction, epochs, seed, samples_per_chunk):
-    sigma = check_positive("sigma", sigma)
-    steps = check_int_at_least("steps", steps, 1)
+@dataclass(frozen=True)
+class LossLaw:
+    """What is sampled: the privacy loss L (module docstring) of the pair with noise ``sigma``
+    over T = ``steps`` steps in ``direction``, summed over k = ``epochs`` epochs (Alg. 11), drawn
+    by ``method`` (one of METHODS) with the order statistics ``orders`` (order-statistics
+    methods) and the event E_{importance_epsilon} (importance methods; k must be 1)."""
+
+    method: str
+    sigma: float
+    steps: int
+    direction: str
+    orders: object = None
+    importance_epsilon: float | None = None
+    epochs: int = 1
+
+    def checked(self) -> LossLaw:
+        """This law with every field validated (ValueError naming the bad value): ``orders`` an
+        int64 array and ``importance_epsilon`` a float where ``method`` uses them, else None."""
+        method = check_choice("method", self.method, METHODS)
+        steps = check_int_at_least("steps", self.steps, 1)
+        epochs = check_int_at_least("epochs", self.epochs, 1)
+        if method.startswith("importance") and epochs != 1:
+            raise ValueError(f"epochs must be 1 for importance sampling (Appendix B.4); got {epochs}")
+        sigma = check_positive("sigma", self.sigma)
+        direction = check_choice("direction", self.direction, DIRECTIONS)
+        orders = validate_orders(self.orders, steps) if "order_statistics" in method else None
+        importance_epsilon = (_finite("importance_epsilon", self.importance_epsilon)
+                              if method.startswith("importance") else None)
+        return LossLaw(method, sigma, steps, direction, orders, importance_epsilon, epochs)
+
+    def kernel_inputs(self) -> dict:
+        """For a checked law: the kernels' ``params`` and ``settings`` (``_kernels.kernel_scalars``),
+        ``orders`` and ``log_weights`` (None for the coordinate methods) and the importance
+        ``log_weight`` = log P(E) (0 without importance sampling)."""
+        threshold = parameter = log_weight = 0.0
+        importance = self.method.startswith("importance")
+        if importance:
+            eps0, direction = self.importance_epsilon, self.direction
+            parameter = _kernel_threshold_parameter(self.sigma, self.steps, eps0, direction)
+            log_weight = log_importance_probability(self.sigma, self.steps, eps0, direction)
+            if self.method == "importance":
+                threshold = importance_threshold(self.sigma, self.steps, eps0, direction) / self.sigma
+        params, settings = _kernels.kernel_scalars(self.sigma, self.steps, self.epochs,
+                                                   (self.direction == "remove", importance),
+                                                   threshold, parameter)
+        weights = None if self.orders is None else _kernels.order_log_weights(self.orders, self.steps)
+        return {"params": params, "settings": settings, "orders": self.orders,
+                "log_weights": weights, "log_weight": log_weight}
+
+
+def run_cpu_kernel(inputs: dict, states: np.ndarray, samples: int, samples_per_chunk: int,
+                   out: np.ndarray) -> None:
+    """Fill ``out`` with the ``samples`` losses of the chunks ``states`` (``LossLaw.kernel_inputs``)."""
+    settings = _kernels.chunking(inputs["settings"], samples, samples_per_chunk)
+    if inputs["orders"] is None:
+        _kernels.coordinate_kernel(inputs["params"], settings, states, out)
+    else:
+        _kernels.order_statistics_kernel(inputs["params"], settings, inputs["orders"],
+                                         inputs["log_weights"], states, out)
+
+
+def _result(losses, law: LossLaw, log_weight, seed, samples_per_chunk) -> LossSamples:
+    return LossSamples(losses=losses, method=law.method, direction=law.direction, sigma=law.sigma,
+                       steps=law.steps, epochs=law.epochs, orders=law.orders,
+                       importance_epsilon=law.importance_epsilon, log_weight=log_weight,
+                       seed_entropy=seed.entropy, seed_spawn_key=tuple(seed.spawn_key),
+                       samples_per_chunk=samples_per_chunk)
+
+
+def sample_losses(law: LossLaw, samples, *, seed=0,
+                  samples_per_chunk=DEFAULT_SAMPLES_PER_CHUNK) -> LossSamples:
+    """``samples`` draws of the loss of ``law`` (a ``LossLaw``; see the module docstring for the
+    methods and the seeding)."""
+    law = law.checked()
     samples = check_int_at_least("samples", samples, 1)
-    direction = check_choice("direction", direction, DIRECTIONS)
-    epochs = check_int_at_least("epochs", epochs, 1)
     samples_per_chunk = check_int_at_least("samples_per_chunk", samples_per_chunk, 1)
     seed = as_seed_sequence(seed)
     _check_memory(samples, samples_per_chunk)
-    return sigma, steps, samples, direction, epochs, seed, samples_per_chunk
-
-
-def _result(losses, method, direction, sigma, steps, epochs, orders, importance_epsilon,
-            log_weight, seed, samples_per_chunk) -> LossSamples:
-    return LossSamples(losses=losses, method=method, direction=direction, sigma=sigma,
-                       steps=steps, epochs=epochs, orders=orders,
-                       importance_epsilon=importance_epsilon, log_weight=log_weight,
-                       seed_entropy=seed.entropy, seed_spawn_key=tuple(seed.spawn_key),
-                       samples_per_chunk=samples_per_chunk)
+    inputs = law.kernel_inputs()
+    out = np.empty(samples, dtype=np.float64)
+    run_cpu_kernel(inputs, _chunk_states(seed, samples, samples_per_chunk), samples,
+                   samples_per_chunk, out)
+    return _result(out, law, inputs["log_weight"], seed, samples_per_chunk)
 
 
 def sample_naive_losses(sigma, steps, samples, direction, *, epochs=1, seed=0,
                         samples_per_chunk=DEFAULT_SAMPLES_PER_CHUNK) -> LossSamples:
     """``samples`` draws of L (sum over ``epochs`` epochs) by drawing all T coordinates."""
-    sigma, steps, samples, direction, epochs, seed, samples_per_chunk = _common(
-        sigma, steps, samples, direction, epochs, seed, samples_per_chunk)
-    states = _chunk_states(seed, samples, samples_per_chunk)
-    out = np.empty(samples, dtype=np.float64)
-    _kernels.coordinate_kernel(sigma, steps, epochs, direction == "remove", False, 0.0, 0.0,
-                               states, samples, samples_per_chunk, out)
-    return _result(out, "naive", direction, sigma, steps, epochs, None, None, 0.0, seed,
-                   samples_per_chunk)
+    return sample_losses(LossLaw("naive", sigma, steps, direction, epochs=epochs), samples,
+                         seed=seed, samples_per_chunk=samples_per_chunk)
 
 
 def sample_importance_losses(sigma, steps, samples, direction, importance_epsilon, *, seed=0,
                              samples_per_chunk=DEFAULT_SAMPLES_PER_CHUNK) -> LossSamples:
     """Draws of L conditioned on E_{importance_epsilon}; weight P(E) in ``log_weight``."""
-    sigma, steps, samples, direction, _, seed, samples_per_chunk = _common(
-        sigma, steps, samples, direction, 1, seed, samples_per_chunk)
-    importance_epsilon = _finite("importance_epsilon", importance_epsilon)
-    parameter = _kernel_threshold_parameter(sigma, steps, importance_epsilon, direction)
-    log_weight = log_importance_probability(sigma, steps, importance_epsilon, direction)
-    threshold = importance_threshold(sigma, steps, importance_epsilon, direction) / sigma
-    states = _chunk_states(seed, samples, samples_per_chunk)
-    out = np.empty(samples, dtype=np.float64)
-    _kernels.coordinate_kernel(sigma, steps, 1, direction == "remove", True, threshold,
-                               parameter, states, samples, samples_per_chunk, out)
-    return _result(out, "importance", direction, sigma, steps, 1, None, importance_epsilon,
-                   log_weight, seed, samples_per_chunk)
+    law = LossLaw("importance", sigma, steps, direction, importance_epsilon=importance_epsilon)
+    return sample_losses(law, samples, seed=seed, samples_per_chunk=samples_per_chunk)
 
 
 def sample_order_statistics_losses(sigma, steps, samples, direction, orders, *, epochs=1, seed=0,
                                    samples_per_chunk=DEFAULT_SAMPLES_PER_CHUNK) -> LossSamples:
     """Draws of an upper bound on L from the order statistics ``orders`` (Alg. 6, (4)/(5))."""
-    sigma, steps, samples, direction, epochs, seed, samples_per_chunk = _common(
-        sigma, steps, samples, direction, epochs, seed, samples_per_chunk)
-    orders = validate_orders(orders, steps)
-    states = _chunk_states(seed, samples, samples_per_chunk)
-    out = np.empty(samples, dtype=np.float64)
-    _kernels.order_statistics_kernel(sigma, steps, epochs, direction == "remove", False, 0.0,
-                                     orders, *_kernels.order_log_weights(orders, steps), states,
-                                     samples, samples_per_chunk, out)
-    return _result(out, "order_statistics", direction, sigma, steps, epochs, orders, None, 0.0,
-                   seed, samples_per_chunk)
+    law = LossLaw("order_statistics", sigma, steps, direction, orders, epochs=epochs)
+    return sample_losses(law, samples, seed=seed, samples_per_chunk=samples_per_chunk)
 
 
 def sample_importance_order_statistics_losses(sigma, steps, samples, direction, orders,
@@ -202,37 +251,6 @@ def sample_importance_order_statistics_losses(sigma, steps, samples, direction, 
                                               samples_per_chunk=DEFAULT_SAMPLES_PER_CHUNK
                                               ) -> LossSamples:
     """Order-statistics upper bounds on L given E_{importance_epsilon} (Appendix B.3)."""
-    sigma, steps, samples, direction, _, seed, samples_per_chunk = _common(
-        sigma, steps, samples, direction, 1, seed, samples_per_chunk)
-    orders = validate_orders(orders, steps)
-    importance_epsilon = _finite("importance_epsilon", importance_epsilon)
-    parameter = _kernel_threshold_parameter(sigma, steps, importance_epsilon, direction)
-    log_weight = log_importance_probability(sigma, steps, importance_epsilon, direction)
-    states = _chunk_states(seed, samples, samples_per_chunk)
-    out = np.empty(samples, dtype=np.float64)
-    _kernels.order_statistics_kernel(sigma, steps, 1, direction == "remove", True, parameter,
-                                     orders, *_kernels.order_log_weights(orders, steps), states,
-                                     samples, samples_per_chunk, out)
-    return _result(out, "importance_order_statistics", direction, sigma, steps, 1, orders,
-                   importance_epsilon, log_weight, seed, samples_per_chunk)
-
-
-def sample_losses(method, sigma, steps, samples, direction, *, orders=None,
-                  importance_epsilon=None, epochs=1, seed=0,
-                  samples_per_chunk=DEFAULT_SAMPLES_PER_CHUNK) -> LossSamples:
-    """Dispatch on ``method`` (one of METHODS); importance methods need epochs = 1."""
-    method = check_choice("method", method, METHODS)
-    epochs = check_int_at_least("epochs", epochs, 1)
-    if method.startswith("importance") and epochs != 1:
-        raise ValueError(f"epochs must be 1 for importance sampling (Appendix B.4); got {epochs}")
-    keywords = dict(seed=seed, samples_per_chunk=samples_per_chunk)
-    if method == "naive":
-        return sample_naive_losses(sigma, steps, samples, direction, epochs=epochs, **keywords)
-    if method == "importance":
-        return sample_importance_losses(sigma, steps, samples, direction, importance_epsilon,
-                                        **keywords)
-    if method == "order_statistics":
-        return sample_order_statistics_losses(sigma, steps, samples, direction, orders,
-                                              epochs=epochs, **keywords)
-    return sample_importance_order_statistics_losses(sigma, steps, samples, direction, orders,
-                                                     importance_epsilon, **keywords)
+    law = LossLaw("importance_order_statistics", sigma, steps, direction, orders,
+                  importance_epsilon)
+    return sample_losses(law, samples, seed=seed, samples_per_chunk=samples_per_chunk)

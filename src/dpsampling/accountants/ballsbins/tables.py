@@ -114,10 +114,9 @@ def _seed(options: BallsBinsOptions, direction: str, index: int = 0) -> np.rando
     return np.random.SeedSequence(options.seed, spawn_key=(DIRECTION_INDEX[direction], index))
 
 
-def _draw(method, sigma, steps, epochs, direction, orders, options, importance_epsilon=None, index=0):
-    return bb.sample_losses_on(method, sigma, steps, options.samples, direction, orders=orders,
-                               importance_epsilon=importance_epsilon, epochs=epochs,
-                               seed=_seed(options, direction, index),
+def _draw(law, options: BallsBinsOptions, index: int = 0):
+    """Loss samples of ``law`` (a ``LossLaw``) with the options' size, stream and device."""
+    return bb.sample_losses_on(law, options.samples, seed=_seed(options, law.direction, index),
                                samples_per_chunk=options.samples_per_chunk, device=options.device)
 
 
@@ -137,7 +136,7 @@ def _importance_columns(method, sigma, steps, eps, direction, orders, options) -
             columns["upper"][j] = math.exp(log_weight)
             columns["log_weight"][j] = log_weight
             continue
-        samples = _draw(method, sigma, steps, 1, direction, orders, options, value, j)
+        samples = _draw(bb.LossLaw(method, sigma, steps, direction, orders, value), options, j)
         for name, values in _estimate_columns(samples, [value], options.error_prob).items():
             columns[name][j] = values[0]
         columns["log_weight"][j] = log_weight
@@ -159,7 +158,7 @@ def ballsbins_delta_table(sigma, steps, epsilons, epochs: int = 1, options: Ball
         if method.startswith("importance"):
             columns = _importance_columns(method, sigma, steps, eps, direction, orders, options)
         else:
-            samples = _draw(method, sigma, steps, epochs, direction, orders, options)
+            samples = _draw(bb.LossLaw(method, sigma, steps, direction, orders, epochs=epochs), options)
             columns = _estimate_columns(samples, eps, options.error_prob)
         for name in ("estimate", "stderr", "upper"):
             frame[f"{direction}_delta_{name}"] = columns[name]
@@ -205,7 +204,7 @@ def ballsbins_epsilon_table(sigma, steps, deltas, epochs: int = 1, options: Ball
     frame = pd.DataFrame({"delta": deltas, "epsilon_deterministic": caps,
                           "epsilon_step": options.epsilon_step})
     for direction in progress.steps(DIRECTIONS, f"Monte Carlo ({options.samples:,} samples per direction)"):
-        samples = _draw(method, sigma, steps, epochs, direction, orders, options)
+        samples = _draw(bb.LossLaw(method, sigma, steps, direction, orders, epochs=epochs), options)
         ucb = bb.estimate_delta(samples, grid).upper_confidence_bound(options.error_prob)
         frame[f"{direction}_epsilon_upper"] = [_epsilon_upper(grid, ucb, d, cap) for d, cap in zip(deltas, caps)]
         if epochs == 1:

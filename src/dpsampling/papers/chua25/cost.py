@@ -47,16 +47,14 @@ def _method_rate(sample_set, rates: Rates):
 
     per_sample = _steps_per_sample(sample_set)
     samples = max(50, int(CALIBRATION_STEPS / per_sample))
-    arguments = dict(orders=sample_set.orders, importance_epsilon=sample_set.importance_epsilon,
-                     epochs=sample_set.epochs)
+    law = bb.LossLaw(sample_set.method, sample_set.sigma, sample_set.steps, sample_set.direction,
+                     sample_set.orders, sample_set.importance_epsilon, sample_set.epochs)
     key = (f"{sample_set.experiment} {sample_set.method} {sample_set.direction} "
            f"(sigma {sample_set.sigma:g}, T {sample_set.steps}, {samples} samples)")
 
     def timing():
-        bb.sample_losses(sample_set.method, sample_set.sigma, sample_set.steps, 1, sample_set.direction, seed=0,
-                         **arguments)  # compile (or load the cache) outside the clock
-        return cpu_seconds(lambda: bb.sample_losses(sample_set.method, sample_set.sigma, sample_set.steps, samples,
-                                                    sample_set.direction, seed=1, **arguments)), samples * per_sample
+        bb.sample_losses(law, 1, seed=0)  # compile (or load the cache) outside the clock
+        return cpu_seconds(lambda: bb.sample_losses(law, samples, seed=1)), samples * per_sample
 
     return rates.calibrate(key, timing)
 

@@ -200,12 +200,11 @@ def find_sample_set(sets: list[SampleSet], panel: str, direction: str, series: s
 
 
 def _draw(parameters: dict, samples: int, seed, device: str):
-    arguments = dict(orders=parameters["orders"], importance_epsilon=parameters["importance_epsilon"],
-                     epochs=parameters["epochs"], seed=seed, device=device)
-    method, sigma, steps, direction = (parameters[k] for k in ("method", "sigma", "steps", "direction"))
+    law = bb.LossLaw(*(parameters[k] for k in ("method", "sigma", "steps", "direction", "orders",
+                                               "importance_epsilon", "epochs")))
     if parameters.get("storage") == "statistics":
-        return bb.loss_statistics_on(method, sigma, steps, samples, direction, parameters["epsilons"], **arguments)
-    return bb.sample_losses_on(method, sigma, steps, samples, direction, **arguments)
+        return bb.loss_statistics_on(law, samples, parameters["epsilons"], seed=seed, device=device)
+    return bb.sample_losses_on(law, samples, seed=seed, device=device)
 
 
 def sample_shard(parameters: dict, device: str = "cpu") -> tuple[bb.LossSamples | bb.DeltaEstimate, dict]:
