@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from dpsampling.accountants.gaussian import (
+    SigmaSearch,
     calibrate_sigma_at_rate,
     conjecture12_search,
     delta_at,
@@ -74,8 +75,8 @@ def test_directions_and_bounds_consistent():
 @pytest.mark.parametrize("rate", [0.001, 0.01, 0.1, 0.5, 1.0])
 def test_prop9_sigma_wor_is_twice_sigma_poisson(rate):
     rtol = 1e-3
-    poisson = calibrate_sigma_at_rate("poisson", 2.0, 1e-5, rate, 50, discretization=1e-3, rtol=rtol)
-    wor = calibrate_sigma_at_rate("wor", 2.0, 1e-5, rate, 50, discretization=1e-3, rtol=rtol, sigma_start=1.3)
+    poisson = calibrate_sigma_at_rate("poisson", 2.0, 1e-5, rate, 50, search=SigmaSearch(rtol=rtol, discretization=1e-3))
+    wor = calibrate_sigma_at_rate("wor", 2.0, 1e-5, rate, 50, search=SigmaSearch(rtol=rtol, sigma_start=1.3, discretization=1e-3))
     # each bisection returns the feasible end of a bracket of relative width <= rtol; the starts differ
     # (1.0 vs 1.3), so the two bisections probe different sigmas and the factor 2 is not built in
     assert abs(wor["sigma"] / poisson["sigma"] - 2.0) <= 2.0 * (2 * rtol + rtol**2)

@@ -8,7 +8,7 @@ import pytest
 from scipy import special, stats
 
 from dpsampling.accountants.calibration import calibrate_sigma
-from dpsampling.accountants.gaussian import gaussian_pld
+from dpsampling.accountants.gaussian import SigmaSearch, gaussian_pld
 from dpsampling.accountants.pairs import SubsampledPair
 from dpsampling.accountants.relations import SAMPLER_RELATIONS, check_sampler_relation
 from dpsampling.accountants.tables import AccountingOptions, delta_table, epsilon_table
@@ -91,8 +91,8 @@ def test_closed_form_noise_distributions_match_scipy():
 
 def test_calibration_finds_the_smallest_sigma_and_prop9():
     rtol = 1e-2
-    poisson = calibrate_sigma("poisson", 2.0, 1e-5, 50, sampling_rate=0.1, discretization=1e-3, rtol=rtol)
-    wor = calibrate_sigma("wor", 2.0, 1e-5, 50, sampling_rate=0.1, discretization=1e-3, rtol=rtol, sigma_start=1.3)
+    poisson = calibrate_sigma("poisson", 2.0, 1e-5, 50, sampling_rate=0.1, search=SigmaSearch(rtol=rtol))
+    wor = calibrate_sigma("wor", 2.0, 1e-5, 50, sampling_rate=0.1, search=SigmaSearch(rtol=rtol, sigma_start=1.3))
     options = AccountingOptions(pld_discretization=1e-3, pld_min_discretization=1e-3, sampling_rate=0.1)
     for result in (poisson, wor):
         at = delta_table(result["sampler"], result["sigma"], 50, [2.0], options=options)["delta_upper"].iloc[0]
@@ -112,7 +112,7 @@ def test_substitution_calibration_needs_at_least_the_add_remove_noise():
         add_remove = delta_table("wor", sigma, 20, [1.0], options=options)
         assert substitution["delta_upper"].iloc[0] >= add_remove["delta_upper"].iloc[0]
     result = calibrate_sigma("wor", 1.0, 1e-4, 20, sampling_rate=0.05, relation="substitution",
-                             discretization=1e-3, rtol=5e-2)
+                             search=SigmaSearch(rtol=5e-2, discretization=1e-3))
     at = delta_table("wor", result["sigma"], 20, [1.0], options=options, relation="substitution")
     below = delta_table("wor", result["sigma_low"], 20, [1.0], options=options, relation="substitution")
     assert at["delta_upper"].iloc[0] <= 1e-4 < below["delta_upper"].iloc[0]

@@ -18,9 +18,9 @@ import numpy as np
 
 from dpsampling import SAMPLERS
 from dpsampling.accountants import deterministic, shuffle, wor
-from dpsampling.accountants.gaussian import bisect_sigma
+from dpsampling.accountants.gaussian import DEFAULT_SEARCH, SigmaSearch, bisect_sigma
 from dpsampling.accountants.relations import DEFAULT_RELATION, SUBSAMPLED_SAMPLERS, check_sampler_relation
-from dpsampling.validation import check_choice, check_int_at_least, check_nonnegative, check_open_unit, check_positive
+from dpsampling.validation import check_choice, check_int_at_least, check_nonnegative, check_open_unit
 
 CALIBRATED_SAMPLERS = SAMPLERS
 
@@ -39,13 +39,13 @@ def _shuffle_lower(sigma, epsilon, steps, epochs, relation) -> float:
 
 def calibrate_sigma(sampler: str, epsilon: float, delta: float, steps: int, epochs: int = 1,
                     sampling_rate: float | None = None, relation: str = DEFAULT_RELATION,
-                    discretization: float = 1e-4, rtol: float = 1e-3, sigma_start: float = 1.0,
-                    accuracy: float = 0.01) -> dict:
+                    search: SigmaSearch = DEFAULT_SEARCH) -> dict:
     """Smallest sigma whose certified upper bound gives delta(eps) <= delta for ``steps`` steps per
     epoch and ``epochs`` epochs (poisson, wor: at ``sampling_rate``, default 1 / steps). Returns
     sigma (sufficient), sigma_low, how the bound was computed (``method``), evaluations and the
-    inputs; for shuffle also sigma_necessary (see the module docstring). ``discretization`` is
-    used by WOR substitution only (its Appendix D pair is a dp-accounting PLD)."""
+    inputs; for shuffle also sigma_necessary (see the module docstring). ``search``: the
+    bisection (rtol, sigma_start), the certified bound's accuracy, and the discretization of
+    WOR substitution's Appendix D pair (a dp-accounting PLD)."""
     check_choice("sampler", sampler, CALIBRATED_SAMPLERS)
     check_sampler_relation(sampler, relation)
     if sampling_rate is not None and sampler not in SUBSAMPLED_SAMPLERS:
@@ -55,7 +55,7 @@ def calibrate_sigma(sampler: str, epsilon: float, delta: float, steps: int, epoc
     delta = check_open_unit("delta", delta)
     steps = check_int_at_least("steps", steps, 1)
     epochs = check_int_at_least("epochs", epochs, 1)
-    rtol = check_positive("rtol", rtol)
+    rtol, sigma_start, accuracy = search.rtol, search.sigma_start, search.accuracy
     rate = wor.WorAccounting(1.0, steps, epochs, sampling_rate).rate if sampler in SUBSAMPLED_SAMPLERS else None
     common = {"sampler": sampler, "relation": relation, "epsilon": epsilon, "delta": delta, "steps": steps,
               "epochs": epochs, "sampling_rate": rate, "rtol": rtol}
@@ -74,7 +74,7 @@ def calibrate_sigma(sampler: str, epsilon: float, delta: float, steps: int, epoc
                        evaluations=result["evaluations"] + necessary["evaluations"])
         return out
     if relation == "substitution":
-        discretization = check_positive("discretization", discretization)
+        discretization = search.discretization
 
         def substitution_upper(sigma):
             run = wor.WorAccounting(sigma, steps, epochs, rate)
@@ -84,8 +84,6 @@ def calibrate_sigma(sampler: str, epsilon: float, delta: float, steps: int, epoc
         return dict(common, sigma=result["sigma"], sigma_low=result["sigma_low"], evaluations=result["evaluations"],
                     discretization=discretization, method="pessimistic PLD of the Appendix D pair (dp-accounting)")
     from dpsampling.accountants.certified import ENGINE_VERSION, Accountant, Phase
-
-    accuracy = check_open_unit("accuracy", accuracy)
 
     def certified_upper(sigma):
         frame = Accountant([Phase(sampler, sigma, steps, epochs, rate)], accuracy=accuracy).delta_bounds([epsilon])

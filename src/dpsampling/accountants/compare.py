@@ -24,6 +24,7 @@ import pandas as pd
 from dpsampling import SAMPLERS, progress
 from dpsampling.accountants import deterministic, shuffle
 from dpsampling.accountants.calibration import calibrate_sigma
+from dpsampling.accountants.gaussian import SigmaSearch
 from dpsampling.accountants.tables import AccountingOptions, epsilon_table
 from dpsampling.validation import check_int_at_least, check_open_unit, check_positive
 
@@ -131,7 +132,7 @@ def compare_sigmas(run: Run, target_epsilon: float, relation: str = "add_or_remo
     for sampler in progress.steps(samplers, "samplers"):
         rate = run.rate if sampler in ("poisson", "wor") else None
         result = calibrate_sigma(sampler, target_epsilon, run.delta, run.steps, run.epochs, rate, relation,
-                                 rtol=rtol, accuracy=accuracy)
+                                 SigmaSearch(rtol=rtol, accuracy=accuracy))
         rows.append({"sampler": sampler, "steps": run.steps, "epochs": run.epochs,
                      "expected_batch_size": run.expected_batch_size(sampler), "sampling_rate": rate,
                      "sigma_sufficient": result["sigma"], "sigma_insufficient": result["sigma_low"],

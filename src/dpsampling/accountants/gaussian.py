@@ -20,6 +20,7 @@ than the upper bound at large k).
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -128,17 +129,39 @@ def delta_at(sampler: str, relation: str, epsilon: float, sigma: float, rate: fl
     return max(query_one(pmfs[d], "delta", epsilon) for d in directions)
 
 
+@dataclass(frozen=True)
+class SigmaSearch:
+    """How a sigma is searched: bisection on log(sigma) from ``sigma_start`` until the bracket's
+    relative width is <= ``rtol`` (at most ``max_iterations`` evaluations); the certified bound
+    refined to ``accuracy``; a dp-accounting PLD, where one is used, at ``discretization``."""
+
+    rtol: float = 1e-3
+    sigma_start: float = 1.0
+    max_iterations: int = 100
+    accuracy: float = 0.01
+    discretization: float = 1e-4
+
+    def __post_init__(self):
+        check_positive("rtol", self.rtol)
+        check_positive("sigma_start", self.sigma_start)
+        check_int_at_least("max_iterations", self.max_iterations, 1)
+        check_open_unit("accuracy", self.accuracy)
+        check_positive("discretization", self.discretization)
+
+
+DEFAULT_SEARCH = SigmaSearch()
+
+
 def calibrate_sigma_at_rate(sampler: str, epsilon: float, delta: float, rate: float, steps: int,
-                    relation: str = "add_or_remove", bound: str = "upper", discretization: float = 1e-4,
-                    rtol: float = 1e-3, sigma_start: float = 1.0, max_iterations: int = 100) -> dict:
+                            relation: str = "add_or_remove", bound: str = "upper",
+                            search: SigmaSearch = DEFAULT_SEARCH) -> dict:
     """Smallest sigma with delta_relation(eps) <= delta, by bisection on log(sigma).
 
     delta is evaluated with the ``bound`` estimate ("upper": the certified engine's upper bound,
     so the returned sigma certainly suffices; "lower": dp-accounting's optimistic PLD at
-    ``discretization``). The bracket [sigma_low, sigma_high]
-    (infeasible, feasible) is shrunk until sigma_high / sigma_low <= 1 + rtol; ``sigma`` is
-    sigma_high. So the true smallest sigma (for that estimate) lies within a relative rtol
-    below the returned value.
+    ``search.discretization``). The bracket [sigma_low, sigma_high] (infeasible, feasible) is
+    shrunk until sigma_high / sigma_low <= 1 + search.rtol; ``sigma`` is sigma_high. So the true
+    smallest sigma (for that estimate) lies within a relative rtol below the returned value.
     """
     check_sampler(sampler)
     check_relation(relation, "gaussian_pld", sampler)
@@ -146,24 +169,22 @@ def calibrate_sigma_at_rate(sampler: str, epsilon: float, delta: float, rate: fl
     delta = check_open_unit("delta", delta)
     rate = check_rate("sampling_rate", rate)
     steps = check_int_at_least("steps", steps, 1)
-    rtol = check_positive("rtol", rtol)
     if bound not in BOUNDS:
         raise ValueError(f"bound must be one of {', '.join(BOUNDS)}; got {bound!r}")
-    sigma_start = check_positive("sigma_start", sigma_start)
 
     def delta_of_sigma(s):
         if bound == "upper":  # the certified engine (accountants.certified)
             from dpsampling.accountants.certified import Accountant, Phase
 
-            frame = Accountant([Phase(sampler, s, steps, 1, rate)]).delta_bounds([epsilon])
+            frame = Accountant([Phase(sampler, s, steps, 1, rate)], accuracy=search.accuracy).delta_bounds([epsilon])
             direction = "max" if relation == "add_or_remove" else relation
             return float(frame.loc[frame["direction"] == direction, "delta_upper"].iloc[0])
-        return delta_at(sampler, relation, epsilon, s, rate, steps, BOUNDS[bound], discretization)
+        return delta_at(sampler, relation, epsilon, s, rate, steps, BOUNDS[bound], search.discretization)
 
-    result = bisect_sigma(delta_of_sigma, delta, rtol, sigma_start, max_iterations)
+    result = bisect_sigma(delta_of_sigma, delta, search.rtol, search.sigma_start, search.max_iterations)
     return {
         "sampler": sampler, "relation": relation, "bound": bound, "epsilon": epsilon, "delta": delta,
-        "sampling_rate": rate, "steps": steps, "discretization": discretization, "rtol": rtol,
+        "sampling_rate": rate, "steps": steps, "discretization": search.discretization, "rtol": search.rtol,
         "method": "certified" if bound == "upper" else "dp_accounting optimistic PLD", **result,
     }
 

@@ -11,6 +11,7 @@ import json
 
 from dpsampling import __version__, progress
 from dpsampling.accountants.calibration import CALIBRATED_SAMPLERS, calibrate_sigma
+from dpsampling.accountants.gaussian import SigmaSearch
 from dpsampling.accountants.relations import DEFAULT_RELATION, RELATIONS, SUBSAMPLED_SAMPLERS, relation_help
 
 RATE_SAMPLERS = SUBSAMPLED_SAMPLERS  # samplers with a --sampling-rate
@@ -82,9 +83,9 @@ def run_calibrate(args) -> int:
     if not 0 < args.accuracy < 1:
         raise ValueError(f"--accuracy must be in (0, 1); got {args.accuracy!r}")
     with progress.bar(f"calibrating {args.sampler}"):
+        search = SigmaSearch(rtol=args.rtol, accuracy=args.accuracy, discretization=args.pld_discretization)
         result = calibrate_sigma(args.sampler, args.epsilon, args.delta, args.steps, args.epochs,
-                                 sampling_rate(args), args.relation, args.pld_discretization, args.rtol,
-                                 accuracy=args.accuracy)
+                                 sampling_rate(args), args.relation, search)
     result["version"] = __version__
     if args.json:
         print(json.dumps(result, indent=2))

@@ -66,12 +66,15 @@ def _offset_tables(w, h):
 
 
 @njit(cache=True)
-def _points_half(pa, a0, pb, b0, w, h, out, o0, strict, grid):
+def _points_half(a, b, w, h, target, strict):
     """Pairs (i from a, j from b) with global j <= i (j < i if strict) of w g_i + (1-w) g_j,
     each spread onto the two ends of its cell with the mean kept.
 
     On the common grid the cell of the value and the j-range of each cell depend on i - j
     only, so both come from ``_offset_tables``; the spread itself uses the exact sums."""
+    pa, a0 = a
+    pb, b0 = b
+    out, o0, grid = target
     nb = pb.size
     gb = np.exp((b0 + np.arange(nb)) * h)
     pre_q, suf_q = _cumulative(pb)
@@ -119,8 +122,8 @@ def average_points(pa, a0, pb, b0, w, h):
     o1 = max(a0 + pa.size - 1, b0 + pb.size - 1) + 2
     out = np.zeros(o1 - o0 + 1)
     grid = np.exp((o0 + np.arange(out.size)) * h)
-    _points_half(pa, a0, pb, b0, w, h, out, o0, 0, grid)
-    _points_half(pb, b0, pa, a0, 1.0 - w, h, out, o0, 1, grid)
+    _points_half((pa, a0), (pb, b0), w, h, (out, o0, grid), 0)
+    _points_half((pb, b0), (pa, a0), 1.0 - w, h, (out, o0, grid), 1)
     return out, o0
 
 
@@ -153,9 +156,12 @@ def _first_at_least(values, t, hi):
 
 
 @njit(cache=True)
-def _means_half(ma, va, a0, mb, vb, b0, w, h, mass, moment, o0, o1, strict, grid):
+def _means_half(a, b, w, h, target, strict):
     """As _points_half for the means representation: each pair's mass and first moment go to
     the cell of w v_i + (1-w) v_j (values va, vb, not logs)."""
+    ma, va, a0 = a
+    mb, vb, b0 = b
+    mass, moment, o0, o1, grid = target
     nb = mb.size
     pre_q, suf_q = _cumulative(mb)
     pre_g, suf_g = _cumulative(mb * vb)
@@ -208,8 +214,9 @@ def average_means(ma, lva, a0, mb, lvb, b0, w, h):
     mass = np.zeros(o1 - o0 + 1)
     moment = np.zeros(o1 - o0 + 1)
     grid = np.exp((o0 + np.arange(mass.size)) * h)
-    _means_half(ma, va, a0, mb, vb, b0, w, h, mass, moment, o0, o1, 0, grid)
-    _means_half(mb, vb, b0, ma, va, a0, 1.0 - w, h, mass, moment, o0, o1, 1, grid)
+    target = (mass, moment, o0, o1, grid)
+    _means_half((ma, va, a0), (mb, vb, b0), w, h, target, 0)
+    _means_half((mb, vb, b0), (ma, va, a0), 1.0 - w, h, target, 1)
     return mass, _log_values(mass, moment, o0, h), o0
 
 

@@ -36,8 +36,9 @@ def sigma_vs_rate_curve(spec: dict, sampler: str, epsilon: float, progress=print
     rows, previous = [], None
     for rate in sorted(spec["rates"]):
         start = FIRST_SIGMA[sampler] if previous is None else max(previous[1], previous[1] * rate / previous[0] / 2)
+        search = gaussian.SigmaSearch(rtol=spec["rtol"], sigma_start=start, discretization=spec["discretization"])
         result = gaussian.calibrate_sigma_at_rate(sampler, epsilon, spec["delta"], rate, spec["steps"], "add_or_remove",
-                                          "upper", spec["discretization"], spec["rtol"], start)
+                                                  "upper", search)
         rows.append(result)
         previous = (rate, result["sigma"])
         progress(f"{sampler} eps={epsilon:g} rate={rate:g}: sigma = {result['sigma']:.5g} "
