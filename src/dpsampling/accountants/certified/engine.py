@@ -27,7 +27,7 @@ from ... import progress
 from ...validation import check_int_at_least, check_open_unit, check_positive, check_rate
 from . import _kernels
 from .compose import ballsbins_run_laws, subsampled_laws
-from .laws import Laws
+from .laws import Laws, charged_excess
 
 ENGINE_VERSION = 1
 DELTA_FLOOR = 1e-12
@@ -108,12 +108,13 @@ def delta_rows(laws: Laws, epsilons: np.ndarray) -> np.ndarray:
     """(n_eps, 4): remove lower, remove upper, add lower, add upper."""
     lv = _point_logs(laws)
     points, means = laws.points, laws.means
+    remove_excess, add_excess = charged_excess(points, laws.h)
     out = np.empty((epsilons.size, 4))
     for i, eps in enumerate(epsilons):
         out[i, 0] = _kernels.hockey_stick(means.m, means.lv, eps, True)
-        out[i, 1] = _kernels.hockey_stick(points.p, lv, eps, True) + points.remove_excess
+        out[i, 1] = _kernels.hockey_stick(points.p, lv, eps, True) + remove_excess
         out[i, 2] = _kernels.hockey_stick(means.m, means.lv, eps, False)
-        out[i, 3] = _kernels.hockey_stick(points.p, lv, eps, False) + points.add_excess
+        out[i, 3] = _kernels.hockey_stick(points.p, lv, eps, False) + add_excess
     return np.clip(out, 0.0, 1.0)
 
 
@@ -121,12 +122,12 @@ def epsilon_rows(laws: Laws, deltas: np.ndarray) -> np.ndarray:
     """(n_delta, 4): remove lower, remove upper, add lower, add upper (eps >= 0)."""
     lv = _point_logs(laws)
     points, means = laws.points, laws.means
+    excesses = charged_excess(points, laws.h)
     out = np.empty((deltas.size, 4))
     for i, delta in enumerate(deltas):
         for j, remove in enumerate((True, False)):
             out[i, 2 * j] = _kernels.epsilon_for_delta(means.m, means.lv, 0.0, delta, remove, False)
-            excess = points.remove_excess if remove else points.add_excess
-            out[i, 2 * j + 1] = _kernels.epsilon_for_delta(points.p, lv, excess, delta, remove, True)
+            out[i, 2 * j + 1] = _kernels.epsilon_for_delta(points.p, lv, excesses[j], delta, remove, True)
     return out
 
 
@@ -165,7 +166,7 @@ def refined(phases, rows_of, kind: str, accuracy: float, max_grid_points: int):
             else:
                 best[..., 0] = np.maximum(best[..., 0], bounds[..., 0])
                 best[..., 1] = np.minimum(best[..., 1], bounds[..., 1])
-            excess = max(laws.points.remove_excess, laws.points.add_excess)
+            excess = max(charged_excess(laws.points, laws.h))
             floor = max(DELTA_FLOOR, EXCESS_FLOOR_FACTOR * excess) if kind == "delta" else EPSILON_FLOOR
             gaps = row_gaps(best, floor)
             worst = float(np.max(gaps)) if gaps.size else 0.0
