@@ -25,10 +25,14 @@ from dpsampling.papers.chua24 import fig5 as chua24_fig5
 from dpsampling.papers.chua24 import fig6 as chua24_fig6
 from dpsampling.papers.chua24 import fig7 as chua24_fig7
 from dpsampling.papers.chua24 import thm41 as chua24_thm41
-from dpsampling.papers.chua25 import cost as _chua25_cost  # noqa: F401  (registers the cost families)
-from dpsampling.papers.chua25 import targets as chua25_targets
-from dpsampling.papers.chua25.claims_fig1 import CHUA25_FIG1_CLAIMS
-from dpsampling.papers.chua25.claims_privacy import CHUA25_PRIVACY_CLAIMS
+from dpsampling.papers.chua25 import b_vs_p as chua25_b_vs_p
+from dpsampling.papers.chua25 import epochs as chua25_epochs
+from dpsampling.papers.chua25 import fig1 as chua25_fig1
+from dpsampling.papers.chua25 import fig2 as chua25_fig2
+from dpsampling.papers.chua25 import fig3 as chua25_fig3
+from dpsampling.papers.chua25 import fig4 as chua25_fig4
+from dpsampling.papers.chua25 import props as chua25_props
+from dpsampling.papers.chua25 import trunc as chua25_trunc
 from dpsampling.papers.experiment import Experiment
 from dpsampling.papers.lebeda24 import cost as _lebeda24_cost  # noqa: F401  (registers the cost families)
 from dpsampling.papers.lebeda24 import targets as lebeda24_targets
@@ -55,8 +59,9 @@ PAPERS = [
     Paper("chua24", "Chua et al., How Private are DP-SGD Implementations? (ICML 2024)",
           tuple(m.EXPERIMENT for m in (chua24_fig1, chua24_fig2, chua24_fig3, chua24_fig4, chua24_fig5, chua24_fig6,
                                        chua24_fig7, chua24_thm41))),
-    Paper("chua25", "Chua et al., Balls-and-Bins Sampling for DP-SGD (AISTATS 2025)", (),
-          chua25_targets.targets, (*CHUA25_FIG1_CLAIMS, *CHUA25_PRIVACY_CLAIMS)),
+    Paper("chua25", "Chua et al., Balls-and-Bins Sampling for DP-SGD (AISTATS 2025)",
+          tuple(m.EXPERIMENT for m in (chua25_fig1, chua25_fig2, chua25_fig3, chua25_fig4, chua25_epochs, chua25_props,
+                                       chua25_b_vs_p, chua25_trunc))),
     Paper("lebeda24", "Lebeda et al., Avoiding Pitfalls for Privacy Accounting of Subsampled Mechanisms under "
           "Composition", (), lebeda24_targets.targets, tuple(LEBEDA24_CLAIMS)),
 ]
