@@ -59,3 +59,29 @@ def test_the_registry_gives_one_distinct_row_per_experiment():
     rows = docs_rows()
     assert len(rows) == len(EXPERIMENTS) and len(set(rows)) == len(rows)
     assert all(f"`{e.id}`" in row and f"`{e.module_path}`" in row for e, row in zip(EXPERIMENTS.values(), rows))
+
+
+def _readme_ids(text: str) -> set[str]:
+    """Experiment ids the README lists, with its ranges (`chua24_fig1` ... `chua24_fig7`) expanded."""
+    listed = text[text.index("Experiment ids:"):text.index("and `claims`")]
+    ids = set(re.findall(r"`([a-z0-9]+_[a-z0-9_]+)`", listed))
+    for paper, first, last in re.findall(r"`([a-z0-9]+)_fig(\d+)` \.\.\. `[a-z0-9]+_fig(\d+)`", listed):
+        ids |= {f"{paper}_fig{i}" for i in range(int(first), int(last) + 1)}
+    return ids
+
+
+def test_the_readme_lists_every_experiment_and_the_claim_count_of_the_registry():
+    from dpsampling.papers.registry import CLAIMS
+
+    readme = (ROOT / "README.md").read_text()
+    assert _readme_ids(readme) == set(EXPERIMENTS)
+    count = re.search(r"A quick run checks (\d+) claims", readme)
+    assert count and int(count.group(1)) == len(CLAIMS)
+    reproduction = (ROOT / "docs" / "REPRODUCTION.md").read_text()
+    assert re.search(r"run checks (\d+) claims", reproduction).group(1) == count.group(1)
+
+
+def test_the_readme_check_would_catch_a_missing_experiment():
+    assert "chua25_b_vs_p" not in _readme_ids("Experiment ids: `chua24_fig1` ... `chua24_fig3`, `chua25_trunc`; and `claims`")
+    assert _readme_ids("Experiment ids: `chua24_fig1` ... `chua24_fig3`; and `claims`") == {
+        "chua24_fig1", "chua24_fig2", "chua24_fig3"}

@@ -34,9 +34,14 @@ from dpsampling.papers.chua25 import fig4 as chua25_fig4
 from dpsampling.papers.chua25 import props as chua25_props
 from dpsampling.papers.chua25 import trunc as chua25_trunc
 from dpsampling.papers.experiment import Experiment
-from dpsampling.papers.lebeda24 import cost as _lebeda24_cost  # noqa: F401  (registers the cost families)
-from dpsampling.papers.lebeda24 import targets as lebeda24_targets
-from dpsampling.papers.lebeda24.claims import LEBEDA24_CLAIMS
+from dpsampling.papers.lebeda24 import addremove as lebeda24_addremove
+from dpsampling.papers.lebeda24 import conj12 as lebeda24_conj12
+from dpsampling.papers.lebeda24 import pld_cdf as lebeda24_pld_cdf
+from dpsampling.papers.lebeda24 import rr as lebeda24_rr
+from dpsampling.papers.lebeda24 import sigma_vs_rate as lebeda24_sigma_vs_rate
+from dpsampling.papers.lebeda24 import subst_gaussian as lebeda24_subst_gaussian
+from dpsampling.papers.lebeda24 import substitution as lebeda24_substitution
+from dpsampling.papers.lebeda24 import table1 as lebeda24_table1
 from dpsampling.pipeline.claims import Claim
 from dpsampling.pipeline.code_inputs import import_closure, module_file
 from dpsampling.pipeline.estimate import register
@@ -47,12 +52,10 @@ class Paper:
     name: str
     title: str
     experiments: tuple[Experiment, ...]
-    legacy_targets: object = None  # chua25, lebeda24 until their experiments have modules
-    legacy_claims: tuple = ()
 
     @property
     def claims(self) -> list[Claim]:
-        return [claim for experiment in self.experiments for claim in experiment.claims] + list(self.legacy_claims)
+        return [claim for experiment in self.experiments for claim in experiment.claims]
 
 
 PAPERS = [
@@ -63,7 +66,9 @@ PAPERS = [
           tuple(m.EXPERIMENT for m in (chua25_fig1, chua25_fig2, chua25_fig3, chua25_fig4, chua25_epochs, chua25_props,
                                        chua25_b_vs_p, chua25_trunc))),
     Paper("lebeda24", "Lebeda et al., Avoiding Pitfalls for Privacy Accounting of Subsampled Mechanisms under "
-          "Composition", (), lebeda24_targets.targets, tuple(LEBEDA24_CLAIMS)),
+          "Composition", tuple(m.EXPERIMENT for m in (lebeda24_addremove, lebeda24_pld_cdf, lebeda24_sigma_vs_rate,
+                                                      lebeda24_table1, lebeda24_substitution, lebeda24_subst_gaussian,
+                                                      lebeda24_rr, lebeda24_conj12))),
 ]
 
 EXPERIMENTS: dict[str, Experiment] = {e.id: e for paper in PAPERS for e in paper.experiments}
@@ -76,12 +81,7 @@ for _experiment in EXPERIMENTS.values():  # the cost model's entries
 
 def experiment_targets(config: dict) -> dict[str, list[str]]:
     """{experiment id: files} of every experiment of every paper (what its target rule asks for)."""
-    targets = {}
-    for paper in PAPERS:
-        targets.update({e.id: e.outputs(config) for e in paper.experiments})
-        if paper.legacy_targets is not None:
-            targets.update(paper.legacy_targets(config))
-    return targets
+    return {e.id: e.outputs(config) for e in EXPERIMENTS.values()}
 
 
 def load_experiment(experiment: str) -> ModuleType:

@@ -109,7 +109,7 @@ PAPER_PANELS = {  # panel -> the paper's parameters; claims are judged only on t
 }
 
 
-def _fig2_ucb_below_p(panel):
+def _ucb_below_p(panel):
     def measure(frame):
         ucb = select_rows(frame, PAPER_PANELS, panel, "balls_and_bins", "MC order statistics", "upper")
         mean = select_rows(frame, PAPER_PANELS, panel, "balls_and_bins", "MC order statistics", "estimate")["delta"].reindex(ucb.index)
@@ -130,7 +130,7 @@ def _fig2_ucb_below_p(panel):
     return measure
 
 
-def _fig2_certified_below_p(panel):
+def _certified_below_p(panel):
     def measure(frame):
         upper = select_rows(frame, PAPER_PANELS, panel, "balls_and_bins", CERTIFIED_METHOD, "upper")["delta"]
         lower = select_rows(frame, PAPER_PANELS, panel, "balls_and_bins", CERTIFIED_METHOD, "lower")["delta"].reindex(upper.index)
@@ -148,7 +148,7 @@ def _fig2_certified_below_p(panel):
     return measure
 
 
-def _fig2_shuffle_far_above(panel):
+def _shuffle_far_above(panel):
     def measure(frame):
         s_lower = select_rows(frame, PAPER_PANELS, panel, "shuffle", "E_C sets", "lower")["delta"]
         p_upper = select_rows(frame, PAPER_PANELS, panel, "poisson", "pld", "upper")["delta"].reindex(s_lower.index)
@@ -166,7 +166,7 @@ def _fig2_shuffle_far_above(panel):
     return measure
 
 
-def _fig2_lower_close_to_mean(panel):
+def _lower_close_to_mean(panel):
     def measure(frame):
         mean = select_rows(frame, PAPER_PANELS, panel, "balls_and_bins", "MC order statistics", "estimate")
         lower = select_rows(frame, PAPER_PANELS, panel, "balls_and_bins", "bound (6)", "lower")["delta"].reindex(mean.index)
@@ -191,10 +191,10 @@ CLAIMS = [
                  "'about 35% of the steps', 589 does not (37.7%): the stated count is off") if panel == "search_b8192" else "")
       for panel, count in FIG2_ORDERS.items()],
     *[Claim(f"chua25_fig2_ucb_below_P_{panel}", EXPERIMENT_ID, f"eps with delta_P >= 1e-7 where UCB_B >= delta_P (PLD upper), {panel}",
-            "~", "0", _fig2_ucb_below_p(panel), result_file="summary.parquet", tolerance=0.0, why=UCB_FLOOR_WHY)
+            "~", "0", _ucb_below_p(panel), result_file="summary.parquet", tolerance=0.0, why=UCB_FLOOR_WHY)
       for panel in FIG2_ORDERS],
     *[Claim(f"chua25_fig2_certified_below_P_{panel}", EXPERIMENT_ID, f"eps with delta_P >= 1e-7 where the certified upper bound "
-            f"on delta_B >= delta_P (PLD upper), {panel}", "~", "0", _fig2_certified_below_p(panel),
+            f"on delta_B >= delta_P (PLD upper), {panel}", "~", "0", _certified_below_p(panel),
             result_file="summary.parquet", tolerance=0.0,
             why="the certified upper bound on delta_B is not below delta_P at every eps with delta_P >= 1e-7: where it "
                 "is not, the note says whether even the certified lower bound is above delta_P (delta_B > delta_P for "
@@ -202,11 +202,11 @@ CLAIMS = [
                 "App. D allows): 'except where delta_P < 1e-7' does not describe those exceptions")
       for panel in FIG2_ORDERS],
     *[Claim(f"chua25_fig2_S_far_above_{panel}", EXPERIMENT_ID, f"min over eps of delta_S lower / max(delta_P upper, B mean), {panel}",
-            ">=", "1e1", _fig2_shuffle_far_above(panel), result_file="summary.parquet", tolerance=0.0,
+            ">=", "1e1", _shuffle_far_above(panel), result_file="summary.parquet", tolerance=0.0,
             why="the E_C lower bound on delta_S is not an order of magnitude above delta_P and delta_B at every eps")
       for panel in FIG2_ORDERS],
     *[Claim(f"chua25_fig2_lower_close_{panel}", EXPERIMENT_ID, f"max over resolved eps of B MC mean / bound (6), {panel}",
-            "<=", "2", _fig2_lower_close_to_mean(panel), result_file="summary.parquet", tolerance=0.0,
+            "<=", "2", _lower_close_to_mean(panel), result_file="summary.parquet", tolerance=0.0,
             why="the MC mean (order statistics) is more than twice bound (6) somewhere")
       for panel in FIG2_ORDERS],
 ]
