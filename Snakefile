@@ -10,7 +10,7 @@ from snakemake.utils import min_version, validate
 
 from dpsampling.accountants.ballsbins.device import device_problem
 from dpsampling.io import check_output_dir
-from dpsampling.papers.registry import PAPERS, experiment_targets
+from dpsampling.papers.registry import PAPERS, experiment_code, experiment_module, experiment_targets, wildcard
 from dpsampling.pipeline.code_inputs import import_closure
 from dpsampling.pipeline.config import ConfigError, check_config
 from dpsampling.pipeline.report import experiment_summary
@@ -39,11 +39,16 @@ try:  # an output folder that is a file or not writable: one line, before any jo
 except OSError as error:
     sys.exit(f"Cannot write the outputs, nothing was run:\n{error}")
 experiment_spec = spec_lookup(config)
-EXPERIMENT_TARGETS = experiment_targets(config)  # {experiment id: files}, from each paper's registry
+EXPERIMENT_TARGETS = experiment_targets(config)  # {experiment id: files}, from the experiment modules
 # code_of("scripts/x.py"): the script and the package modules it imports, transitively (relative
 # paths): a cheap rule reruns when any of them changes. Cached expensive rules take none of them
 # (dpsampling.versions).
 code_of = partial(import_closure, base=workflow.basedir)
+
+# code_of_experiment("scripts/x.py"): code_of the script and of the experiment's module, which the
+# script imports by name (param module=experiment_module): editing papers/chua24/fig3.py reruns
+# chua24_fig3's cheap rules only.
+code_of_experiment = partial(experiment_code, code_of)
 
 
 include: "workflow/rules/chua24.smk"

@@ -3,7 +3,7 @@
 import sys
 
 from dpsampling.io import write_table
-from dpsampling.papers.lebeda24.gaussian import sigma_vs_rate_curve
+from dpsampling.papers.lebeda24.sigma_vs_rate import sigma_vs_rate_curve
 
 sys.stderr = open(snakemake.log[0], "w", buffering=1)
 spec = dict(snakemake.params.spec)

@@ -3,7 +3,7 @@
 import sys
 
 from dpsampling.io import read_table, write_table, write_text_atomically
-from dpsampling.papers.chua25.checks import property_checks, property_markdown
+from dpsampling.papers.chua25.props import property_checks, property_markdown
 
 sys.stderr = open(snakemake.log[0], "w", buffering=1)
 summary, document = read_table(snakemake.input.summary)

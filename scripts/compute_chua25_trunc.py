@@ -3,7 +3,7 @@
 import sys
 
 from dpsampling.io import write_table, write_text_atomically
-from dpsampling.papers.chua25.checks import truncation_markdown, truncation_table
+from dpsampling.papers.chua25.trunc import truncation_markdown, truncation_table
 
 sys.stderr = open(snakemake.log[0], "w", buffering=1)
 spec = dict(snakemake.params.spec)

@@ -3,11 +3,11 @@
 import sys
 
 from dpsampling.io import write_table
-from dpsampling.papers.lebeda24 import experiments as lebeda24
+from dpsampling.papers.lebeda24 import addremove
 
 sys.stderr = open(snakemake.log[0], "w", buffering=1)
 spec = dict(snakemake.params.spec)
 parameters = {"experiment": "lebeda24_addremove", "spec": spec}
-frame = lebeda24.exact_addremove(spec, progress=lambda m: print(f"[lebeda24_addremove] {m}", file=sys.stderr))
+frame = addremove.exact_addremove(spec, progress=lambda m: print(f"[lebeda24_addremove] {m}", file=sys.stderr))
 write_table(frame, snakemake.output.exact, parameters)
-write_table(lebeda24.sample_size(spec), snakemake.output.sample_size, parameters)
+write_table(addremove.sample_size(spec), snakemake.output.sample_size, parameters)

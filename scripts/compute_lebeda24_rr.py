@@ -3,11 +3,11 @@
 import sys
 
 from dpsampling.io import write_table, write_text_atomically
-from dpsampling.papers.lebeda24 import experiments as lebeda24
+from dpsampling.papers.lebeda24 import rr
 
 sys.stderr = open(snakemake.log[0], "w", buffering=1)
 spec = dict(snakemake.params.spec)
-frame = lebeda24.randomized_response_table(spec)
+frame = rr.randomized_response_table(spec)
 write_table(frame, snakemake.output.parquet, {"experiment": "lebeda24_rr", "spec": spec})
 lines = ["| alpha | H_alpha(P\\|\\|Q) | H_alpha(Q\\|\\|P) |", "|---|---|---|"]
 lines += [f"| {r.alpha} | {r.H_P_Q} | {r.H_Q_P} |" for r in frame.itertuples()]

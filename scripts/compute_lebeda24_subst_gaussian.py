@@ -3,11 +3,11 @@
 import sys
 
 from dpsampling.io import write_table
-from dpsampling.papers.lebeda24 import gaussian as lebeda24_gaussian
+from dpsampling.papers.lebeda24 import subst_gaussian
 
 sys.stderr = open(snakemake.log[0], "w", buffering=1)
 spec = dict(snakemake.params.spec)
-composed, single = lebeda24_gaussian.subst_gaussian(spec)
+composed, single = subst_gaussian.subst_gaussian(spec)
 parameters = {"experiment": "lebeda24_subst_gaussian", "spec": spec}
 write_table(composed, snakemake.output.composed, parameters)
 write_table(single, snakemake.output.single_step, parameters)

@@ -3,12 +3,12 @@
 import sys
 
 from dpsampling.io import write_table, write_text_atomically
-from dpsampling.papers.lebeda24 import gaussian as lebeda24_gaussian
+from dpsampling.papers.lebeda24 import table1
 
 sys.stderr = open(snakemake.log[0], "w", buffering=1)
 spec = dict(snakemake.params.spec)
-frame = lebeda24_gaussian.table1(spec, progress=lambda m: print(f"[lebeda24_table1] {m}", file=sys.stderr))
+frame = table1.table1(spec, progress=lambda m: print(f"[lebeda24_table1] {m}", file=sys.stderr))
 write_table(frame, snakemake.output.parquet, {"experiment": "lebeda24_table1", "spec": spec})
 for output, text in ((snakemake.output.csv, frame.to_csv(index=False)),
-                     (snakemake.output.md, lebeda24_gaussian.table1_markdown(frame))):
+                     (snakemake.output.md, table1.table1_markdown(frame))):
     write_text_atomically(output, text)

@@ -3,7 +3,7 @@
 import sys
 
 from dpsampling.io import read_table, write_table
-from dpsampling.papers.lebeda24.experiments import grid
+from dpsampling.papers.lebeda24.grids import grid
 from dpsampling.papers.lebeda24.shards import merge_curves
 
 sys.stderr = open(snakemake.log[0], "w", buffering=1)

@@ -3,8 +3,8 @@
 import sys
 
 from dpsampling.io import read_table
-from dpsampling.papers.chua25.plots_fig1 import plot_utility
+from dpsampling.papers.chua25.fig1 import plot
 
 sys.stderr = open(snakemake.log[0], "w", buffering=1)
 runs, document = read_table(snakemake.input[0], snakemake.params.expected)
-plot_utility(runs, document["parameters"], snakemake.output.pdf, snakemake.output.png)
+plot(runs, document["parameters"], snakemake.output.pdf, snakemake.output.png)

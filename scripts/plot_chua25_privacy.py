@@ -1,11 +1,11 @@
-"""Snakemake script: draw one chua25 privacy figure from its summary table."""
+"""Snakemake script: draw one chua25 privacy figure from its summary table (its module's ``plot``)."""
 
 import sys
+from importlib import import_module
 
 from dpsampling.io import read_table
-from dpsampling.papers.chua25.plots import PLOTS
 
 sys.stderr = open(snakemake.log[0], "w", buffering=1)
+module = import_module(snakemake.params.module)  # dpsampling.papers.chua25.<name>
 summary, document = read_table(snakemake.input[0])
-name = snakemake.wildcards.experiment.removeprefix("chua25_")
-PLOTS[name](summary, document["parameters"], snakemake.output.pdf, snakemake.output.png)
+module.plot(summary, document["parameters"], snakemake.output.pdf, snakemake.output.png)

@@ -1,11 +1,11 @@
-"""Snakemake script: one lebeda24 figure from its Parquet tables (never recomputes)."""
+"""Snakemake script: one lebeda24 figure from its Parquet tables (its module's ``plot``; never recomputes)."""
 
 import sys
+from importlib import import_module
 
 from dpsampling.io import read_table
-from dpsampling.papers.lebeda24.plots import PLOTS
 
 sys.stderr = open(snakemake.log[0], "w", buffering=1)
-experiment = snakemake.params.experiment
+module = import_module(snakemake.params.module)  # dpsampling.papers.lebeda24.<name>
 tables = {name: read_table(path) for name, path in snakemake.input.items() if name != "code"}
-PLOTS[experiment](tables, snakemake.output.pdf, snakemake.output.png)
+module.plot(tables, snakemake.output.pdf, snakemake.output.png)

@@ -3,9 +3,9 @@
 import sys
 
 from dpsampling.io import write_table
-from dpsampling.papers.lebeda24 import gaussian as lebeda24_gaussian
+from dpsampling.papers.lebeda24 import conj12
 
 sys.stderr = open(snakemake.log[0], "w", buffering=1)
 spec = dict(snakemake.params.spec)
-frame = lebeda24_gaussian.conjecture12(spec, progress=lambda m: print(f"[lebeda24_conj12] {m}", file=sys.stderr))
+frame = conj12.conjecture12(spec, progress=lambda m: print(f"[lebeda24_conj12] {m}", file=sys.stderr))
 write_table(frame, snakemake.output[0], {"experiment": "lebeda24_conj12", "spec": spec})

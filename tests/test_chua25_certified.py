@@ -11,11 +11,8 @@ import pytest
 
 from dpsampling.accountants import ballsbins as bb
 from dpsampling.io import write_table
-from dpsampling.papers.chua25 import b_vs_p
-from dpsampling.papers.chua25 import checks as chua25_checks
+from dpsampling.papers.chua25 import b_vs_p, epochs, fig2, props
 from dpsampling.papers.chua25 import privacy as chua25_privacy
-from dpsampling.papers.chua25.claims_privacy import PAPER_SETTINGS
-from dpsampling.papers.chua25.plots import PLOTS
 from dpsampling.papers.registry import CLAIMS
 from dpsampling.pipeline.claims import check_claims
 
@@ -30,7 +27,7 @@ SETTING = [{"panel": f"sigma{SIGMA:g}_T{STEPS}", "sigma": SIGMA, "steps": STEPS,
 
 @pytest.fixture(scope="module")
 def bounds():
-    return chua25_privacy.bounds_table("props", SETTING, EPS, SETTINGS)
+    return chua25_privacy.bounds_table(props.CURVES, SETTING, EPS, SETTINGS)
 
 
 @pytest.fixture(scope="module")
@@ -102,37 +99,37 @@ def _props_inputs(bounds, monte_carlo):
 
 def test_property_checks_of_the_certified_bracket(bounds, monte_carlo):
     summary, delta = _props_inputs(bounds, monte_carlo)
-    table = chua25_checks.property_checks(summary, delta)
+    table = props.property_checks(summary, delta)
     assert table["delta_B_cert_upper"].notna().all() and table["delta_B_cert_lower"].notna().all()
     for column in ("lower6_above_cert_upper", "cert_lower_above_upper", "cert_lower_above_mc", "cert_upper_below_mc"):
         assert not table[column].any(), table.loc[table[column], ["direction", "epsilon"]]
-    markdown = chua25_checks.property_markdown(table)
+    markdown = props.property_markdown(table)
     assert "cert_upper_below_mc" in markdown and "4.5 standard errors" in markdown
     # a wrong certified upper bound (halved) is caught by the MC, and so is a wrong lower one (doubled)
     certified = summary["method"] == chua25_privacy.CERTIFIED_METHOD
     halved = summary.copy()
     halved.loc[certified & (summary["bound"] == "upper"), "delta"] *= 0.5
-    assert chua25_checks.property_checks(halved, delta)["cert_upper_below_mc"].sum() >= 3
+    assert props.property_checks(halved, delta)["cert_upper_below_mc"].sum() >= 3
     doubled = summary.copy()
     doubled.loc[certified & (summary["bound"] == "lower"), "delta"] *= 2.0
-    flagged = chua25_checks.property_checks(doubled, delta)
+    flagged = props.property_checks(doubled, delta)
     assert flagged["cert_lower_above_mc"].sum() >= 3 and flagged["cert_lower_above_upper"].sum() >= 3
     # bound (6) above the certified lower bound is flagged by the chain check
     raised = summary.copy()
     raised.loc[(summary["method"] == "bound (6)"), "delta"] *= 1.5
-    assert chua25_checks.property_checks(raised, delta)["lower6_above_cert_lower"].any()
+    assert props.property_checks(raised, delta)["lower6_above_cert_lower"].any()
 
 
 def test_props_claims_of_the_certified_bracket(tmp_path, bounds, monte_carlo):
     summary, delta = _props_inputs(bounds, monte_carlo)
-    write_table(chua25_checks.property_checks(summary, delta), tmp_path / "chua25_props" / "checks.parquet", {})
+    write_table(props.property_checks(summary, delta), tmp_path / "chua25_props" / "checks.parquet", {})
     table = check_claims(CLAIMS, tmp_path, ["chua25_props"]).set_index("claim_id")
     for claim in ("chua25_props_cert_consistent", "chua25_props_cert_lower_mc", "chua25_props_cert_upper_mc"):
         assert table.loc[claim, "verdict"] == "reproduced" and table.loc[claim, "our_value"] == 0
     assert table.loc["chua25_props_cert_lower6", "verdict"] in ("reproduced", "not_reproduced")
     halved = summary.copy()
     halved.loc[(summary["method"] == chua25_privacy.CERTIFIED_METHOD) & (summary["bound"] == "upper"), "delta"] *= 0.5
-    write_table(chua25_checks.property_checks(halved, delta), tmp_path / "chua25_props" / "checks.parquet", {})
+    write_table(props.property_checks(halved, delta), tmp_path / "chua25_props" / "checks.parquet", {})
     table = check_claims(CLAIMS, tmp_path, ["chua25_props"]).set_index("claim_id")
     assert table.loc["chua25_props_cert_upper_mc", "verdict"] == "not_reproduced"
     assert table.loc["chua25_props_cert_upper_mc", "our_value"] >= 3
@@ -140,7 +137,7 @@ def test_props_claims_of_the_certified_bracket(tmp_path, bounds, monte_carlo):
 
 def _fig2_summary(b_upper, b_lower, p_upper, p_lower, eps):
     """A Fig. 2 summary of panel search_b8192 at the paper's T and orders with the four curves."""
-    setting = PAPER_SETTINGS[("chua25_fig2", "search_b8192")]
+    setting = fig2.PAPER_PANELS["search_b8192"]
     rows = []
     for sampler, method, bound, values in (("balls_and_bins", chua25_privacy.CERTIFIED_METHOD, "upper", b_upper),
                                            ("balls_and_bins", chua25_privacy.CERTIFIED_METHOD, "lower", b_lower),
@@ -226,14 +223,14 @@ def test_fig2_figure_with_certified_curves(tmp_path, bounds, monte_carlo):
     summary, _ = _props_inputs(bounds, monte_carlo)
     summary = summary.assign(method=summary["method"].replace({"MC naive": "MC order statistics"}))
     pdf, png = tmp_path / "fig2.pdf", tmp_path / "fig2.png"
-    PLOTS["fig2"](summary, {"settings": SETTINGS, "certified": bounds.attrs["certified"]}, pdf, png)
+    fig2.plot(summary, {"settings": SETTINGS, "certified": bounds.attrs["certified"]}, pdf, png)
     assert pdf.stat().st_size > 1000 and png.stat().st_size > 1000
 
 
 def test_epochs_figure_with_certified_curves(tmp_path):
     """One panel, k = 2: certified rows for k > 1 (bound (6) has none), drawn with one shared legend."""
     setting = [{"panel": "sigma0.8", "sigma": 0.8, "steps": 10, "epochs": 2}]
-    bounds = chua25_privacy.bounds_table("epochs", setting, EPS, SETTINGS)
+    bounds = chua25_privacy.bounds_table(epochs.CURVES, setting, EPS, SETTINGS)
     assert (bounds.loc[bounds["method"] == chua25_privacy.CERTIFIED_METHOD, "epochs"] == 2).all()
     assert "bound (6)" not in set(bounds["method"])
     rows = []
@@ -248,5 +245,5 @@ def test_epochs_figure_with_certified_curves(tmp_path):
                                   "ucb": estimate.upper_confidence_bound(1e-3)}))
     summary = chua25_privacy.summary_table(pd.concat(rows, ignore_index=True), bounds)
     pdf, png = tmp_path / "epochs.pdf", tmp_path / "epochs.png"
-    PLOTS["epochs"](summary, {"settings": SETTINGS, "certified": bounds.attrs["certified"]}, pdf, png)
+    epochs.plot(summary, {"settings": SETTINGS, "certified": bounds.attrs["certified"]}, pdf, png)
     assert pdf.stat().st_size > 1000 and png.stat().st_size > 1000

@@ -10,10 +10,10 @@ from scipy.optimize import brentq
 
 from dpsampling.accountants import ballsbins as bb
 from dpsampling.io import read_metadata, write_table
-from dpsampling.papers.chua25 import checks as chua25_checks
+from dpsampling.papers.chua25 import epochs, fig2, fig3, props, trunc
 from dpsampling.papers.chua25 import privacy as chua25_privacy
 from dpsampling.papers.chua25 import samples as chua25_samples
-from dpsampling.papers.chua25.claims_privacy import CHUA25_PRIVACY_CLAIMS, TRUNC_PAPER
+from dpsampling.papers.chua25.trunc import TRUNC_PAPER
 from dpsampling.papers.registry import CLAIMS
 from dpsampling.pipeline.claims import check_claims
 
@@ -27,28 +27,28 @@ def _draw(sample_set, shard, seed=11):
 
 
 def test_sample_sets_name_every_series():
-    fig3 = {"importance_epsilons": [4.0, 12.0], "panels": [
+    spec = {"importance_epsilons": [4.0, 12.0], "panels": [
         {"name": "left", "sigma": 0.4, "steps": 50, "naive": {"shards": 2, "samples_per_shard": 10},
          "importance": {"shards": 1, "samples_per_shard": 10}}]}
-    sets = chua25_samples.sample_sets("fig3", fig3)
+    sets = fig3.sample_sets(spec)
     assert sorted({s.series for s in sets}) == ["importance_e12", "importance_e4", "naive"]
     assert {s.direction for s in sets} == {"remove", "add"} and len(sets) == 6
     naive = chua25_samples.find_sample_set(sets, "left", "add", "naive")
     assert naive.shard_paths() == ["results/chua25_fig3/samples/left/add/naive/shard-0.parquet",
                                    "results/chua25_fig3/samples/left/add/naive/shard-1.parquet"]
     assert chua25_samples.find_sample_set(sets, "left", "remove", "importance_e12").importance_epsilon == 12.0
-    epochs = chua25_samples.sample_sets("epochs", {"steps": 10, "sigmas": [0.5], "epochs": [1, 5],
-                                                   "naive": {"shards": 1, "samples_per_shard": 5}})
-    assert sorted((s.panel, s.series, s.epochs) for s in epochs if s.direction == "add") == [
+    epoch_sets = epochs.sample_sets({"steps": 10, "sigmas": [0.5], "epochs": [1, 5],
+                                     "naive": {"shards": 1, "samples_per_shard": 5}})
+    assert sorted((s.panel, s.series, s.epochs) for s in epoch_sets if s.direction == "add") == [
         ("sigma0.5", "naive_k1", 1), ("sigma0.5", "naive_k5", 5)]
     with pytest.raises(ValueError, match="sample set must be one of"):
         chua25_samples.find_sample_set(sets, "left", "add", "order_statistics")
 
 
 def test_sampling_parameters_leave_out_the_eps_grid_and_shard_count():
-    a = chua25_samples.sample_sets("fig2", FIG2)[0]
+    a = fig2.sample_sets(FIG2)[0]
     other = dict(FIG2, epsilon_grid={"start": 0.0, "stop": 9.0, "num": 99}, order_statistics={"shards": 7, "samples_per_shard": 300})
-    b = chua25_samples.sample_sets("fig2", other)[0]
+    b = fig2.sample_sets(other)[0]
     assert a.sampling_parameters(1, 0) == b.sampling_parameters(1, 0)
     assert set(a.sampling_parameters(1, 0)) == {"experiment", "panel", "direction", "series", "method", "sigma", "steps",
                                                 "epochs", "orders", "importance_epsilon", "samples", "config_seed",
@@ -71,7 +71,7 @@ def test_seeds_are_keyed_by_names_and_shard():
 
 
 def test_same_parameters_give_identical_shards_and_other_shards_differ():
-    sample_set = chua25_samples.sample_sets("fig2", FIG2)[0]
+    sample_set = fig2.sample_sets(FIG2)[0]
     first, timing = _draw(sample_set, 0)
     np.testing.assert_array_equal(first.losses, _draw(sample_set, 0)[0].losses)
     assert not np.array_equal(first.losses, _draw(sample_set, 1)[0].losses)
@@ -80,7 +80,7 @@ def test_same_parameters_give_identical_shards_and_other_shards_differ():
 
 def test_shard_metadata_is_checked_by_the_merge(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    sets = chua25_samples.sample_sets("fig2", FIG2)
+    sets = fig2.sample_sets(FIG2)
     for sample_set in sets:
         for shard in range(sample_set.shards):
             samples, timing = _draw(sample_set, shard)
@@ -102,7 +102,7 @@ def test_shard_metadata_is_checked_by_the_merge(tmp_path, monkeypatch):
     wide = frame.pivot(index="epsilon", columns="direction", values="ucb")
     np.testing.assert_array_equal(wide["max"], np.maximum(wide["remove"], wide["add"]))
     # a shard drawn with other parameters at this path is refused, naming the file
-    other = chua25_samples.sample_sets("fig2", dict(FIG2, panels=[dict(FIG2["panels"][0], sigma=0.7)]))[0]
+    other = fig2.sample_sets(dict(FIG2, panels=[dict(FIG2["panels"][0], sigma=0.7)]))[0]
     samples, timing = _draw(other, 1)
     chua25_samples.write_shard(samples, other.sampling_parameters(11, 1), timing, 1, remove.shard_path(1))
     with pytest.raises(ValueError, match=r"shard-1.parquet was computed with other parameters \(sigma: file has 0.7"):
@@ -129,19 +129,19 @@ def test_config_problems_name_the_key():
 
 def test_kl_lower_confidence_bound():
     for mean, count, beta in [(0.3, 100, 0.05), (1e-3, 10**5, 1e-6), (0.0, 50, 0.1), (1.0, 10, 0.1)]:
-        lower = float(chua25_checks.kl_lower_confidence_bound(mean, count, beta))
+        lower = float(props.kl_lower_confidence_bound(mean, count, beta))
         assert 0.0 <= lower <= mean
         if 0 < lower < mean:  # on the boundary count * KL(mean || lower) = log(1/beta)
             assert count * float(bb.bernoulli_kl(mean, lower)) == pytest.approx(math.log(1 / beta), rel=1e-6)
-    assert float(chua25_checks.kl_lower_confidence_bound(0.0, 50, 0.1)) == 0.0
+    assert float(props.kl_lower_confidence_bound(0.0, 50, 0.1)) == 0.0
 
 
 def test_truncation_table_is_the_smallest_admissible_batch_size():
     spec = {"epsilon": 10.0, "delta": 1e-10, "batch_sizes": [1024, 65536], "datasets": {"search": 12_796_151}}
-    table = chua25_checks.truncation_table(spec)
+    table = trunc.truncation_table(spec)
     assert list(table["steps"]) == [12497, 196]  # T = ceil(n / b), as App. C's 12,497 and 1563
     assert (table["delta_prime"] <= 1e-10).all() and (table["delta_prime_below"] > 1e-10).all()
-    assert "| 1024 | 1321 |" in chua25_checks.truncation_markdown(table)
+    assert "| 1024 | 1321 |" in trunc.truncation_markdown(table)
 
 
 def _claims(results, experiments):
@@ -152,7 +152,7 @@ def _claims(results, experiments):
 def test_truncation_claims_have_verdicts(tmp_path):
     spec = {"epsilon": 10.0, "delta": 1e-10, "batch_sizes": [1024 * 2**k for k in range(9)],
             "datasets": {"pctr": 37_000_000, "search": 12_796_151}}
-    write_table(chua25_checks.truncation_table(spec), tmp_path / "chua25_trunc" / "table.parquet", spec)
+    write_table(trunc.truncation_table(spec), tmp_path / "chua25_trunc" / "table.parquet", spec)
     table = _claims(tmp_path, ["chua25_trunc"])
     assert len(table) == 18 and set(table["verdict"]) == {"reproduced", "not_reproduced"}
     assert table.loc["chua25_trunc_search_b2048", "verdict"] == "reproduced"  # 2458 exactly
@@ -160,7 +160,7 @@ def test_truncation_claims_have_verdicts(tmp_path):
     assert "delta'(paper's B) = 3.9" in table.loc["chua25_trunc_pctr_b262144", "note"]
     # a toy table (another n) is not judged
     toy = dict(spec, datasets={"pctr": 1_000_000, "search": 1_000_000})
-    write_table(chua25_checks.truncation_table(toy), tmp_path / "chua25_trunc" / "table.parquet", toy)
+    write_table(trunc.truncation_table(toy), tmp_path / "chua25_trunc" / "table.parquet", toy)
     assert set(_claims(tmp_path, ["chua25_trunc"])["verdict"]) == {"not_run"}
 
 
@@ -187,18 +187,21 @@ def test_importance_weight_claims(tmp_path):
     assert _claims(tmp_path, ["chua25_fig3"]).loc["chua25_fig3_weight_left", "verdict"] == "not_run"
 
 
+PRIVACY_CLAIMS = [c for c in CLAIMS if c.experiment.startswith("chua25_") and c.experiment != "chua25_fig1"]
+
+
 def test_every_stated_number_has_a_claim():
-    ids = {c.claim_id for c in CHUA25_PRIVACY_CLAIMS}
-    assert len(ids) == len(CHUA25_PRIVACY_CLAIMS)
-    values = {c.paper_value for c in CHUA25_PRIVACY_CLAIMS}
+    ids = {c.claim_id for c in PRIVACY_CLAIMS}
+    assert len(ids) == len(PRIVACY_CLAIMS)
+    values = {c.paper_value for c in PRIVACY_CLAIMS}
     # chua25 App. C as printed in the paper, typed here independently of the registry's TRUNC_PAPER
     stated = {"pctr": [1328, 2469, 4681, 9007, 17520, 34355, 67754, 134172, 266475],
               "search": [1320, 2458, 4665, 8984, 17488, 34309, 67687, 134071, 266317]}
     assert {name: list(numbers) for name, numbers in TRUNC_PAPER.items()} == stated
     assert {str(v) for numbers in stated.values() for v in numbers} <= values
     assert {"739", "589", "609", "590", "3.75e-3", "1.66e-4"} <= values
-    experiments = {c.experiment for c in CHUA25_PRIVACY_CLAIMS}
+    experiments = {c.experiment for c in PRIVACY_CLAIMS}
     assert experiments == {"chua25_fig2", "chua25_fig3", "chua25_fig4", "chua25_props", "chua25_trunc", "chua25_b_vs_p"}
     # a claim without a stated number is a finding, never reproduced or not
-    findings = [c for c in CHUA25_PRIVACY_CLAIMS if c.relation == "finding"]
+    findings = [c for c in PRIVACY_CLAIMS if c.relation == "finding"]
     assert [c.claim_id for c in findings] == ["chua25_b_vs_p_p_better"] and findings[0].paper_value == "none stated"

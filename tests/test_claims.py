@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from dpsampling.io import write_table
-from dpsampling.papers.chua24.experiments import sign_changes
+from dpsampling.papers.chua24.curves import sign_changes
 from dpsampling.papers.registry import CLAIMS
 from dpsampling.pipeline.claims import check_claims, claims_markdown
 from dpsampling.pipeline.claims.base import rounding_tolerance, verdict

@@ -53,7 +53,7 @@ def test_every_config_experiment_has_an_estimator():
     works, unknown = estimate(QUICK, FixedRates())
     assert unknown == []
     assert [w.experiment for w in works] == config_experiments(QUICK)
-    assert {"chua24", "chua25.fig1"} <= set(ESTIMATORS)
+    assert {"chua24.fig3", "chua24.thm41", "chua25.fig1"} <= set(ESTIMATORS)
 
 
 def test_estimate_scales_linearly_with_the_configured_counts():
@@ -106,7 +106,7 @@ def test_a_comparable_previous_run_gives_the_rate(tmp_path):
     config["chua24"]["thm41"]["epsilon_grid"]["num"] = 70  # more work, same cost per grid point
     rates = FixedRates()
     rates.root, rates.use_benchmarks = tmp_path, True
-    work = ESTIMATORS["chua24"]("chua24_thm41", config, rates)
+    work = ESTIMATORS["chua24.thm41"]("chua24_thm41", config, rates)
     assert work.seconds_per_unit == pytest.approx(12.0 / _grid_points(TINY["chua24"]["thm41"]))
     assert work.units == _grid_points(config["chua24"]["thm41"])
     assert work.source.startswith("benchmarks") and rates.calibrated == []
@@ -118,7 +118,7 @@ def test_a_previous_run_with_other_numerics_is_not_used(tmp_path):
     config["chua24"]["thm41"]["steps"] = [1, 100, 10000]  # each grid point costs more at larger T
     rates = FixedRates()
     rates.root, rates.use_benchmarks = tmp_path, True
-    work = ESTIMATORS["chua24"]("chua24_thm41", config, rates)
+    work = ESTIMATORS["chua24.thm41"]("chua24_thm41", config, rates)
     assert work.source == "fixed" and len(rates.calibrated) == 1
 
 

@@ -13,8 +13,8 @@ import pytest
 import yaml
 
 from dpsampling.io import read_metadata, read_table
-from dpsampling.papers.lebeda24.claims import hinge_sigma
-from dpsampling.papers.lebeda24.experiments import sample_size
+from dpsampling.papers.lebeda24.addremove import sample_size
+from dpsampling.papers.lebeda24.sigma_vs_rate import hinge_sigma
 from dpsampling.papers.registry import CLAIMS
 from dpsampling.pipeline.claims import check_claims
 from dpsampling.pipeline.config import ConfigError, check_config

@@ -9,7 +9,7 @@ from docutils.core import publish_parts
 
 from dpsampling.cli.main import main
 from dpsampling.io import write_table
-from dpsampling.papers.chua24 import experiments as chua24
+from dpsampling.papers.chua24 import curves as chua24
 from dpsampling.pipeline.report import ExperimentSummary, benchmark_totals, experiment_targets, flatten, report_markdown
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -28,7 +28,8 @@ from dpsampling.accountants import ballsbins as bb
 from dpsampling.io import read_metadata
 from dpsampling.papers.chua25.privacy import epsilon_grid, merge_delta
 from dpsampling.papers.chua25.rules import chua25_privacy_functions
-from dpsampling.papers.chua25.samples import sample_sets, sample_shard, write_shard
+from dpsampling.papers.chua25.samples import sample_shard, write_shard
+from dpsampling.papers.registry import load_experiment
 
 TIMING = ["sampling_seconds", "sampling_cpu_seconds"]
 FIG3 = {"error_prob": 1e-3, "epsilon_grid": {"start": 0.0, "stop": 2.0, "num": 5}, "importance_epsilons": [1.5],
@@ -42,7 +43,7 @@ FIG2 = {"error_prob": 1e-3, "epsilon_grid": {"start": 0.0, "stop": 3.0, "num": 7
 def _merged(directory, name, spec, storage, monkeypatch):
     directory.mkdir()
     monkeypatch.chdir(directory)
-    sets = sample_sets(name, spec)
+    sets = load_experiment(f"chua25_{name}").sample_sets(spec)
     grid = epsilon_grid(spec)
     for sample_set in sets:
         for shard in range(sample_set.shards):

@@ -28,8 +28,9 @@ from dpsampling.accountants import ballsbins as bb
 from dpsampling.accountants.ballsbins import cuda as gpu
 from dpsampling.cli.main import main
 from dpsampling.io import read_metadata
+from dpsampling.papers.chua25 import fig2
 from dpsampling.papers.chua25.privacy import merge_delta
-from dpsampling.papers.chua25.samples import sample_sets, sample_shard, write_shard
+from dpsampling.papers.chua25.samples import sample_shard, write_shard
 
 if not gpu.simulator_enabled():
     pytest.skip("these tests compare bit for bit under the simulator (NUMBA_ENABLE_CUDASIM=1)",
@@ -72,7 +73,7 @@ FIG2 = {"epsilon_grid": {"start": 0.0, "stop": 2.0, "num": 5}, "order_statistics
 
 
 def _draw_and_merge(directory, device):
-    sets = sample_sets("fig2", FIG2)
+    sets = fig2.sample_sets(FIG2)
     for sample_set in sets:
         parameters = sample_set.sampling_parameters(7, 0)
         result, timing = sample_shard(parameters, device)

@@ -1,11 +1,11 @@
-# chua25 privacy (Figs. 2-4, epochs, properties, truncation table): sharded Monte Carlo of the
-# balls-and-bins privacy loss, merged at every eps, next to deterministic bounds.
+# chua25 privacy (Figs. 2-4, epochs, properties, truncation table, B vs P): sharded Monte Carlo of
+# the balls-and-bins privacy loss, merged at every eps, next to deterministic bounds. What each
+# experiment samples, its curves, plot and claims: its module dpsampling.papers.chua25.<name>.
 #   sample (one shard per experiment, panel, direction, series, shard; never recomputed when done)
 #   -> merge (every eps of the grid, shards pooled exactly) -> summary (with the bounds) -> plot
 
 
 from dpsampling.papers.chua25.samples import config_problems
-from dpsampling.papers.chua25 import targets as chua25_targets
 from dpsampling.papers.chua25.rules import chua25_privacy_functions
 
 if config_problems(config["chua25"]):  # e.g. orders outside [1, T - 1]: stop before any job runs
@@ -17,8 +17,8 @@ CHUA25_PRIVACY = chua25_privacy_functions(config)
 CHUA25_ON_GPU = config.get("device", "cpu") == "cuda"
 CHUA25_SAMPLING_RULE = "sample_chua25_losses_gpu" if CHUA25_ON_GPU else "sample_chua25_losses"
 CHUA25_GPU = {"gpu": 1} if CHUA25_ON_GPU else {}
-CHUA25_MONTE_CARLO = "chua25_(" + "|".join(chua25_targets.MONTE_CARLO) + ")"  # wildcard patterns
-CHUA25_FIGURES = "chua25_(" + "|".join(chua25_targets.PRIVACY_FIGURES) + ")"
+CHUA25_MONTE_CARLO = wildcard("chua25_monte_carlo")  # experiment modules papers/chua25/<name>.py (the registry)
+CHUA25_FIGURES = wildcard("chua25_privacy_figure")
 
 
 rule:
@@ -78,12 +78,13 @@ rule merge_chua25_delta:
 rule compute_chua25_bounds:
     """Deterministic curves (PLD of P, E_C lower bound of S, delta_D, bound (6) of B) at every eps."""
     input:
-        code=code_of("scripts/compute_chua25_bounds.py"),
+        code=code_of_experiment("scripts/compute_chua25_bounds.py"),
     output:
         "results/{experiment}/bounds.parquet",
     wildcard_constraints:
         experiment=CHUA25_MONTE_CARLO,
     params:
+        module=experiment_module,
         bounds=CHUA25_PRIVACY.bounds_parameters,
     log:
         "logs/{experiment}/compute_bounds.log",
@@ -121,12 +122,14 @@ rule plot_chua25_privacy:
     """One chua25 privacy figure (PDF and PNG) from its summary table; never recomputes."""
     input:
         "results/{experiment}/summary.parquet",
-        code=code_of("scripts/plot_chua25_privacy.py"),
+        code=code_of_experiment("scripts/plot_chua25_privacy.py"),
     output:
         pdf="figures/{experiment}.pdf",
         png=report("figures/{experiment}.png", caption="../report/chua25_privacy.rst", category="chua25"),
     wildcard_constraints:
         experiment=CHUA25_FIGURES,
+    params:
+        module=experiment_module,
     log:
         "logs/{experiment}/plot.log",
     conda:

@@ -1,5 +1,5 @@
 # chua25 Fig. 1: what each batch sampler costs in model quality.
-from dpsampling.papers.chua25 import targets as chua25_targets
+from dpsampling.papers.chua25.fig1 import panels as chua25_fig1_panels
 from dpsampling.versions import algorithm_version
 
 
@@ -30,7 +30,7 @@ rule train_chua25_fig1:
 rule combine_chua25_fig1:
     """Every run of Fig. 1 in one table, the selected learning rate of each point flagged."""
     input:
-        runs=expand("results/chua25_fig1/runs_{panel}.parquet", panel=chua25_targets.fig1_panels(config)),
+        runs=expand("results/chua25_fig1/runs_{panel}.parquet", panel=chua25_fig1_panels(config)),
         code=code_of("scripts/combine_chua25_fig1.py"),
     output:
         "results/chua25_fig1/auc.parquet",

@@ -1,7 +1,10 @@
 # lebeda24: Avoiding Pitfalls for Privacy Accounting of Subsampled Mechanisms under Composition.
-# Laplace Monte Carlo (sharded, cached), exact curves, Gaussian PLD accounting, claims inputs.
+# Laplace Monte Carlo (sharded, cached), exact curves, Gaussian PLD accounting, claims inputs. What each
+# experiment computes, its plot and claims: its module dpsampling.papers.lebeda24.<name>.
 
-from dpsampling.papers.lebeda24 import targets as lebeda24_targets
+from dpsampling.papers.lebeda24 import addremove as lebeda24_addremove
+from dpsampling.papers.lebeda24 import sigma_vs_rate as lebeda24_sigma_vs_rate
+from dpsampling.papers.registry import load_experiment
 
 LEBEDA24 = config["lebeda24"]
 LEBEDA24_ADDREMOVE = LEBEDA24["addremove"]
@@ -18,7 +21,7 @@ rule sample_lebeda24_losses:
         k="[0-9]+",
         shard="[0-9]+",
     params:
-        sampling=lebeda24_targets.shard_parameters_of(config),
+        sampling=lebeda24_addremove.shard_parameters_of(config),
     log:
         "logs/lebeda24_addremove/sample_{sampler}_{direction}_k{k}_shard{shard}.log",
     benchmark:
@@ -37,7 +40,7 @@ rule merge_lebeda24_losses:
     """Monte Carlo delta(eps) of every curve from its cached shards, with Hoeffding bands (and the
     exact value next to it for k <= 2)."""
     input:
-        shards=lebeda24_targets.shards(config, LEBEDA24_ADDREMOVE["compositions"]),
+        shards=lebeda24_addremove.shard_files(config, LEBEDA24_ADDREMOVE["compositions"]),
         exact="results/lebeda24_addremove/delta_exact.parquet",
         code=code_of("scripts/merge_lebeda24_losses.py"),
     output:
@@ -85,7 +88,7 @@ rule compute_lebeda24_exact:
 rule compute_lebeda24_pld_cdf:
     """ICLR Fig. 2: exact single-step PLD CDFs with their atoms, empirical k-fold CDFs."""
     input:
-        shards=lebeda24_targets.shards(config, LEBEDA24["pld_cdf"]["compositions"]),
+        shards=lebeda24_addremove.shard_files(config, LEBEDA24["pld_cdf"]["compositions"]),
         code=code_of("scripts/compute_lebeda24_pld_cdf.py"),
     output:
         cdf="results/lebeda24_pld_cdf/cdf.parquet",
@@ -135,7 +138,7 @@ rule calibrate_lebeda24_sigma:
 
 rule combine_lebeda24_sigma:
     input:
-        curves=lebeda24_targets.sigma_curves(config),
+        curves=lebeda24_sigma_vs_rate.curve_files(config),
     output:
         "results/lebeda24_sigma_vs_rate/sigma.parquet",
     params:
@@ -259,16 +262,16 @@ rule search_lebeda24_conj12:
 rule plot_lebeda24:
     """One lebeda24 figure (PDF and PNG) from its Parquet tables; never recomputes."""
     input:
-        unpack(lambda wildcards: lebeda24_targets.PLOT_INPUTS[wildcards.experiment]),
-        code=code_of("scripts/plot_lebeda24.py"),
+        unpack(lambda wildcards: load_experiment(wildcards.experiment).PLOT_INPUTS),
+        code=code_of_experiment("scripts/plot_lebeda24.py"),
     output:
         pdf="figures/{experiment}.pdf",
         png=report("figures/{experiment}.png", caption="../report/lebeda24.rst", category="lebeda24",
                    subcategory="{experiment}"),
     wildcard_constraints:
-        experiment="|".join(lebeda24_targets.FIGURES),
+        experiment=wildcard("lebeda24_figure"),
     params:
-        experiment=lambda wildcards: wildcards.experiment,
+        module=experiment_module,
         summary=experiment_summary,  # the caption's parameters and verdicts (dpsampling.pipeline.report)
     log:
         "logs/{experiment}/plot.log",

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
 import numpy as np
 
-from dpsampling.pipeline.estimate import Rates, Work, cpu_seconds, register
+from dpsampling.pipeline.estimate import Rates, Work, cpu_seconds
 
 # --- chua24: deterministic accountants ----------------------------------------------------
 
@@ -46,24 +47,27 @@ def _same(a, b) -> bool:
     return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
 
 
-@register("chua24")
-def chua24_work(experiment: str, config: dict, rates: Rates) -> Work:
-    """Units: see _chua24_units. A previous run's rate is used only if it had the same T, PLD and
-    shuffle settings (the cost of one unit grows with T and the PLD accuracy)."""
-    from dpsampling.papers.chua24 import experiments as chua24
+def chua24_cost(kind: str, compute: Callable):
+    """The cost model entry of a chua24 experiment computed by ``compute`` (a function of
+    ``dpsampling.papers.chua24.curves``; ``kind`` names its units, see _chua24_units)."""
 
-    name = experiment.removeprefix("chua24_")
-    kind, spec = chua24.KIND[name], config["chua24"][name]
-    settings = {"pld": config["pld"], "shuffle": config["shuffle"]}
+    def chua24_work(experiment: str, config: dict, rates: Rates) -> Work:
+        """Units: see _chua24_units. A previous run's rate is used only if it had the same T, PLD
+        and shuffle settings (the cost of one unit grows with T and the PLD accuracy)."""
+        spec = config["chua24"][experiment.removeprefix("chua24_")]
+        settings = {"pld": config["pld"], "shuffle": config["shuffle"]}
 
-    def comparable(parameters: dict) -> bool:
-        recorded = parameters.get("spec", {})
-        return all(_same(parameters.get(k), v) for k, v in settings.items()) and \
-            all(_same(recorded.get(k), spec.get(k)) for k in COST_KEYS)
+        def comparable(parameters: dict) -> bool:
+            recorded = parameters.get("spec", {})
+            return all(_same(parameters.get(k), v) for k, v in settings.items()) and \
+                all(_same(recorded.get(k), spec.get(k)) for k in COST_KEYS)
 
-    rate = rates.measured(experiment, "bounds.parquet", lambda parameters: _chua24_units(kind, parameters["spec"]), comparable)
-    if rate is None:
-        small = _chua24_slice(kind, spec)
-        rate = rates.calibrate(f"{experiment} ({_chua24_units(kind, small):g} evaluations)",
-                               lambda: (cpu_seconds(lambda: chua24.COMPUTE[kind](small, settings)), _chua24_units(kind, small)))
-    return Work(experiment, _chua24_units(kind, spec), CHUA24_UNITS[kind], *rate)
+        rate = rates.measured(experiment, "bounds.parquet", lambda parameters: _chua24_units(kind, parameters["spec"]),
+                              comparable)
+        if rate is None:
+            small = _chua24_slice(kind, spec)
+            rate = rates.calibrate(f"{experiment} ({_chua24_units(kind, small):g} evaluations)",
+                                   lambda: (cpu_seconds(lambda: compute(small, settings)), _chua24_units(kind, small)))
+        return Work(experiment, _chua24_units(kind, spec), CHUA24_UNITS[kind], *rate)
+
+    return chua24_work

@@ -22,7 +22,12 @@ import numpy as np
 import pandas as pd
 
 from dpsampling.accountants import poisson
+from dpsampling.papers.chua25.cost import CERTIFIED_COARSENING, COARSENING, coarse_certified
 from dpsampling.papers.chua25.privacy import certified_bounds, epsilon_grid
+from dpsampling.papers.chua25.workflow import PRIVACY_RULES
+from dpsampling.papers.experiment import Experiment, figure_files
+from dpsampling.pipeline.claims.base import Claim
+from dpsampling.pipeline.estimate import Rates, Work, cpu_seconds
 
 B_BETTER, P_BETTER, UNDECIDED, BELOW_FLOOR = ("B certifiably better", "P certifiably better", "undecided",
                                               "below floor")
@@ -132,3 +137,59 @@ def plot_b_vs_p(table: pd.DataFrame, parameters: dict, path_pdf, path_png) -> No
               f"reached <= {reached:.2g}); P: Poisson rate 1/T, dp-accounting PLD, discretization "
               f"{parameters.get('pld_discretization')}.")
     save_figure(fig, footer, path_pdf, path_png, rect=(0, 0.08, 1, 0.94))
+
+
+# --- the claim (a finding: no number stated) ---------------------------------------------------
+# - chua25_b_vs_p (not a paper claim; App. D leaves it open): the number of grid points where
+#   delta_B is certifiably above delta_P (certified lower bound on delta_B > PLD upper bound on
+#   delta_P). No number is stated, so it is recorded as a finding (relation ``finding``), never as
+#   reproduced or not.
+
+
+def _p_better_finding(frame):
+    counts = frame["classification"].value_counts()
+    worse = frame[frame["classification"] == P_BETTER]
+    where = "; ".join(f"sigma {r.sigma:g}, T {r.steps}, K {r.epochs}, eps {r.epsilon:g}"
+                      for r in worse.head(5).itertuples())
+
+    def values(column):
+        return ", ".join(f"{v:g}" for v in sorted(frame[column].unique()))
+
+    note = (f"{len(frame)} grid points (sigma {values('sigma')}; T {values('steps')}; epochs {values('epochs')}; "
+            f"{frame['epsilon'].nunique()} eps in [{frame['epsilon'].min():g}, {frame['epsilon'].max():g}]): "
+            + ", ".join(f"{counts.get(c, 0)} {c}" for c in CLASSES)
+            + (f"; first P-better points: {where}" if where else ""))
+    return float(len(worse)), note
+
+
+CLAIMS = [
+    Claim("chua25_b_vs_p_p_better", "chua25_b_vs_p", "grid points where delta_B is certifiably above delta_P "
+          "(certified lower bound of B > PLD upper bound of P; no number stated, App. D leaves it open)",
+          "finding", "none stated", _p_better_finding, result_file="grid.parquet"),
+]
+
+def b_vs_p_work(experiment: str, config: dict, rates: Rates) -> Work:
+    """Its cost model entry. Units: grid settings (sigma, T, epochs); each timed at 2 eps (B: 4x
+    coarser accuracy, P: 10x coarser PLD), scaled back up."""
+    spec = config["chua25"]["b_vs_p"]
+    certified = coarse_certified(config, spec)
+    discretization = float(spec["pld_discretization"]) * COARSENING
+    eps = np.array([1.0, 4.0])
+    grid = settings(spec)
+
+    def timing():
+        b = cpu_seconds(lambda: [certified_bounds(s["sigma"], s["steps"], s["epochs"], eps, certified) for s in grid])
+        p = cpu_seconds(lambda: [poisson.pld_delta(eps, poisson.PoissonAccounting(s["sigma"], s["steps"], s["epochs"]),
+                                                   discretization) for s in grid])
+        return b * CERTIFIED_COARSENING + p * COARSENING, float(len(grid))
+
+    rate = rates.calibrate(f"{experiment} ({len(grid)} settings, certified accuracy {certified['accuracy']:g}, "
+                           f"PLD {COARSENING:g}x coarser)", timing)
+    return Work(experiment, float(len(grid)), "grid settings (sigma, T, epochs)", *rate)
+
+
+EXPERIMENT = Experiment("chua25_b_vs_p", __name__, PRIVACY_RULES,
+                        ("scripts/compute_chua25_b_vs_p.py", "scripts/plot_chua25_b_vs_p.py"), "tests/test_chua25_certified.py",
+                        outputs=lambda config: ["results/chua25_b_vs_p/grid.parquet", "results/chua25_b_vs_p/grid.md",
+                                                *figure_files("chua25_b_vs_p")],
+                        claims=tuple(CLAIMS), cost=b_vs_p_work)

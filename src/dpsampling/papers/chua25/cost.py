@@ -1,4 +1,5 @@
-"""Core-hour estimates of the chua25 privacy experiments (registered with ``dpsampling.pipeline.estimate``).
+"""Core-hour estimates of the chua25 experiments: each experiment module names its entry
+(``Experiment.cost``), which the registry registers with ``dpsampling.pipeline.estimate``.
 
 Monte Carlo (fig2, fig3, fig4, epochs, props): the work of a sample set is its samples times the
 cost of one sample in kernel steps -- T x epochs coordinates for naive and importance sampling,
@@ -25,8 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dpsampling.papers.chua25.targets import MONTE_CARLO
-from dpsampling.pipeline.estimate import Rates, Work, cpu_seconds, register
+from dpsampling.pipeline.estimate import Rates, Work, cpu_seconds
 
 COARSENING = 10.0
 CERTIFIED_COARSENING = 4.0  # certified accuracy timed 4x coarser, seconds scaled by 4 (see docstring)
@@ -59,34 +59,35 @@ def _method_rate(sample_set, rates: Rates):
     return rates.calibrate(key, timing)
 
 
-def _coarse_certified(config: dict, spec: dict) -> dict:
-    from dpsampling.papers.chua25.rules import certified_settings
+def coarse_certified(config: dict, spec: dict) -> dict:
+    """The certified settings of ``spec``, 4x coarser (the accuracy timed, see module docstring)."""
+    from dpsampling.papers.chua25.privacy import certified_settings
 
     certified = certified_settings(config["chua25"], spec)
     return dict(certified, accuracy=min(certified["accuracy"] * CERTIFIED_COARSENING, 0.5))
 
 
-def _bounds_seconds(experiment: str, name: str, spec: dict, config: dict, rates: Rates):
-    from dpsampling.papers.chua25.privacy import CURVES, bounds_settings, bounds_table
+def _bounds_seconds(experiment: str, module, spec: dict, config: dict, rates: Rates):
+    """CPU seconds of the deterministic curves of ``module`` (its CURVES at its bounds_settings)."""
+    from dpsampling.papers.chua25.privacy import bounds_table
 
     settings = {"pld": dict(config["pld"]), "shuffle": config["shuffle"]}
     if "pld_discretization" in spec:
         settings["pld"]["discretization"] = spec["pld_discretization"]
-    uses_pld = "poisson" in CURVES[name]
+    uses_pld = "poisson" in module.CURVES
     factor = COARSENING if uses_pld else 1.0
     settings["pld"]["discretization"] *= factor
-    settings["certified"] = _coarse_certified(config, spec)
+    settings["certified"] = coarse_certified(config, spec)
     eps = np.array([1.0, 4.0])  # the PLD is built once per curve; each eps is a cheap lookup
-    others = tuple(c for c in CURVES[name] if c != "certified")
+    others = tuple(c for c in module.CURVES if c != "certified")
     seconds, source = rates.calibrate(f"{experiment} deterministic curves (2 eps, PLD {factor:g}x coarser)",
-                                      lambda: (cpu_seconds(lambda: bounds_table(name, bounds_settings(name, spec), eps,
-                                                                                settings, curves=others)), 1.0))
+                                      lambda: (cpu_seconds(lambda: bounds_table(others, module.bounds_settings(spec), eps,
+                                                                                settings)), 1.0))
     certified = 0.0
-    if "certified" in CURVES[name]:
+    if "certified" in module.CURVES:
         certified, _ = rates.calibrate(
             f"{experiment} certified B bounds (2 eps, accuracy {settings['certified']['accuracy']:g})",
-            lambda: (cpu_seconds(lambda: bounds_table(name, bounds_settings(name, spec), eps, settings,
-                                                      curves=("certified",))), 1.0))
+            lambda: (cpu_seconds(lambda: bounds_table(("certified",), module.bounds_settings(spec), eps, settings)), 1.0))
     return seconds * factor + certified * CERTIFIED_COARSENING, source
 
 
@@ -112,16 +113,24 @@ def _gpu_rates(config: dict, rates: Rates) -> tuple[dict, str]:
     return gpu_step_seconds(document), f"GPU rate from {where} ({document.get('gpu', 'GPU')})"
 
 
-def _monte_carlo_work(experiment: str, config: dict, rates: Rates) -> Work:
-    from dpsampling.papers.chua25.samples import sample_sets
+def monte_carlo_cost(module):
+    """The cost model entry of a chua25 Monte Carlo experiment module (fig2, fig3, fig4, epochs, props):
+    its sample sets and its deterministic curves (see module docstring)."""
 
+    def monte_carlo_work(experiment: str, config: dict, rates: Rates) -> Work:
+        return _monte_carlo_work(experiment, module, config, rates)
+
+    return monte_carlo_work
+
+
+def _monte_carlo_work(experiment: str, module, config: dict, rates: Rates) -> Work:
     name = experiment.removeprefix("chua25_")
     spec = config["chua25"][name]
     units = seconds = gpu_seconds = 0.0
     methods, on_cpu = set(), set()
     rate_cache = {}
     gpu_rates, gpu_source = _gpu_rates(config, rates)
-    for sample_set in sample_sets(name, spec):
+    for sample_set in module.sample_sets(spec):
         steps = sample_set.shards * sample_set.samples_per_shard * _steps_per_sample(sample_set)
         units += steps
         methods.add(sample_set.method)
@@ -134,7 +143,7 @@ def _monte_carlo_work(experiment: str, config: dict, rates: Rates) -> Work:
             rate_cache[identity] = _method_rate(sample_set, rates)[0]
         seconds += steps * rate_cache[identity]
         on_cpu.add(sample_set.method)
-    bounds, _ = _bounds_seconds(experiment, name, spec, config, rates)
+    bounds, _ = _bounds_seconds(experiment, module, spec, config, rates)
     if on_cpu:
         source = f"calibration: {', '.join(sorted(on_cpu))} timed at each set's setting on the CPU"
     else:
@@ -149,44 +158,6 @@ def _monte_carlo_work(experiment: str, config: dict, rates: Rates) -> Work:
     source += f" (+ {bounds:.3g} CPU s of deterministic curves)"
     return Work(experiment, units, "kernel steps (coordinates or orders)", (seconds + bounds) / units, source,
                 gpu_seconds=gpu_seconds)
-
-
-for _name in MONTE_CARLO:
-    register(f"chua25.{_name}")(_monte_carlo_work)
-
-
-@register("chua25.b_vs_p")
-def b_vs_p_work(experiment: str, config: dict, rates: Rates) -> Work:
-    """Units: grid settings (sigma, T, epochs); each timed at 2 eps (B: 4x coarser accuracy,
-    P: 10x coarser PLD), scaled back up."""
-    from dpsampling.accountants import poisson
-    from dpsampling.papers.chua25.b_vs_p import settings
-    from dpsampling.papers.chua25.privacy import certified_bounds
-
-    spec = config["chua25"]["b_vs_p"]
-    certified = _coarse_certified(config, spec)
-    discretization = float(spec["pld_discretization"]) * COARSENING
-    eps = np.array([1.0, 4.0])
-    grid = settings(spec)
-
-    def timing():
-        b = cpu_seconds(lambda: [certified_bounds(s["sigma"], s["steps"], s["epochs"], eps, certified) for s in grid])
-        p = cpu_seconds(lambda: [poisson.pld_delta(eps, poisson.PoissonAccounting(s["sigma"], s["steps"], s["epochs"]),
-                                                   discretization) for s in grid])
-        return b * CERTIFIED_COARSENING + p * COARSENING, float(len(grid))
-
-    rate = rates.calibrate(f"{experiment} ({len(grid)} settings, certified accuracy {certified['accuracy']:g}, "
-                           f"PLD {COARSENING:g}x coarser)", timing)
-    return Work(experiment, float(len(grid)), "grid settings (sigma, T, epochs)", *rate)
-
-
-@register("chua25.trunc")
-def truncation_work(experiment: str, config: dict, rates: Rates) -> Work:
-    from dpsampling.papers.chua25.checks import truncation_table
-
-    spec = config["chua25"]["trunc"]
-    rate = rates.calibrate(f"{experiment} (one evaluation)", lambda: (cpu_seconds(lambda: truncation_table(spec)), 1.0))
-    return Work(experiment, 1.0, "evaluations of the table", *rate)
 
 
 # --- chua25 Fig. 1: DP-SGD training ---------------------------------------------------------
@@ -256,7 +227,6 @@ def chua25_fig1_seconds(spec: dict, costs: dict) -> tuple[float, float]:
     return seconds, units
 
 
-@register("chua25.fig1")
 def chua25_fig1_work(experiment: str, config: dict, rates: Rates) -> Work:
     spec = config["chua25"]["fig1"]
     if spec["data"]["source"] != "synthetic":

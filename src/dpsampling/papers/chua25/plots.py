@@ -1,4 +1,5 @@
-"""chua25 privacy figures (Figs. 2-4, epochs) from the summary tables only (never recomputes).
+"""What the chua25 privacy figures (Figs. 2-4, epochs) share: curve styles, panels, footers. Each
+figure's ``plot`` is in its experiment module; all read the summary tables only (never recompute).
 
 Every curve is the maximum over the two adjacency directions; legends say sampler, method and
 whether a curve is an upper bound, a lower bound, an upper confidence bound or an estimate;
@@ -31,7 +32,7 @@ STYLE = {  # (sampler, method, bound) -> (label, color, linestyle, marker)
 }
 
 
-def _draw(ax, rows: pd.DataFrame, key, label=None, color=None, linestyle=None):
+def draw_curve(ax, rows: pd.DataFrame, key, label=None, color=None, linestyle=None):
     default_label, default_color, default_linestyle, marker = STYLE[key]
     linestyle = linestyle or default_linestyle
     rows = rows.sort_values("epsilon")
@@ -42,7 +43,7 @@ def _draw(ax, rows: pd.DataFrame, key, label=None, color=None, linestyle=None):
                 color=color or default_color, label=label or default_label)
 
 
-def _select(summary, panel, sampler, method, bound, **extra) -> pd.DataFrame:
+def select(summary, panel, sampler, method, bound, **extra) -> pd.DataFrame:
     rows = summary[(summary["panel"] == panel) & (summary["sampler"] == sampler) & (summary["method"] == method)
                    & (summary["bound"] == bound) & (summary["direction"] == "max")]
     for column, value in extra.items():
@@ -50,7 +51,7 @@ def _select(summary, panel, sampler, method, bound, **extra) -> pd.DataFrame:
     return rows
 
 
-def _finish(fig, axes, footer: str, path_pdf, path_png, bottom=0.12, shared_legend=False):
+def finish(fig, axes, footer: str, path_pdf, path_png, bottom=0.12, shared_legend=False):
     """Log axes, legends (per panel, or with ``shared_legend`` one below the panels, for panels
     that draw the same series), footer, both files."""
     for ax in axes:
@@ -67,13 +68,13 @@ def _finish(fig, axes, footer: str, path_pdf, path_png, bottom=0.12, shared_lege
     save_figure(fig, footer, path_pdf, path_png, rect=(0, bottom, 1, 1))
 
 
-def _limits(ax, summary, panel, floor=1e-16):
+def set_limits(ax, summary, panel, floor=1e-16):
     values = summary.loc[(summary["panel"] == panel) & (summary["direction"] == "max") & (summary["delta"] > 0), "delta"]
     if not values.empty:
         ax.set_ylim(max(values.min(), floor) / 3, 1.5)
 
 
-def _settings_text(parameters: dict) -> str:
+def settings_text(parameters: dict) -> str:
     settings = parameters.get("settings", {})
     pld = settings.get("pld", {})
     grid = settings.get("shuffle", {}).get("c_grid", {})
@@ -81,7 +82,7 @@ def _settings_text(parameters: dict) -> str:
             f"its 1e-15 tail truncation); S: C grid {grid.get('start')}..{grid.get('stop')} step {grid.get('step')}.")
 
 
-def _certified_text(parameters: dict) -> str:
+def certified_text(parameters: dict) -> str:
     """How the certified B curves were computed, from the records in the result's metadata."""
     records = parameters.get("certified", [])
     if not records:
@@ -97,119 +98,20 @@ def _certified_text(parameters: dict) -> str:
                                                           f"{', '.join(unconverged)}" if unconverged else "") + ".")
 
 
-def _panel_title(summary, panel) -> str:
+def panel_title(summary, panel) -> str:
     row = summary[summary["panel"] == panel].iloc[0]
     return f"{panel}: sigma = {row['sigma']:g}, T = {int(row['steps']):,}"
 
 
-def _mc_info(summary, panel, method) -> pd.Series:
+def mc_info(summary, panel, method) -> pd.Series:
     rows = summary[(summary["panel"] == panel) & (summary["method"] == method) & (summary["direction"] == "remove")]
     return rows.iloc[0]
 
 
-def _grid(count: int):
+def panel_grid(count: int):
     columns = 2 if count > 1 else 1
     rows = -(-count // columns)
     fig, axes = plt.subplots(rows, columns, figsize=(5.6 * columns, 4.0 * rows + 0.6), squeeze=False)
     for ax in axes.flat[count:]:
         ax.set_visible(False)
     return fig, list(axes.flat[:count])
-
-
-def plot_fig2(summary: pd.DataFrame, parameters: dict, path_pdf, path_png) -> None:
-    """delta vs eps per panel: P (PLD), S lower, B lower (6), B MC mean and UCB (order statistics)."""
-    panels = list(dict.fromkeys(summary["panel"]))
-    fig, axes = _grid(len(panels))
-    orders_text = []
-    for ax, panel in zip(axes, panels):
-        for key in (("poisson", "pld", "upper"), ("poisson", "pld", "lower"), ("shuffle", "E_C sets", "lower"),
-                    ("balls_and_bins", "bound (6)", "lower"), ("balls_and_bins", "MC order statistics", "estimate"),
-                    ("balls_and_bins", "MC order statistics", "upper"), *CERTIFIED):
-            _draw(ax, _select(summary, panel, *key), key)
-        ax.set_title(_panel_title(summary, panel), fontsize=9)
-        _limits(ax, summary, panel)
-        info = _mc_info(summary, panel, "MC order statistics")
-        orders_text.append(f"{panel}: {int(info['n_orders'])} orders ({info['orders']})")
-    info = _mc_info(summary, panels[0], "MC order statistics")
-    footer = (f"chua25_fig2. B Monte Carlo: order statistics sampling (Alg. 6), {int(info['samples']):,} samples per "
-              f"direction, one sample set evaluated at every eps; UCB at beta = {info['error_prob']:g} (pointwise in eps). "
-              f"Orders: {'; '.join(orders_text)}. sigma per panel is not stated in the paper: chosen by us from "
-              f"Fig. 1's set (config chua25.fig2.panels.*.sigma). " + _settings_text(parameters)
-              + _certified_text(parameters))
-    _finish(fig, axes, footer, path_pdf, path_png, bottom=0.14)
-
-
-def plot_fig3(summary: pd.DataFrame, parameters: dict, path_pdf, path_png) -> None:
-    """UCB with and without importance sampling, and the lower bound (6)."""
-    panels = list(dict.fromkeys(summary["panel"]))
-    fig, axes = _grid(len(panels))
-    notes = []
-    for ax, panel in zip(axes, panels):
-        for key in (("balls_and_bins", "bound (6)", "lower"), ("balls_and_bins", "MC naive", "upper"),
-                    ("balls_and_bins", "MC importance", "upper"), *CERTIFIED):
-            _draw(ax, _select(summary, panel, *key), key)
-        ax.set_title(_panel_title(summary, panel), fontsize=9)
-        _limits(ax, summary, panel)
-        naive = _mc_info(summary, panel, "MC naive")
-        importance = _mc_info(summary, panel, "MC importance")
-        points = sorted(summary.loc[(summary["panel"] == panel) & (summary["method"] == "MC importance"),
-                                    "importance_epsilon"].dropna().unique())
-        notes.append(f"{panel}: naive {int(naive['samples']):,} samples per direction; importance "
-                     f"{int(importance['samples']):,} per direction and eps point, at eps = {', '.join(f'{e:g}' for e in points)}")
-    footer = (f"chua25_fig3. UCB at beta = {naive['error_prob']:g} (pointwise). " + "; ".join(notes)
-              + ". Importance events E_eps of dpsampling.accountants.ballsbins.importance (remove: the paper's; add: corrected "
-              "threshold C = 1/2 + sigma^2 (log T - eps))." + _certified_text(parameters))
-    _finish(fig, axes, footer, path_pdf, path_png)
-
-
-def plot_fig4(summary: pd.DataFrame, parameters: dict, path_pdf, path_png) -> None:
-    """UCB with and without order statistics, and the lower bound (6)."""
-    panels = list(dict.fromkeys(summary["panel"]))
-    fig, axes = _grid(len(panels))
-    notes = []
-    for ax, panel in zip(axes, panels):
-        for key in (("balls_and_bins", "bound (6)", "lower"), ("balls_and_bins", "MC naive", "upper"),
-                    ("balls_and_bins", "MC order statistics", "upper"), *CERTIFIED):
-            _draw(ax, _select(summary, panel, *key), key)
-        ax.set_title(_panel_title(summary, panel), fontsize=9)
-        _limits(ax, summary, panel)
-        naive = _mc_info(summary, panel, "MC naive")
-        ordered = _mc_info(summary, panel, "MC order statistics")
-        seconds = {m: summary.loc[(summary["panel"] == panel) & (summary["method"] == m) & (summary["direction"] == "max")
-                                  & (summary["bound"] == "upper"), "sampling_cpu_seconds"].iloc[0]
-                   for m in ("MC naive", "MC order statistics")}
-        notes.append(f"{panel}: naive {int(naive['samples']):,} samples ({seconds['MC naive']:.0f} s), order statistics "
-                     f"{int(ordered['samples']):,} samples ({seconds['MC order statistics']:.0f} s) with "
-                     f"{int(ordered['n_orders'])} orders ({ordered['orders']})")
-    footer = (f"chua25_fig4. Samples per direction; times = our sampling CPU time, both directions, one thread. UCB at beta = "
-              f"{naive['error_prob']:g} (pointwise). " + "; ".join(notes) + "." + _certified_text(parameters))
-    _finish(fig, axes, footer, path_pdf, path_png)
-
-
-def plot_epochs(summary: pd.DataFrame, parameters: dict, path_pdf, path_png) -> None:
-    """delta_B (MC, k epochs, Alg. 11) next to delta_P (PLD, k epochs) for every sigma."""
-    panels = list(dict.fromkeys(summary["panel"]))
-    fig, axes = _grid(len(panels))
-    colors = plt.get_cmap("viridis")
-    epochs = sorted(summary["epochs"].unique())
-    for ax, panel in zip(axes, panels):
-        for i, k in enumerate(epochs):
-            color = colors(i / max(len(epochs) - 1, 1))
-            for key, text, linestyle in ((("balls_and_bins", "MC naive", "upper"), "B: upper conf. bound (MC naive)", "--"),
-                                         (("balls_and_bins", "MC naive", "estimate"), "B: estimate (MC mean)", "-"),
-                                         (("poisson", "pld", "upper"), "P: upper bound (PLD)", ":"),
-                                         (CERTIFIED[0], "B: certified upper bound (PLD)", "-."),
-                                         (CERTIFIED[1], "B: certified lower bound (PLD)", (0, (3, 1, 1, 1, 1, 1)))):
-                _draw(ax, _select(summary, panel, *key, epochs=k), key, label=f"{text}, k = {k}", color=color,
-                      linestyle=linestyle)
-        row = summary[summary["panel"] == panel].iloc[0]
-        ax.set_title(f"sigma = {row['sigma']:g}, T = {int(row['steps']):,} per epoch, k epochs", fontsize=9)
-        _limits(ax, summary, panel, floor=1e-13)  # below, the PLD is dominated by its 1e-15 tail truncation
-    info = _mc_info(summary, panels[0], "MC naive")
-    footer = (f"chua25_epochs. B: naive Monte Carlo over k epochs (Alg. 11: sum of k independent losses), "
-              f"{int(info['samples']):,} samples per direction and k; UCB at beta = {info['error_prob']:g} (pointwise). "
-              "P: Poisson with rate 1/T over k T steps. " + _settings_text(parameters) + _certified_text(parameters))
-    _finish(fig, axes, footer, path_pdf, path_png, bottom=0.3, shared_legend=True)
-
-
-PLOTS = {"fig2": plot_fig2, "fig3": plot_fig3, "fig4": plot_fig4, "epochs": plot_epochs}

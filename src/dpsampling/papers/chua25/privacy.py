@@ -7,7 +7,8 @@
   mean, standard error and KL upper confidence bound at beta, plus rows ``direction = max``:
   mean = max of the two means (an estimate of delta_B), UCB = max of the two UCBs (>= delta_B
   with probability >= 1 - beta: only the direction with the larger true delta must be covered).
-- ``bounds_table``: the deterministic curves next to them: delta_P (dp-accounting PLD, upper and
+- ``bounds_table``: the deterministic curves next to them (those an experiment module names in
+  its ``CURVES``, at the settings of its ``bounds_settings``): delta_P (dp-accounting PLD, upper and
   lower), delta_S lower bound (chua24 E_C sets), delta_D (exact), delta_B lower bound (6), and
   delta_B certified upper and lower bounds (method ``pld (certified)``: the PLD of the
   random-allocation dominating pair, ``dpsampling.accountants.ballsbins_pld``, any number of
@@ -27,7 +28,7 @@ import pandas as pd
 
 from dpsampling.accountants import ballsbins as bb
 from dpsampling.accountants import deterministic, poisson, shuffle
-from dpsampling.accountants.ballsbins_pld import ballsbins_delta_bounds
+from dpsampling.accountants.ballsbins_pld import DEFAULT_MAX_GRID_POINTS, ballsbins_delta_bounds
 from dpsampling.io import read_metadata
 from dpsampling.papers.chua25.samples import SampleSet, expected_shard_metadata
 
@@ -136,6 +137,13 @@ def _rows(base: dict, sampler: str, method: str, bound: str, eps, values: dict) 
             for direction in ("max", "remove", "add") if direction in values]
 
 
+def certified_settings(chua25: dict, spec: dict) -> dict:
+    """Accuracy and grid cap of the certified balls-and-bins bounds: the experiment's own
+    ``certified_accuracy`` if it sets one, else ``chua25.certified_accuracy``."""
+    return {"accuracy": float(spec.get("certified_accuracy", chua25.get("certified_accuracy", 0.01))),
+            "max_grid_points": int(chua25.get("certified_max_grid_points", DEFAULT_MAX_GRID_POINTS))}
+
+
 def certified_bounds(sigma: float, steps: int, epochs: int, eps, certified: dict) -> tuple[dict, dict]:
     """Certified delta_B bounds {bound: {direction: values}} and the record of how they were computed."""
     frame = ballsbins_delta_bounds(sigma, steps, eps, epochs=epochs, accuracy=float(certified["accuracy"]),
@@ -179,31 +187,17 @@ def setting_bounds(sigma: float, steps: int, epochs: int, eps, curves, settings:
     return frames
 
 
-CURVES = {"fig2": ("poisson", "shuffle", "balls_and_bins", "certified"), "fig3": ("balls_and_bins", "certified"),
-          "fig4": ("balls_and_bins", "certified"), "epochs": ("poisson", "deterministic", "balls_and_bins", "certified"),
-          "props": ("poisson", "shuffle", "deterministic", "balls_and_bins", "certified")}
+def panel_settings(spec: dict) -> list[dict]:
+    """(panel, sigma, steps, epochs = 1) of each panel of ``spec['panels']`` (Figs. 2-4)."""
+    return [{"panel": s["name"], "sigma": float(s["sigma"]), "steps": int(s["steps"]), "epochs": 1}
+            for s in spec["panels"]]
 
 
-def bounds_settings(name: str, spec: dict) -> list[dict]:
-    """(panel, sigma, steps, epochs) of every deterministic curve set of experiment chua25_<name>."""
-    if name in ("fig2", "fig3", "fig4"):
-        return [{"panel": s["name"], "sigma": float(s["sigma"]), "steps": int(s["steps"]), "epochs": 1}
-                for s in spec["panels"]]
-    if name == "epochs":
-        return [{"panel": f"sigma{float(sigma):g}", "sigma": float(sigma), "steps": int(spec["steps"]), "epochs": int(k)}
-                for sigma in spec["sigmas"] for k in spec["epochs"]]
-    if name == "props":
-        return [{"panel": f"sigma{float(sigma):g}_T{steps}", "sigma": float(sigma), "steps": int(steps), "epochs": 1}
-                for sigma in spec["sigmas"] for steps in spec["steps"]]
-    raise ValueError(f"experiment must be one of {', '.join(CURVES)}; got {name!r}")
-
-
-def bounds_table(name: str, settings_list: list[dict], epsilons, settings: dict, progress=None,
-                 curves=None) -> pd.DataFrame:
-    """Long table of the deterministic curves of experiment chua25_<name> (``curves``: a subset of
-    ``CURVES[name]``, all by default) at every eps; the certified curves' records in
-    ``attrs['certified']`` (one per setting)."""
-    curves = CURVES[name] if curves is None else tuple(curves)
+def bounds_table(curves, settings_list: list[dict], epsilons, settings: dict, progress=None) -> pd.DataFrame:
+    """Long table of the deterministic ``curves`` (an experiment module's ``CURVES``, or a subset) at
+    every eps of every setting of ``settings_list`` (its ``bounds_settings(spec)``); the certified
+    curves' records in ``attrs['certified']`` (one per setting)."""
+    curves = tuple(curves)
     eps = np.asarray(epsilons, dtype=float)
     frames, records = [], []
     for setting in settings_list:

@@ -1,20 +1,14 @@
-"""Input functions of workflow/rules/chua25_privacy.smk, built from the config (one place, testable)."""
+"""Input functions of workflow/rules/chua25_privacy.smk, built from the config (one place, testable):
+each experiment's sample sets and curves come from its module (``dpsampling.papers.registry``)."""
 
 from __future__ import annotations
 
 from types import SimpleNamespace
 
 from dpsampling.accountants.ballsbins.device import DEFAULT_PIECE as PIECE
-from dpsampling.accountants.ballsbins_pld import DEFAULT_MAX_GRID_POINTS
-from dpsampling.papers.chua25.privacy import CURVES, bounds_settings, epsilon_grid
-from dpsampling.papers.chua25.samples import find_sample_set, sample_sets
-
-
-def certified_settings(chua25: dict, spec: dict) -> dict:
-    """Accuracy and grid cap of the certified balls-and-bins bounds: the experiment's own
-    ``certified_accuracy`` if it sets one, else ``chua25.certified_accuracy``."""
-    return {"accuracy": float(spec.get("certified_accuracy", chua25.get("certified_accuracy", 0.01))),
-            "max_grid_points": int(chua25.get("certified_max_grid_points", DEFAULT_MAX_GRID_POINTS))}
+from dpsampling.papers.chua25.privacy import certified_settings, epsilon_grid
+from dpsampling.papers.chua25.samples import find_sample_set
+from dpsampling.papers.registry import load_experiment
 
 
 def chua25_privacy_functions(config: dict) -> SimpleNamespace:
@@ -24,7 +18,7 @@ def chua25_privacy_functions(config: dict) -> SimpleNamespace:
         return config["chua25"][experiment.removeprefix("chua25_")]
 
     def sets(experiment):
-        return sample_sets(experiment.removeprefix("chua25_"), spec(experiment))
+        return load_experiment(experiment).sample_sets(spec(experiment))
 
     def shard_parameters(wildcards):
         """What one shard depends on: method, setting, sample count, seed; not the shard count, not the
@@ -48,13 +42,13 @@ def chua25_privacy_functions(config: dict) -> SimpleNamespace:
                 "error_prob": spec(wildcards.experiment)["error_prob"], "seed": config["seed"]}
 
     def bounds_parameters(wildcards):
-        name = wildcards.experiment.removeprefix("chua25_")
-        accounting = {"pld": dict(config["pld"]), "shuffle": config["shuffle"]} if {"poisson", "shuffle"} & set(CURVES[name]) else {}
+        module = load_experiment(wildcards.experiment)
+        accounting = {"pld": dict(config["pld"]), "shuffle": config["shuffle"]} if {"poisson", "shuffle"} & set(module.CURVES) else {}
         if accounting and "pld_discretization" in spec(wildcards.experiment):
             accounting["pld"]["discretization"] = spec(wildcards.experiment)["pld_discretization"]
-        if "certified" in CURVES[name]:
+        if "certified" in module.CURVES:
             accounting["certified"] = certified_settings(config["chua25"], spec(wildcards.experiment))
-        return {"experiment": wildcards.experiment, "settings_list": bounds_settings(name, spec(wildcards.experiment)),
+        return {"experiment": wildcards.experiment, "settings_list": module.bounds_settings(spec(wildcards.experiment)),
                 "epsilons": epsilon_grid(spec(wildcards.experiment)).tolist(), "settings": accounting}
 
     def b_vs_p_parameters(wildcards=None):

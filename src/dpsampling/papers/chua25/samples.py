@@ -41,16 +41,13 @@ import pandas as pd
 from dpsampling import DIRECTIONS
 from dpsampling.accountants import ballsbins as bb
 from dpsampling.io import write_table
-from dpsampling.papers.chua25.targets import MONTE_CARLO
 from dpsampling.versions import algorithm_version
-
-"""chua25 experiments with Monte Carlo samples (ids chua25_<name>)."""
 
 SHARD_PATTERN = "results/{experiment}/samples/{panel}/{direction}/{series}/shard-{shard}.parquet"
 STORAGES = ("samples", "statistics")
 
 
-def _name(value: float) -> str:
+def name_of(value: float) -> str:
     """A number in a panel or series name: 0.5 -> '0.5', 12.0 -> '12'."""
     return f"{float(value):g}"
 
@@ -130,48 +127,16 @@ def expected_shard_metadata(parameters: dict) -> dict:
     return expected
 
 
-def _series_sets(experiment, panel, setting, series, method, count, importance_epsilon=None, epochs=1):
+def series_sets(experiment: str, panel: str, setting: dict, series: str, method: str, count: dict,
+                importance_epsilon: float | None = None, epochs: int = 1) -> list[SampleSet]:
+    """The sample sets of one series (both directions) of ``panel``: ``setting`` gives sigma, steps
+    (and orders, for order statistics), ``count`` the shards and samples per shard. Each chua25
+    Monte Carlo experiment module's ``sample_sets(spec)`` is made of these."""
     return [SampleSet(experiment, panel, direction, series, method, float(setting["sigma"]), int(setting["steps"]),
                       int(epochs), setting.get("orders") if "order_statistics" in method else None,
                       None if importance_epsilon is None else float(importance_epsilon),
                       int(count["shards"]), int(count["samples_per_shard"]))
             for direction in DIRECTIONS]
-
-
-def sample_sets(name: str, spec: dict) -> list[SampleSet]:
-    """Every sample set of experiment chua25_<name> from its config block ``spec``."""
-    experiment = f"chua25_{name}"
-    sets: list[SampleSet] = []
-    if name == "fig2":
-        for setting in spec["panels"]:
-            sets += _series_sets(experiment, setting["name"], setting, "order_statistics", "order_statistics",
-                                 spec["order_statistics"])
-    elif name == "fig3":
-        for setting in spec["panels"]:
-            sets += _series_sets(experiment, setting["name"], setting, "naive", "naive", setting["naive"])
-            for eps in spec["importance_epsilons"]:
-                sets += _series_sets(experiment, setting["name"], setting, f"importance_e{_name(eps)}", "importance",
-                                     setting["importance"], importance_epsilon=eps)
-    elif name == "fig4":
-        for setting in spec["panels"]:
-            sets += _series_sets(experiment, setting["name"], setting, "naive", "naive", setting["naive"])
-            sets += _series_sets(experiment, setting["name"], setting, "order_statistics", "order_statistics",
-                                 setting["order_statistics"])
-    elif name == "epochs":
-        for sigma in spec["sigmas"]:
-            setting = {"sigma": sigma, "steps": spec["steps"]}
-            for k in spec["epochs"]:
-                sets += _series_sets(experiment, f"sigma{_name(sigma)}", setting, f"naive_k{k}", "naive",
-                                     spec["naive"], epochs=k)
-    elif name == "props":
-        for sigma in spec["sigmas"]:
-            for steps in spec["steps"]:
-                setting = {"sigma": sigma, "steps": steps}
-                sets += _series_sets(experiment, f"sigma{_name(sigma)}_T{steps}", setting, "naive", "naive",
-                                     spec["naive"])
-    else:
-        raise ValueError(f"experiment must be one of {', '.join(MONTE_CARLO)}; got {name!r}")
-    return sets
 
 
 def config_problems(chua25: dict) -> list[str]:

@@ -1,6 +1,11 @@
-"""chua25 Fig. 1's qualitative claims, each with a stated statistical criterion.
+"""chua25 Fig. 1: what each batch sampler costs in model quality. One epoch of (DP-)SGD with shuffle,
+Poisson and balls-and-bins batches (``dpsampling.papers.chua25.utility``, the shared training
+machinery), test AUC over seeds, per panel: non-private, and DP at each batch size of
+``dp_batch_sizes`` (config ``chua25.fig1``; rules in workflow/rules/chua25_utility.smk: train one
+panel -> combine -> plot).
 
-Inputs: results/chua25_fig1/auc.parquet (every run; the selected learning rate flagged).
+Claims, with their criteria (inputs: results/chua25_fig1/auc.parquet, every run, the selected
+learning rate flagged):
 - "non-private: B ~ S": at every batch size a two-sided Welch t-test of equal mean test AUC
   (3 seeds each) does not reject at level 0.01 / (number of batch sizes) (Bonferroni).
 - "non-private: S and B better than P": one-sided sign test over batch sizes that the mean AUC
@@ -14,9 +19,69 @@ normality); the verdicts are as strong as that.
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 from scipy import stats
 
+from dpsampling.papers.chua25.cost import chua25_fig1_work
+from dpsampling.papers.chua25.utility import model_of
+from dpsampling.papers.chua25.workflow import UTILITY_RULES
+from dpsampling.papers.experiment import Experiment, figure_files
 from dpsampling.pipeline.claims.base import Claim, Missing
+from dpsampling.pipeline.plotting import SAMPLER_COLOR, SAMPLER_LETTER, plt, save_figure
+
+EXPERIMENT_ID = "chua25_fig1"
+
+
+def panels(config: dict) -> list[str]:
+    """Panel ids: nonprivate and dp_b<batch> per DP batch size (one training rule job each)."""
+    return ["nonprivate"] + [f"dp_b{b}" for b in config["chua25"]["fig1"]["dp_batch_sizes"]]
+
+
+# --- the figure ----------------------------------------------------------------------------
+
+
+def plot(runs: pd.DataFrame, parameters: dict, path_pdf, path_png) -> None:
+    """chua25 Fig. 1: test AUC (mean +- std over seeds, learning rate chosen on validation AUC)."""
+    chosen = runs[runs["selected"]]
+    summary = (chosen.groupby(["panel", "generator", "batch_size", "sigma"], as_index=False)["test_auc"]
+               .agg(mean="mean", std="std"))
+    panel_names = ["nonprivate"] + sorted((p for p in summary["panel"].unique() if p != "nonprivate"),
+                                          key=lambda p: int(p.removeprefix("dp_b")))
+    fig, axes = plt.subplots(1, len(panel_names), figsize=(4.2 * len(panel_names), 3.8), squeeze=False)
+    for ax, panel in zip(axes[0], panel_names):
+        part = summary[summary["panel"] == panel]
+        x_column = "batch_size" if panel == "nonprivate" else "sigma"
+        for generator, rows in part.groupby("generator"):
+            rows = rows.sort_values(x_column)
+            ax.errorbar(rows[x_column], rows["mean"], yerr=rows["std"].fillna(0), marker="o", ms=3, capsize=2,
+                        color=SAMPLER_COLOR.get(generator, "gray"),
+                        label=f"{SAMPLER_LETTER.get(generator, generator)}: test AUC, mean +- std (estimate)")
+        if panel == "nonprivate":
+            ax.set_xscale("log", base=2)
+            ax.set_title("non-private SGD")
+            ax.set_xlabel("batch size")
+        else:
+            ax.set_xscale("symlog", linthresh=0.1, linscale=1.0)
+            ax.axvline(0.1, color="gray", ls=":", lw=0.8)
+            ax.set_title(f"DP-SGD, expected batch {panel.removeprefix('dp_b')}")
+            ax.set_xlabel("sigma (log left of 0.1, linear right)")
+        ax.set_ylabel("test AUC")
+        ax.grid(True, alpha=0.25)
+        ax.legend(fontsize=7)
+    spec = parameters.get("spec", {})
+    data = spec.get("data", {})
+    seeds = int(chosen["seed"].nunique()) if not chosen.empty else 0
+    footer = (f"chua25_fig1 on {data.get('source')} data ({int(runs['train_rows'].iloc[0]):,} training rows), 1 epoch, "
+              f"{seeds} seeds, {model_of(spec).label}, {spec.get('optimizer')} with learning rate chosen per point from "
+              f"{spec.get('learning_rates')} on validation AUC; clip norm {spec.get('clip_norm')}; P and B truncated to B "
+              f"with delta' <= {spec.get('truncation', {}).get('delta')} at eps = {spec.get('truncation', {}).get('epsilon')}.")
+    save_figure(fig, footer, path_pdf, path_png, rect=(0, 0.07, 1, 1))
+
+
+# --- the claims ----------------------------------------------------------------------------
+
+
+
 
 LEVEL = 0.01
 
@@ -82,7 +147,7 @@ def _similar_under_dp(frame):
 
 SYNTHETIC = "measured on the configured data (synthetic by default, not Criteo)"
 
-CHUA25_FIG1_CLAIMS = [
+CLAIMS = [
     Claim("chua25_fig1_nonprivate_B_like_S", "chua25_fig1", "batch sizes where Welch's test rejects AUC(B) = AUC(S), "
           "non-private", "~", "0", _b_like_s, result_file="auc.parquet", tolerance=0.0,
           why="B and S differ significantly at some batch size; " + SYNTHETIC),
@@ -93,3 +158,9 @@ CHUA25_FIG1_CLAIMS = [
           "S, P, B", "~", "0", _similar_under_dp, result_file="auc.parquet", tolerance=0.0,
           why="the generators differ significantly at some sigma >= 0.1; " + SYNTHETIC),
 ]
+
+EXPERIMENT = Experiment(EXPERIMENT_ID, __name__, UTILITY_RULES,
+                        ("scripts/train_chua25_fig1.py", "scripts/combine_chua25_fig1.py", "scripts/plot_chua25_fig1.py"),
+                        "tests/test_chua25_fig1.py",
+                        outputs=lambda config: [f"results/{EXPERIMENT_ID}/auc.parquet", *figure_files(EXPERIMENT_ID)],
+                        claims=tuple(CLAIMS), cost=chua25_fig1_work)

@@ -1,4 +1,5 @@
-"""chua24 experiments as long tables: one row per (parameter, sampler, bound, direction).
+"""chua24 curves as long tables, shared by the chua24 experiment modules: one row per (parameter,
+sampler, bound, direction).
 
 Columns of every table: ``sampler`` (deterministic / poisson / shuffle), ``method`` (exact,
 pld, rdp, E_C sets, Thm 4.1), ``bound`` (exact / lower / upper), ``direction`` (max / remove /
@@ -118,8 +119,3 @@ def sign_changes(epsilon: np.ndarray, difference: np.ndarray, floor: float = 0.0
     eps, sign = np.asarray(epsilon)[keep], np.sign(np.asarray(difference)[keep])
     change = np.nonzero(sign[1:] != sign[:-1])[0]
     return [float((eps[i] + eps[i + 1]) / 2) for i in change]
-
-
-COMPUTE = {"epsilon_vs_sigma": epsilon_vs_sigma, "delta_vs_epsilon": delta_vs_epsilon, "theorem_4_1": theorem_4_1_grid}
-KIND = {"fig1": "epsilon_vs_sigma", "fig4": "epsilon_vs_sigma", "fig5": "epsilon_vs_sigma", "fig2": "delta_vs_epsilon",
-        "fig3": "delta_vs_epsilon", "fig6": "delta_vs_epsilon", "fig7": "delta_vs_epsilon", "thm41": "theorem_4_1"}

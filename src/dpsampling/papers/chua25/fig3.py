@@ -1,0 +1,154 @@
+"""chua25 Fig. 3: the UCB of delta_B with and without importance sampling, next to the lower bound
+(6) and the certified delta_B bounds (config ``chua25.fig3``).
+
+Sampled: per panel and direction, one naive sample set (every eps) and one importance sample set
+per eps of ``importance_epsilons`` (its event E_eps depends on eps). Curves: ``CURVES``. Plot:
+``plot``. Claims, with their criteria:
+
+- Fig. 3 "IS much tighter at similar running time": UCB without / with importance sampling at
+  eps = 12 >= 10, and sampling time of one importance eps point / naive time (same m, both
+  directions) <= 2 (either way).
+- The weight P(E_eps) of the importance set at eps = 12 against the stated 3.75e-3 and 1.66e-4.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+
+import numpy as np
+import pandas as pd
+from scipy.optimize import brentq
+
+from dpsampling.accountants import ballsbins as bb
+from dpsampling.papers.chua25.claims import mc_row, require_paper_setting
+from dpsampling.papers.chua25.plots import (
+    CERTIFIED,
+    certified_text,
+    draw_curve,
+    finish,
+    mc_info,
+    panel_grid,
+    panel_title,
+    select,
+    set_limits,
+)
+from dpsampling.papers.chua25.privacy import panel_settings
+from dpsampling.papers.chua25.samples import SampleSet, name_of, series_sets
+from dpsampling.papers.chua25.workflow import monte_carlo_experiment
+from dpsampling.pipeline.claims.base import Claim, Missing
+
+EXPERIMENT_ID = "chua25_fig3"
+
+# --- what is sampled ------------------------------------------------------------------------
+
+
+def sample_sets(spec: dict) -> list[SampleSet]:
+    """Per panel and direction: naive (every eps), and importance sampling at each eps of
+    ``importance_epsilons`` (series importance_e<eps>)."""
+    sets: list[SampleSet] = []
+    for setting in spec["panels"]:
+        sets += series_sets(EXPERIMENT_ID, setting["name"], setting, "naive", "naive", setting["naive"])
+        for eps in spec["importance_epsilons"]:
+            sets += series_sets(EXPERIMENT_ID, setting["name"], setting, f"importance_e{name_of(eps)}", "importance",
+                                setting["importance"], importance_epsilon=eps)
+    return sets
+
+
+# --- the deterministic curves beside them ---------------------------------------------------
+
+CURVES = ("balls_and_bins", "certified")
+bounds_settings = panel_settings
+
+
+# --- the figure ----------------------------------------------------------------------------
+
+
+def plot(summary: pd.DataFrame, parameters: dict, path_pdf, path_png) -> None:
+    """UCB with and without importance sampling, and the lower bound (6)."""
+    panels = list(dict.fromkeys(summary["panel"]))
+    fig, axes = panel_grid(len(panels))
+    notes = []
+    for ax, panel in zip(axes, panels):
+        for key in (("balls_and_bins", "bound (6)", "lower"), ("balls_and_bins", "MC naive", "upper"),
+                    ("balls_and_bins", "MC importance", "upper"), *CERTIFIED):
+            draw_curve(ax, select(summary, panel, *key), key)
+        ax.set_title(panel_title(summary, panel), fontsize=9)
+        set_limits(ax, summary, panel)
+        naive = mc_info(summary, panel, "MC naive")
+        importance = mc_info(summary, panel, "MC importance")
+        points = sorted(summary.loc[(summary["panel"] == panel) & (summary["method"] == "MC importance"),
+                                    "importance_epsilon"].dropna().unique())
+        notes.append(f"{panel}: naive {int(naive['samples']):,} samples per direction; importance "
+                     f"{int(importance['samples']):,} per direction and eps point, at eps = {', '.join(f'{e:g}' for e in points)}")
+    footer = (f"chua25_fig3. UCB at beta = {naive['error_prob']:g} (pointwise). " + "; ".join(notes)
+              + ". Importance events E_eps of dpsampling.accountants.ballsbins.importance (remove: the paper's; add: corrected "
+              "threshold C = 1/2 + sigma^2 (log T - eps))." + certified_text(parameters))
+    finish(fig, axes, footer, path_pdf, path_png)
+
+
+# --- the claims ----------------------------------------------------------------------------
+
+PAPER_PANELS = {"left": {"sigma": 0.4, "steps": 5000}, "right": {"sigma": 0.35, "steps": 10000}}
+
+
+def _importance_weight(panel, epsilon):
+    def measure(frame):
+        require_paper_setting(frame, PAPER_PANELS, panel)
+        rows = frame[(frame["panel"] == panel) & (frame["method"] == "MC importance") & (frame["direction"] == "remove")
+                     & np.isclose(frame["importance_epsilon"], epsilon)]
+        if rows.empty:
+            raise Missing(f"{panel}: no importance sample set at eps = {epsilon} (add it to importance_epsilons)")
+        sigma, steps = float(rows["sigma"].iloc[0]), int(rows["steps"].iloc[0])
+        weight = math.exp(float(rows["log_weight"].iloc[0]))
+        notes = [f"P_1(E_eps) = 1 - Phi(C/sigma)^T, remove event of Section 4, sigma = {sigma:g}, T = {steps}"]
+        for stated in (3.75e-3, 1.66e-4):
+            solved = brentq(lambda e, stated=stated: bb.log_importance_probability(sigma, steps, e, "remove") - math.log(stated), 0, 50)
+            notes.append(f"it equals {stated:g} at eps = {solved:.4f}")
+        return weight, "; ".join(notes)
+    return measure
+
+
+def _tighter(panel, epsilon=12.0):
+    def measure(frame):
+        naive, importance = mc_row(frame, PAPER_PANELS, panel, "MC naive", epsilon), mc_row(frame, PAPER_PANELS, panel, "MC importance", epsilon)
+        return float(naive["delta"] / importance["delta"]), (
+            f"UCB at eps = {epsilon:g}: naive {naive['delta']:.3g} ({int(naive['samples']):,} samples), importance "
+            f"{importance['delta']:.3g} ({int(importance['samples']):,} samples); criterion >= 10")
+    return measure
+
+
+def _similar_time(panel, epsilon=12.0):
+    def measure(frame):
+        naive, importance = mc_row(frame, PAPER_PANELS, panel, "MC naive", epsilon), mc_row(frame, PAPER_PANELS, panel, "MC importance", epsilon)
+        per_naive = naive["sampling_cpu_seconds"] / naive["samples"]
+        per_importance = importance["sampling_cpu_seconds"] / importance["samples"]
+        ratio = per_importance / per_naive
+        return float(max(ratio, 1 / ratio)), (
+            f"per sample and eps point: importance {1e6 * per_importance:.0f} us, naive {1e6 * per_naive:.0f} us "
+            f"(both directions, one thread; naive serves every eps at once, importance one eps per set); "
+            f"criterion: within a factor 2")
+    return measure
+
+
+LEFT_WEIGHT_WHY = ("Section 4's remove event gives P(E_12) = 4.62e-6 for T = 5000, sigma = 0.4; 3.75e-3 is its value at "
+                   "eps = 9.0 (see note), while the right panel's 1.66e-4 matches at eps = 12: the left number belongs to "
+                   "eps ~ 9 (or to other parameters), not to eps = 12")
+
+CLAIMS = [
+    Claim("chua25_fig3_weight_left", EXPERIMENT_ID, "P(E_eps) of the importance set at eps=12, T=5000, sigma=0.4", "~", "3.75e-3",
+          _importance_weight("left", 12.0), result_file="summary.parquet", why=LEFT_WEIGHT_WHY),
+    Claim("chua25_fig3_weight_right", EXPERIMENT_ID, "P(E_eps) of the importance set at eps=12, T=10000, sigma=0.35", "~", "1.66e-4",
+          _importance_weight("right", 12.0), result_file="summary.parquet"),
+    *[Claim(f"chua25_fig3_tighter_{panel}", EXPERIMENT_ID, f"UCB naive / UCB importance at eps=12, {panel} (criterion >= 10)",
+            ">=", "1e1", _tighter(panel), result_file="summary.parquet", tolerance=0.0,
+            why="importance sampling is not an order of magnitude tighter here") for panel in ("left", "right")],
+    *[Claim(f"chua25_fig3_similar_time_{panel}", EXPERIMENT_ID, f"sampling time ratio importance / naive per eps point, {panel} "
+            "(criterion within 2x)", "<=", "2", _similar_time(panel), result_file="summary.parquet", tolerance=0.0,
+            why="at equal m one importance eps point costs more than twice the naive run here: a timing, so the "
+                "verdict can change between machines and runs near the factor 2; the add direction draws each "
+                "coordinate below C by rejection, about 1/Phi(C/sigma) normals per coordinate (2.3 at eps = 12, "
+                "T = 5000, sigma = 0.4)") for panel in ("left", "right")],
+]
+
+EXPERIMENT = monte_carlo_experiment(sys.modules[__name__], CLAIMS, "tests/test_chua25_experiments.py")

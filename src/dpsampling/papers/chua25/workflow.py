@@ -1,0 +1,28 @@
+"""How the workflow makes a chua25 experiment: the rule files and scripts of each kind, and the
+``Experiment`` record of a Monte Carlo experiment (workflow/rules/chua25_privacy.smk: sample ->
+merge -> bounds -> summarize -> plot or checks)."""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+from dpsampling.papers.chua25.cost import monte_carlo_cost
+from dpsampling.papers.experiment import Experiment, figure_files
+
+PRIVACY_RULES = "workflow/rules/chua25_privacy.smk"
+UTILITY_RULES = "workflow/rules/chua25_utility.smk"
+BOUNDS_SCRIPT = "scripts/compute_chua25_bounds.py"
+
+
+def monte_carlo_experiment(module: ModuleType, claims, test: str, outputs=None, scripts=None) -> Experiment:
+    """The record of the chua25 Monte Carlo experiment held by ``module`` (the module itself, still
+    loading; its cost model entry reads it when called): its sample sets go through the shared
+    sample, merge and summarize rules; the bounds script draws its CURVES and the plot script
+    calls its ``plot``. ``outputs``/``scripts``: those of an experiment that is not a figure
+    (chua25_props)."""
+    experiment = "chua25_" + module.__name__.rsplit(".", 1)[1]
+    files = outputs or [f"results/{experiment}/summary.parquet", *figure_files(experiment)]
+    families = ("chua25_monte_carlo",) if outputs else ("chua25_monte_carlo", "chua25_privacy_figure")
+    scripts = tuple(scripts or (BOUNDS_SCRIPT, "scripts/plot_chua25_privacy.py"))
+    return Experiment(experiment, module.__name__, PRIVACY_RULES, scripts, test, outputs=lambda config: list(files), families=families, claims=tuple(claims),
+                      cost=monte_carlo_cost(module))
