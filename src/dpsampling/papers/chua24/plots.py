@@ -8,7 +8,7 @@ import pandas as pd
 
 from dpsampling.pipeline.plotting import SAMPLER_COLOR, SAMPLER_LETTER, plt, save_figure
 
-METHOD_TEXT = {"exact": "exact (Prop. 3.1)", "pld": "PLD", "rdp": "RDP", "E_C sets": "sets E_C, eq. (3)"}
+METHOD_TEXT = {"exact": "exact (Prop. 3.1)", "pld": "certified PLD", "rdp": "RDP", "E_C sets": "sets E_C, eq. (3)"}
 LINESTYLE = {("exact", "exact"): "-", ("pld", "upper"): "-", ("pld", "lower"): "--", ("rdp", "upper"): ":",
              ("E_C sets", "lower"): "-"}
 
@@ -40,10 +40,10 @@ def _finish(fig, ax, footer: str, path_pdf, path_png):
 def _footer(parameters: dict) -> str:
     pld = parameters.get("pld", {})
     grid = parameters.get("shuffle", {}).get("c_grid", {})
-    return (f"{parameters.get('experiment', '')}: both adjacency directions, max shown. PLD discretization "
-            f"{pld.get('discretization')} (eps queries refined to rel. {pld.get('relative_accuracy')}); "
+    return (f"{parameters.get('experiment', '')}: both adjacency directions, max shown. P: certified engine "
+            f"(dpsampling.accountants.certified), refined to rel. gap {pld.get('relative_accuracy')}; "
             f"C grid {grid.get('start')}..{grid.get('stop')} step {grid.get('step')}. dp-accounting RDP with default orders. "
-            "PLD values below ~1e-12 are dominated by dp-accounting's tail-mass truncation (1e-15).")
+            "Upper bounds include tail and rounding terms (delta below ~1e-12 is not resolved).")
 
 
 def plot_epsilon_vs_sigma(frame: pd.DataFrame, parameters: dict, path_pdf, path_png) -> None:

@@ -132,10 +132,10 @@ def plot_b_vs_p(table: pd.DataFrame, parameters: dict, path_pdf, path_png) -> No
     records = parameters.get("certified", [])
     reached = max((float(r["accuracy_reached"]) for r in records), default=float("nan"))
     footer = ("chua25_b_vs_p (beyond the paper; chua25 App. D leaves open where delta_B > delta_P). Max over remove/add. "
-              "B better: certified upper delta_B < PLD lower delta_P; P better: certified lower delta_B > PLD upper "
+              "B better: certified upper delta_B < certified lower delta_P; P better: certified lower delta_B > certified upper "
               f"delta_P; below floor: both < {DELTA_FLOOR:g}. B: dpsampling.accountants.ballsbins_pld (relative gap "
-              f"reached <= {reached:.2g}); P: Poisson rate 1/T, dp-accounting PLD, discretization "
-              f"{parameters.get('pld_discretization')}.")
+              f"reached <= {reached:.2g}); P: Poisson rate 1/T, the same certified engine "
+              "(dpsampling.accountants.certified).")
     save_figure(fig, footer, path_pdf, path_png, rect=(0, 0.08, 1, 0.94))
 
 

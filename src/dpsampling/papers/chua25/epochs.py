@@ -68,7 +68,7 @@ def plot(summary: pd.DataFrame, parameters: dict, path_pdf, path_png) -> None:
             color = colors(i / max(len(epochs) - 1, 1))
             for key, text, linestyle in ((("balls_and_bins", "MC naive", "upper"), "B: upper conf. bound (MC naive)", "--"),
                                          (("balls_and_bins", "MC naive", "estimate"), "B: estimate (MC mean)", "-"),
-                                         (("poisson", "pld", "upper"), "P: upper bound (PLD)", ":"),
+                                         (("poisson", "pld", "upper"), "P: certified upper bound (PLD)", ":"),
                                          (CERTIFIED[0], "B: certified upper bound (PLD)", "-."),
                                          (CERTIFIED[1], "B: certified lower bound (PLD)", (0, (3, 1, 1, 1, 1, 1)))):
                 draw_curve(ax, select(summary, panel, *key, epochs=k), key, label=f"{text}, k = {k}", color=color,

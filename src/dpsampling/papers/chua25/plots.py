@@ -17,8 +17,8 @@ from dpsampling.pipeline.plotting import SAMPLER_COLOR, plt, save_figure
 CERTIFIED = (("balls_and_bins", CERTIFIED_METHOD, "upper"), ("balls_and_bins", CERTIFIED_METHOD, "lower"))
 
 STYLE = {  # (sampler, method, bound) -> (label, color, linestyle, marker)
-    ("poisson", "pld", "upper"): ("P: upper bound (PLD)", SAMPLER_COLOR["poisson"], "-", None),
-    ("poisson", "pld", "lower"): ("P: lower bound (PLD)", SAMPLER_COLOR["poisson"], "--", None),
+    ("poisson", "pld", "upper"): ("P: certified upper bound (PLD)", SAMPLER_COLOR["poisson"], "-", None),
+    ("poisson", "pld", "lower"): ("P: certified lower bound (PLD)", SAMPLER_COLOR["poisson"], "--", None),
     ("shuffle", "E_C sets", "lower"): ("S: lower bound (sets E_C, chua24 eq. (3))", SAMPLER_COLOR["shuffle"], "-", None),
     ("deterministic", "exact", "exact"): ("D: exact", SAMPLER_COLOR["deterministic"], "-", None),
     ("balls_and_bins", "bound (6)", "lower"): ("B: lower bound (6)", "darkgreen", ":", None),
@@ -78,8 +78,8 @@ def settings_text(parameters: dict) -> str:
     settings = parameters.get("settings", {})
     pld = settings.get("pld", {})
     grid = settings.get("shuffle", {}).get("c_grid", {})
-    return (f"P: dp-accounting PLD, discretization {pld.get('discretization')} (values below ~1e-12 are dominated by "
-            f"its 1e-15 tail truncation); S: C grid {grid.get('start')}..{grid.get('stop')} step {grid.get('step')}.")
+    return (f"P: certified engine (dpsampling.accountants.certified), rel. gap {pld.get('relative_accuracy', 0.01)} "
+            f"(delta below ~1e-12 not resolved); S: C grid {grid.get('start')}..{grid.get('stop')} step {grid.get('step')}.")
 
 
 def certified_text(parameters: dict) -> str:
