@@ -200,9 +200,9 @@ SLOW_SHARD = """chua25:
     epsilon_grid: {start: 0.0, stop: 2.0, num: 3}
     panels:
       - {name: left, sigma: 0.5, steps: 2000, orders: "1..5,10..30/10",
-         naive: {shards: 1, samples_per_shard: 400000}, order_statistics: {shards: 1, samples_per_shard: 200}}
+         naive: {shards: 1, samples_per_shard: 150000}, order_statistics: {shards: 1, samples_per_shard: 200}}
 """
-"""A naive shard that samples for several seconds (8e8 coordinates), and a quick one beside it."""
+"""A naive shard that samples for a few seconds (3e8 coordinates, after compiling), and a quick one beside it."""
 
 
 def test_a_sampling_job_cancelled_in_slurm_is_reported_and_alone_rerun(slurm, tmp_path):
