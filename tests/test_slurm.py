@@ -52,6 +52,8 @@ def slurm(tmp_path_factory):
     start, daemons = time.monotonic(), []
     try:
         started = subprocess.run([SCRIPT, "start", directory], capture_output=True, text=True, timeout=900)
+        if started.returncode == 3:  # the packages could not be installed (no network, no Debian mirror)
+            pytest.skip(f"no SLURM for the tests: {started.stderr.strip().splitlines()[-1]}")
         assert started.returncode == 0, f"{started.stdout}\n{started.stderr}"[-3000:]
         daemons = sorted(int(p.read_text()) for p in (directory / "run").glob("*.pid"))
         assert len(daemons) == 5, daemons  # munged, mariadbd, slurmdbd, slurmctld, slurmd
