@@ -14,10 +14,11 @@ import math
 
 from . import ballsbins as ballsbins_laws
 from .laws import Laws, prune_means, prune_points
-from .steps import log_sd, subsampled_step
+from .steps import log_sd, step_log_range, subsampled_step
 
 SPREAD_SCALE = 0.125
 COARSEST_STEP = 0.08
+STEP_POINTS = 2**19  # at most this many grid points in one step's law (the largest array of a run)
 TAIL_BUDGET = 1e-16  # total first moment left above the top points of all steps of a run (1% of 1e-14)
 
 
@@ -31,31 +32,39 @@ def snapped(h_one: float, target: float) -> float:
     return h_one * 2.0 ** max(0, math.floor(math.log2(target / h_one) + 1e-9))
 
 
-def power(step_laws: Laws, compositions: int, sd_one: float, refinement: int) -> Laws:
-    """Laws of the product of ``compositions`` independent copies of ``step_laws`` (the
-    largest array is the step's own: every later level has a coarser grid)."""
+def power(step_laws: Laws, compositions: int, sd_one: float, refinement: int) -> tuple[Laws, int]:
+    """Laws of the product of ``compositions`` independent copies of ``step_laws``, and the
+    largest array length of any level."""
     h_one = step_laws.h
     result = None
     factor, n = step_laws, 1
+    largest = step_laws.size
     remaining = compositions
     while remaining:
         if remaining & 1:
             result = factor if result is None else result.times(factor)
+            largest = max(largest, result.size)
         remaining >>= 1
         if remaining:
             n *= 2
             factor = factor.coarsen(snapped(h_one, level_step(sd_one, n, refinement))).times(None)
-    return result
+            largest = max(largest, factor.size)
+    return result, largest
 
 
 def subsampled_laws(sigma: float, rate: float, compositions: int, refinement: int) -> tuple[Laws, int]:
     """Laws of prod_t L_t, L_t iid (1 - rate) + rate Y (``steps``), ``compositions`` factors,
     and the largest array length used."""
     sd_one = log_sd(sigma, rate)
-    h = level_step(sd_one, 1, refinement)
-    points, means = subsampled_step(sigma, rate, h, TAIL_BUDGET / compositions)
+    tail = TAIL_BUDGET / compositions
+    low, high = step_log_range(sigma, rate, tail)
+    # the step's grid spans [low, high]: at tiny rates h ~ rate would need millions of points;
+    # a coarser h stays valid (both laws are bounds at any h), the refinement measures the gap
+    h = max(level_step(sd_one, 1, refinement), (high - low) / STEP_POINTS)
+    points, means = subsampled_step(sigma, rate, h, tail)
     step_laws = Laws(prune_points(points, h), prune_means(means, h), h)
-    return power(step_laws, compositions, sd_one, refinement), max(points.p.size, step_laws.size)
+    laws, largest = power(step_laws, compositions, sd_one, refinement)
+    return laws, max(largest, points.p.size)
 
 
 def ballsbins_run_laws(sigma: float, steps: int, epochs: int, refinement: int) -> tuple[Laws, int]:

@@ -65,14 +65,26 @@ def _cell_moments(q: float, sigma: float, k: np.ndarray, h: float):
     return mass, excess
 
 
+def _top_log_y(sigma: float, q: float, tail: float) -> float:
+    """t_top with q E[Y; log Y > t_top] = q Phi((mu + s^2 - t_top) / s) <= tail."""
+    mu, s = -0.5 / sigma**2, 1.0 / sigma
+    return mu + s * s - s * float(ndtri(min(tail / q, 0.5)))
+
+
+def step_log_range(sigma: float, q: float, tail: float) -> tuple[float, float]:
+    """[log(1 - q), log of the top point] of the upper law of log L (q < 1), or of log Y (q = 1)."""
+    if q >= 1.0:
+        return _laws.y_range(sigma, _laws.TAIL_MASS / tail)
+    return math.log1p(-q), math.log1p(q * math.expm1(_top_log_y(sigma, q, tail)))
+
+
 def subsampled_step(sigma: float, q: float, h: float, tail: float) -> tuple[PointsLaw, MeansLaw]:
     """(upper, lower) laws of L = (1 - q) + q Y on the grid of step h; ``tail`` bounds the
     first moment E[L; L > g_hi] left above the top point (module docstring)."""
     if q >= 1.0:
         return _laws.y_laws(sigma, h, tail_scale=_laws.TAIL_MASS / tail)
     mu, s = -0.5 / sigma**2, 1.0 / sigma
-    # top: q E[Y; log Y > t_top] = q Phi((mu + s^2 - t_top) / s) <= tail
-    t_top = mu + s * s - s * float(ndtri(min(tail / q, 0.5)))
+    t_top = _top_log_y(sigma, q, tail)
     k_lo = math.floor(math.log1p(-q) / h)
     k_hi = max(math.ceil(math.log1p(q * math.expm1(t_top)) / h), k_lo + 2)
     t1 = math.log(math.expm1((k_lo + 1) * h) + q) - math.log(q)
