@@ -217,8 +217,8 @@ def _tilted_convolve(a: np.ndarray, b: np.ndarray | None, h: float) -> tuple[np.
         tb = None if b is None else b * tilt_b**theta
         tilted = _convolve(ta, tb)
         scale = np.max(np.abs(tilted))
-        if scale > 0.0:
-            _keep_best(best, log_bound, tilted, math.log(ROUNDING * scale), theta, h)
+        if 0.0 < scale < math.inf:  # a tilt can underflow everywhere (g^4 over a long range)
+            _keep_best(best, log_bound, tilted, math.log(ROUNDING) + math.log(scale), theta, h)
     return np.maximum(best, 0.0), np.exp(np.minimum(log_bound, 700.0))
 
 
