@@ -9,20 +9,16 @@ upper bound is the minimum and the lower bound the maximum over all refinements 
 
 from __future__ import annotations
 
-import math
-
 import pandas as pd
 
 from ...validation import check_array, check_int_at_least, check_nonnegative, check_open_unit, check_positive
-from ..certified import Accountant, Phase
+from ..certified import Accountant, Phase, calibrate_sigma
 from ..certified import ballsbins as _laws
 from ..certified.compose import COARSEST_STEP, SPREAD_SCALE
 from ..certified.engine import MIN_SIGMA
 
 ENGINE_VERSION = 1
 DEFAULT_MAX_GRID_POINTS = 40_000
-# calibrate_ballsbins_sigma stops when sigma_sufficient / sigma_insufficient - 1 <= this.
-SIGMA_RELATIVE_TOLERANCE = 1e-3
 COLUMNS = {"delta": ("epsilon", "direction", "delta_lower", "delta_upper"),
            "epsilon": ("delta", "direction", "epsilon_lower", "epsilon_upper")}
 
@@ -78,48 +74,17 @@ def ballsbins_epsilon_bounds(sigma, steps, deltas, *, epochs=1, accuracy=0.01,
     return _bounds("epsilon", ds, sigma, steps, epochs, accuracy, max_grid_points)
 
 
-def _sufficient(sigma, target, delta, steps, epochs, accuracy, max_grid_points) -> bool:
-    frame = ballsbins_epsilon_bounds(sigma, steps, [delta], epochs=epochs, accuracy=accuracy,
-                                     max_grid_points=max_grid_points)
-    return bool(frame.loc[frame["direction"] == "max", "epsilon_upper"].iloc[0] <= target)
-
-
 def calibrate_ballsbins_sigma(target_epsilon, delta, steps, *, epochs=1, accuracy=0.01,
                               max_grid_points=DEFAULT_MAX_GRID_POINTS) -> tuple[float, float]:
     """(sigma_sufficient, sigma_insufficient) for eps(delta) <= target_epsilon (max direction).
 
     sigma_sufficient: its certified eps_upper is <= target_epsilon (a guarantee);
     sigma_insufficient: the largest sigma tried whose eps_upper is above target (not a proof
-    that it fails: the true eps may be lower). Bisection in log sigma until
-    sigma_sufficient / sigma_insufficient - 1 <= SIGMA_RELATIVE_TOLERANCE."""
+    that it fails: the true eps may be lower). The engine's calibration
+    (``certified.calibrate_sigma``) on one balls-and-bins phase at sigma 1."""
     target = check_positive("target_epsilon", target_epsilon)
     delta = check_open_unit("delta", delta)
-    _, steps, epochs, accuracy, max_grid_points = _check_common(
-        1.0, steps, epochs, accuracy, max_grid_points)
-
-    def ok(s):
-        return _sufficient(s, target, delta, steps, epochs, accuracy, max_grid_points)
-
-    lo, hi = 1.0, 1.0
-    if ok(hi):
-        while True:
-            lo = max(lo / 2.0, MIN_SIGMA)
-            if not ok(lo):
-                break
-            if lo == MIN_SIGMA:
-                raise ValueError(f"target_epsilon must be small enough that sigma = {MIN_SIGMA} "
-                                 f"does not already meet it; got {target_epsilon}")
-            hi = lo
-    else:
-        while not ok(hi):
-            lo, hi = hi, hi * 2.0
-            if hi > 1e4:
-                raise ValueError(f"target_epsilon must be reachable with sigma <= 1e4; got "
-                                 f"{target_epsilon}")
-    while hi / lo - 1.0 > SIGMA_RELATIVE_TOLERANCE:
-        mid = math.sqrt(lo * hi)
-        if ok(mid):
-            hi = mid
-        else:
-            lo = mid
-    return hi, lo
+    _, steps, epochs, accuracy, max_grid_points = _check_common(1.0, steps, epochs, accuracy, max_grid_points)
+    result = calibrate_sigma([Phase("balls_and_bins", 1.0, steps, epochs)], target, delta, accuracy=accuracy,
+                             max_grid_points=max_grid_points)
+    return result["scale"], result["scale_low"]

@@ -82,7 +82,7 @@ def _scaled(phases, factor: float):
 
 
 def calibrate_sigma(phases, target_epsilon: float, delta: float, *, direction: str = "max",
-                    accuracy: float = 0.01) -> dict:
+                    accuracy: float = 0.01, max_grid_points: int = DEFAULT_MAX_GRID_POINTS) -> dict:
     """The smallest multiple c of every phase's sigma whose certified eps_upper(delta) in
     ``direction`` is <= target_epsilon, to relative tolerance SIGMA_RELATIVE_TOLERANCE.
 
@@ -98,7 +98,7 @@ def calibrate_sigma(phases, target_epsilon: float, delta: float, *, direction: s
     def ok(c):
         nonlocal evaluations
         evaluations += 1
-        frame = Accountant(_scaled(phases, c), accuracy=accuracy).epsilon_bounds([delta])
+        frame = Accountant(_scaled(phases, c), accuracy=accuracy, max_grid_points=max_grid_points).epsilon_bounds([delta])
         return bool(frame.loc[frame["direction"] == direction, "epsilon_upper"].iloc[0] <= target)
 
     smallest = 0.05 / min(p.sigma for p in phases) * 1.0001
