@@ -77,7 +77,7 @@ def test_cluster_generic_profile_runs_the_dag_like_a_local_run(cluster_run, loca
     # every non-local job went through submit.sh and ended with exit code 0
     submitted = [line for line in log.splitlines() if "with external jobid" in line]
     states = sorted((directory / ".snakemake/local-cluster").iterdir())
-    assert len(submitted) == len(states) >= 13
+    assert len(submitted) == len(states) >= 9  # chua24_fig2 (1) and lebeda24_addremove (8), the SLURM test's targets
     assert all((state / "exitcode").read_text().strip() == "0" for state in states)
 
 
