@@ -10,7 +10,8 @@ from numba import njit
 
 from dpsampling.accountants import deterministic
 from dpsampling.accountants.certified import Accountant, Phase, _kernels, calibrate_sigma
-from dpsampling.accountants.certified.compose import level_step
+from dpsampling.accountants.certified.compose import level_step, subsampled_laws
+from dpsampling.accountants.certified.engine import delta_rows, run_laws
 from dpsampling.accountants.certified.laws import PointsLaw, multiply_points
 from dpsampling.accountants.certified.schedule import ScheduleError, load_schedule
 from dpsampling.accountants.certified.steps import log_sd, subsampled_step
@@ -35,16 +36,35 @@ def test_step_laws_keep_mass_and_mean(sigma, q):
 
 
 @pytest.mark.parametrize("epochs", [1, 4])
-def test_deterministic_brackets_its_closed_form(epochs):
+def test_gaussian_laws_bracket_the_closed_form(epochs):
+    """The grid laws of a Gaussian mechanism (used when a schedule mixes it with other
+    samplers) bracket chua24 Prop. 3.1 within 1% at refinement 2, in both directions."""
     eps = np.array([0.0, 0.5, 1.0, 2.0, 4.0])
-    frame = Accountant([Phase("deterministic", 0.9, 100, epochs)]).delta_bounds(eps)
+    laws, _ = run_laws((Phase("deterministic", 0.9, 100, epochs),), 2)
+    rows = delta_rows(laws, eps)
     exact = deterministic.deterministic_delta(eps, 0.9, epochs)
-    for direction in ("remove", "add", "max"):
-        lower, upper = _by(frame, direction, "delta_lower"), _by(frame, direction, "delta_upper")
+    for lower, upper in ((rows[:, 0], rows[:, 1]), (rows[:, 2], rows[:, 3])):
         # where e^eps is a grid point Jensen is exact there: equality up to rounding
         assert np.all(lower <= exact * (1 + 1e-12)) and np.all(exact <= upper * (1 + 1e-12))
         counted = upper > 1e-12
         assert np.all((upper - lower)[counted] <= 0.01 * upper[counted])
+
+
+def test_gaussian_runs_are_answered_exactly():
+    """A run of Gaussian mechanisms only (deterministic, and Poisson or WOR at rate 1) is one
+    Gaussian mechanism, (s / sigma)^2 adding over phases: its closed form, even where the grid
+    could not go (sigma_eff = 10 / sqrt(1e6))."""
+    run = [Phase("deterministic", 0.9, 100, 4), Phase("wor", 3.0, 5, sampling_rate=1.0),
+           Phase("poisson", 10.0, 10**6, sampling_rate=1.0)]
+    weight = 4 / 0.9**2 + 5 * (2 / 3.0) ** 2 + 10**6 / 10.0**2
+    frame = Accountant(run).epsilon_bounds([1e-6, 1e-3])
+    exact = deterministic.deterministic_epsilon([1e-6, 1e-3], 1.0 / np.sqrt(weight))
+    for direction in ("remove", "add", "max"):
+        np.testing.assert_allclose(_by(frame, direction, "epsilon_lower"), exact, rtol=1e-12)
+        np.testing.assert_allclose(_by(frame, direction, "epsilon_upper"), exact, rtol=1e-12)
+    assert frame.attrs["method"].startswith("exact Gaussian")
+    with pytest.raises(ValueError, match="Gaussian mechanism with sigma 0.01"):
+        Accountant(run + [Phase("poisson", 1.0, 10, sampling_rate=0.1)]).epsilon_bounds([1e-6])
 
 
 @pytest.mark.parametrize(("sampler", "distance"), [("poisson", 1.0), ("wor", 2.0)])
@@ -65,6 +85,26 @@ def test_wor_is_poisson_at_half_sigma():
     poisson = Accountant([Phase("poisson", 0.8, 50, sampling_rate=0.05)]).delta_bounds(eps)
     np.testing.assert_array_equal(wor["delta_upper"].to_numpy(), poisson["delta_upper"].to_numpy())
     np.testing.assert_array_equal(wor["delta_lower"].to_numpy(), poisson["delta_lower"].to_numpy())
+
+
+@pytest.mark.parametrize(("sigma", "q", "steps"), [(0.5, 1e-4, 20_000), (1.0, 0.01, 3_000)])
+def test_two_grids_agree_with_one_grid(sigma, q, steps):
+    """The heavy upper tail on a coarse grid (compose.TwoGrid) gives brackets that overlap the
+    one-grid brackets in both directions and are at most twice as wide, up to the rounding both
+    carry (FFT rounding of ~1e-15 per product, amplified T-fold by the composition: allowed
+    steps x 1e-14), from arrays at least 4x smaller."""
+    eps = np.array([0.25, 0.5, 1.0, 2.0, 4.0])
+    two, two_size = subsampled_laws(sigma, q, steps, 1)
+    one, one_size = subsampled_laws(sigma, q, steps, 1, two_grids=False)
+    rows_two, rows_one = delta_rows(two, eps), delta_rows(one, eps)
+    rounding = steps * 1e-14
+    for lo, up in ((0, 1), (2, 3)):
+        assert np.all(rows_two[:, lo] <= rows_one[:, up] + rounding)
+        assert np.all(rows_one[:, lo] <= rows_two[:, up] + rounding)
+        gap_two = rows_two[:, up] - rows_two[:, lo]
+        gap_one = rows_one[:, up] - rows_one[:, lo]
+        assert np.all(gap_two <= 2.0 * gap_one + rounding)
+    assert 4 * two_size <= one_size
 
 
 @njit(cache=True)

@@ -42,7 +42,7 @@ def deterministic_delta(epsilon, sigma: float, epochs: int = 1) -> np.ndarray:
     return gaussian_delta(eps, sigma, math.sqrt(epochs))
 
 
-def _gaussian_epsilon(delta: float, sigma: float, sensitivity: float) -> float:
+def gaussian_epsilon(delta: float, sigma: float, sensitivity: float) -> float:
     """Smallest eps >= 0 with gaussian_delta(eps) <= delta (0 if delta(0) <= delta)."""
     if gaussian_delta(0.0, sigma, sensitivity) <= delta:
         return 0.0
@@ -65,4 +65,4 @@ def deterministic_epsilon(delta, sigma: float, epochs: int = 1) -> np.ndarray:
     deltas = check_array("delta", delta, check_open_unit)
     sigma = check_positive("sigma", sigma)
     epochs = check_int_at_least("epochs", epochs, 1)
-    return np.array([_gaussian_epsilon(d, sigma, math.sqrt(epochs)) for d in deltas])
+    return np.array([gaussian_epsilon(d, sigma, math.sqrt(epochs)) for d in deltas])

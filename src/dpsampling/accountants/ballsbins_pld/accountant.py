@@ -15,9 +15,8 @@ from ...validation import check_array, check_int_at_least, check_nonnegative, ch
 from ..certified import Accountant, Phase, calibrate_sigma
 from ..certified import ballsbins as _laws
 from ..certified.compose import COARSEST_STEP, SPREAD_SCALE
-from ..certified.engine import MIN_SIGMA
+from ..certified.engine import ENGINE_VERSION, MIN_SIGMA
 
-ENGINE_VERSION = 1
 DEFAULT_MAX_GRID_POINTS = 40_000
 COLUMNS = {"delta": ("epsilon", "direction", "delta_lower", "delta_upper"),
            "epsilon": ("delta", "direction", "epsilon_lower", "epsilon_upper")}

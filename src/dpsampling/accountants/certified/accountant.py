@@ -21,8 +21,6 @@ from .engine import (
     DIRECTION_NAMES,
     Phase,
     as_phases,
-    delta_rows,
-    epsilon_rows,
     refined,
 )
 
@@ -54,7 +52,7 @@ class Accountant:
         row's largest relative gap over the directions; 0 where delta_upper is below the floor:
         DELTA_FLOOR, or EXCESS_FLOOR_FACTOR times the tail and rounding terms, attrs["excess"])."""
         eps = check_array("epsilon", epsilons, check_nonnegative)
-        bounds, gaps, attrs = refined(self.phases, lambda laws: delta_rows(laws, eps), "delta",
+        bounds, gaps, attrs = refined(self.phases, eps, "delta",
                                       self.accuracy, self.max_grid_points)
         return self._frame(eps, "epsilon", bounds, gaps, attrs, "delta")
 
@@ -62,7 +60,7 @@ class Accountant:
         """Rows (delta, direction): epsilon_lower, epsilon_upper (eps >= 0; inf if the tail terms
         alone pass delta), accuracy (as for the delta bounds, floor EPSILON_FLOOR)."""
         ds = check_array("delta", deltas, check_open_unit)
-        bounds, gaps, attrs = refined(self.phases, lambda laws: epsilon_rows(laws, ds), "epsilon",
+        bounds, gaps, attrs = refined(self.phases, ds, "epsilon",
                                       self.accuracy, self.max_grid_points)
         return self._frame(ds, "delta", bounds, gaps, attrs, "epsilon")
 

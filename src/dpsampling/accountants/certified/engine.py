@@ -25,11 +25,12 @@ import numpy as np
 
 from ... import progress
 from ...validation import check_int_at_least, check_open_unit, check_positive, check_rate
+from .. import deterministic
 from . import _kernels
 from .compose import ballsbins_run_laws, subsampled_laws
 from .laws import Laws, charged_excess
 
-ENGINE_VERSION = 1
+ENGINE_VERSION = 2  # 2: heavy upper tails on a coarse grid (compose.TwoGrid), tilts exp(theta x)
 DELTA_FLOOR = 1e-12
 # delta rows with delta_upper <= this times the tail and rounding terms (``excess``) are not
 # counted in the gap: there the upper bound is those terms, which no finer grid removes
@@ -73,15 +74,24 @@ class Phase:
             raise ValueError(f"sampling_rate applies to samplers poisson and wor only; got {self.sampling_rate!r} "
                              f"with sampler {self.sampler!r}")
 
+    def gaussian_weight(self) -> float | None:
+        """(s / sigma)^2 of the Gaussian mechanism this phase is (deterministic: one step of
+        sensitivity 1 per epoch; poisson and wor at rate 1: every step), None if it is not one."""
+        if self.sampler == "deterministic":
+            return self.epochs / self.sigma**2
+        if self.sampler in ("poisson", "wor") and self.sampling_rate >= 1.0:
+            return self.steps * self.epochs * (_distance(self.sampler) / self.sigma) ** 2
+        return None
+
     def laws(self, refinement: int) -> tuple[Laws, int]:
         """The two laws of this phase's likelihood ratio at ``refinement``, and the largest
         array length used to build them."""
         if self.sampler == "balls_and_bins":
             return ballsbins_run_laws(self.sigma, self.steps, self.epochs, refinement)
-        if self.sampler == "deterministic":  # one Gaussian step per epoch
-            return subsampled_laws(self.sigma, 1.0, self.epochs, refinement)
-        # WOR's pair is Poisson's at distance 2 (lebeda24 Thm 10.2): sigma / 2
-        sigma = self.sigma / 2.0 if self.sampler == "wor" else self.sigma
+        weight = self.gaussian_weight()
+        if weight is not None:
+            return gaussian_laws(weight, refinement)
+        sigma = self.sigma / _distance(self.sampler)
         return subsampled_laws(sigma, self.sampling_rate, self.steps * self.epochs, refinement)
 
     def as_dict(self) -> dict:
@@ -89,10 +99,38 @@ class Phase:
                 "sampling_rate": self.sampling_rate}
 
 
+def _distance(sampler: str) -> float:
+    """WOR's pair is Poisson's at distance 2 (lebeda24 Thm 10.2): its sigma counts as sigma / 2."""
+    return 2.0 if sampler == "wor" else 1.0
+
+
+def gaussian_weight(phases) -> float | None:
+    """(s / sigma)^2 of the one Gaussian mechanism a run of Gaussian phases is (weights add
+    under composition), None if some phase is not a Gaussian mechanism."""
+    weights = [phase.gaussian_weight() for phase in phases]
+    return None if any(w is None for w in weights) else float(sum(weights))
+
+
+def gaussian_laws(weight: float, refinement: int) -> tuple[Laws, int]:
+    """The laws of one Gaussian mechanism with (s / sigma)^2 = ``weight`` (its T-fold product
+    is one Gaussian mechanism: no composition, no composition error)."""
+    sigma = 1.0 / math.sqrt(weight)
+    if sigma < MIN_SIGMA:
+        raise ValueError(f"the Gaussian phases of this run together are a Gaussian mechanism with sigma {sigma:.3g}; "
+                         f"in a run with other samplers it must be >= {MIN_SIGMA} for the certified grid")
+    return subsampled_laws(sigma, 1.0, 1, refinement)
+
+
 def run_laws(phases: tuple[Phase, ...], refinement: int) -> tuple[Laws, int]:
-    """The laws of the whole run (product over phases) and the largest array length used."""
+    """The laws of the whole run (product over phases; its Gaussian phases first combined into
+    one Gaussian mechanism) and the largest array length used."""
+    gaussian = [phase for phase in phases if phase.gaussian_weight() is not None]
     result, largest = None, 0
+    if gaussian:
+        result, largest = gaussian_laws(gaussian_weight(gaussian), refinement)
     for phase in phases:
+        if phase.gaussian_weight() is not None:
+            continue
         laws, used = phase.laws(refinement)
         largest = max(largest, used)
         result = laws if result is None else result.times(laws)
@@ -146,12 +184,35 @@ def row_gaps(bounds: np.ndarray, floor: float) -> np.ndarray:
     return np.max(np.where(counted, gaps, 0.0), axis=1)
 
 
-def refined(phases, rows_of, kind: str, accuracy: float, max_grid_points: int):
-    """Refine until every row's gap is <= accuracy, the next level would pass max_grid_points,
-    or a refinement no longer halves the largest gap (rounding, not the grid, limits it then).
+def exact_gaussian_rows(weight: float, values: np.ndarray, kind: str) -> np.ndarray:
+    """Rows as ``delta_rows`` / ``epsilon_rows`` for a run that is one Gaussian mechanism with
+    (s / sigma)^2 = weight: its closed form (chua24 Prop. 3.1), the same in both directions
+    (the pair is symmetric), lower = upper."""
+    sensitivity = math.sqrt(weight)
+    if kind == "delta":
+        exact = deterministic.gaussian_delta(values, 1.0, sensitivity)
+    else:
+        exact = np.array([deterministic.gaussian_epsilon(d, 1.0, sensitivity) for d in values])
+    return np.repeat(exact[:, None], 4, axis=1)
+
+
+def refined(phases, values: np.ndarray, kind: str, accuracy: float, max_grid_points: int):
+    """Bounds at ``values`` (eps for kind "delta", delta for "epsilon"). A run of Gaussian
+    mechanisms only is answered by its closed form; any other is refined until every row's gap
+    is <= accuracy, the next level would pass max_grid_points, or a refinement no longer halves
+    the largest gap (rounding, not the grid, limits it then).
     Returns ((n, 3, 2) bounds, per-row gaps, attrs)."""
     accuracy = check_open_unit("accuracy", accuracy)
     max_grid_points = check_int_at_least("max_grid_points", max_grid_points, 2)
+    weight = gaussian_weight(phases)
+    if weight is not None:
+        bounds = with_max(exact_gaussian_rows(weight, values, kind))
+        attrs = {"method": "exact Gaussian mechanism (chua24 Prop. 3.1)", "engine_version": ENGINE_VERSION,
+                 "gaussian_sigma": 1.0 / math.sqrt(weight), "grid_step": 0.0, "grid_points_largest": 0,
+                 "max_grid_points": int(max_grid_points), "accuracy_requested": accuracy, "accuracy_reached": 0.0,
+                 "accuracy_floor": 0.0, "excess": 0.0, "refinements": 0, "converged": True}
+        return bounds, np.zeros(values.size), attrs
+    rows_of = (lambda laws: delta_rows(laws, values)) if kind == "delta" else (lambda laws: epsilon_rows(laws, values))
     best, refinement, previous = None, 0, math.inf
     label = " + ".join(f"{p.sampler}(sigma={p.sigma:g}, T={p.steps}, K={p.epochs})" for p in phases)
     with progress.bar(f"certified bounds [{label}]: refinements") as bar:

@@ -41,6 +41,10 @@ from scipy import fft as sfft
 PRUNE_MASS = 1e-30
 ROUNDING = 1e-15  # relative rounding of an FFT convolution entry, of the largest entry
 TILTS = (0.0, 1.0, 2.0, 4.0)  # each convolution is done on the masses times g^theta (4: heavy tails, e.g. sigma 0.5, q 1e-5)
+# on a short range (a fine part of a ``compose.TwoGrid``) g^4 hardly tilts: steeper tilts are
+# added, j * log(RANGE_TILT) / range for j = 1..STEEP_TILTS (those above TILTS' largest)
+RANGE_TILT = 1e8
+STEEP_TILTS = 6
 
 
 @dataclass
@@ -191,34 +195,46 @@ def _convolve(a: np.ndarray, b: np.ndarray | None) -> np.ndarray:
 
 
 @njit(cache=True)
-def _keep_best(best, log_bound, tilted, log_scale, theta, h):
-    """Entry n from ``tilted`` (the convolution of the g^theta-tilted arrays, scale
-    exp(log_scale) at its largest) where its rounding bound is below the best so far."""
+def _keep_best(best, log_bound, tilted, log_shift, log_rounding, theta, h):
+    """Entry i from ``tilted`` (the convolution of the normalised g^theta-tilted arrays; the
+    untilted entry is tilted[i] exp(log_shift - theta offset_i)) where its rounding bound,
+    log_rounding - theta offset_i in logs, is below the best so far."""
     n = best.size
     for i in range(n):
         offset = (i - (n - 1)) * h  # log of g_i / g_{n-1} <= 0
-        candidate = log_scale - theta * offset
+        candidate = log_rounding - theta * offset
         if candidate < log_bound[i]:
             log_bound[i] = candidate
-            best[i] = tilted[i] * math.exp(-theta * offset)
+            best[i] = math.exp(math.log(tilted[i]) + log_shift - theta * offset) if tilted[i] > 0.0 else 0.0
+
+
+def _normalised_tilt(a: np.ndarray, theta: float, h: float) -> tuple[np.ndarray, float]:
+    """a_i exp(theta x_i) / M and log M, M its largest entry (x_i = (i - last) h <= 0): no
+    underflow however long the range."""
+    with np.errstate(divide="ignore"):
+        log_tilted = np.log(a) + theta * (np.arange(a.size) - (a.size - 1)) * h
+    top = float(np.max(log_tilted))
+    return np.exp(log_tilted - top), top
 
 
 def _tilted_convolve(a: np.ndarray, b: np.ndarray | None, h: float) -> tuple[np.ndarray, np.ndarray]:
-    """a * b with each entry from the convolution tilted by g^theta, theta in TILTS, whose
-    rounding bound is smallest there (module docstring); returns the entries (negatives set
-    to 0) and that bound per entry."""
+    """a * b (non-negative arrays) with each entry from the convolution tilted by g^theta,
+    theta in TILTS (and steeper ones on a short range), whose rounding bound is smallest there
+    (module docstring); returns the entries (negatives set to 0) and that bound per entry. Each
+    tilted array is one exp per entry, normalised to its largest entry: exp(theta x) rounds
+    once whatever theta, and nothing underflows over a range of hundreds in log g."""
     n = a.size + (a.size if b is None else b.size) - 1
     best = np.zeros(n)
     log_bound = np.full(n, np.inf)
-    tilt_a = np.exp((np.arange(a.size) - (a.size - 1)) * h)
-    tilt_b = None if b is None else np.exp((np.arange(b.size) - (b.size - 1)) * h)
-    for theta in TILTS:
-        ta = a * tilt_a**theta
-        tb = None if b is None else b * tilt_b**theta
+    steep = math.log(RANGE_TILT) / (max(n - 1, 1) * h)
+    for theta in TILTS + tuple(j * steep for j in range(1, STEEP_TILTS + 1) if j * steep > TILTS[-1]):
+        ta, top_a = _normalised_tilt(a, theta, h)
+        tb, top_b = (None, top_a) if b is None else _normalised_tilt(b, theta, h)
         tilted = _convolve(ta, tb)
         scale = np.max(np.abs(tilted))
-        if 0.0 < scale < math.inf:  # a tilt can underflow everywhere (g^4 over a long range)
-            _keep_best(best, log_bound, tilted, math.log(ROUNDING) + math.log(scale), theta, h)
+        if 0.0 < scale < math.inf:
+            shift = top_a + top_b
+            _keep_best(best, log_bound, tilted, shift, math.log(ROUNDING) + math.log(scale) + shift, theta, h)
     return np.maximum(best, 0.0), np.exp(np.minimum(log_bound, 700.0))
 
 
@@ -297,3 +313,34 @@ class Laws:
     @property
     def size(self) -> int:
         return max(self.points.p.size, self.means.m.size)
+
+    def plus(self, other: Laws) -> Laws:
+        """The mixture (sum of the measures) of two parts on the same grid."""
+        a, b = self.points, other.points
+        k0 = min(a.k0, b.k0)
+        p = np.zeros(max(a.k0 + a.p.size, b.k0 + b.p.size) - k0)
+        p[a.k0 - k0:a.k0 - k0 + a.p.size] += a.p
+        p[b.k0 - k0:b.k0 - k0 + b.p.size] += b.p
+        points = PointsLaw(k0, p, a.remove_excess + b.remove_excess, a.add_excess + b.add_excess)
+        means = _merge_atoms(np.concatenate([self.means.m, other.means.m]),
+                             np.concatenate([self.means.lv, other.means.lv]), self.h)
+        return Laws(points, means, self.h)
+
+    def split_at(self, k: int) -> tuple[Laws, Laws | None]:
+        """The parts below and at or above grid index k: points k0..k - 1 and cells below k, and
+        the rest (None where empty); the tail terms stay with the part below."""
+        points, means = self.points, self.means
+        i, j = k - points.k0, k - means.k0
+        if i >= points.p.size or j >= means.m.size or not (points.p[i:].any() and means.m[j:].any()):
+            return self, None
+        if i <= 0 or j <= 0:
+            raise ValueError(f"split index {k} leaves nothing below it")
+        below = Laws(PointsLaw(points.k0, points.p[:i], points.remove_excess, points.add_excess),
+                     MeansLaw(means.k0, means.m[:j], means.lv[:j]), self.h)
+        above = Laws(PointsLaw(k, points.p[i:], 0.0, 0.0), MeansLaw(k, means.m[j:], means.lv[j:]), self.h)
+        return below, above
+
+    def without_add_excess(self) -> tuple[Laws, float]:
+        """The same laws with add_excess set to 0, and that add_excess."""
+        points = self.points
+        return Laws(PointsLaw(points.k0, points.p, points.remove_excess, 0.0), self.means, self.h), points.add_excess

@@ -78,40 +78,76 @@ def step_log_range(sigma: float, q: float, tail: float) -> tuple[float, float]:
     return math.log1p(-q), math.log1p(q * math.expm1(_top_log_y(sigma, q, tail)))
 
 
+def _lowest_cell(q: float, sigma: float, k_lo: int, h: float) -> tuple[float, float]:
+    """P and E[L - g_{k_lo}; cell] of the lowest cell, Y in [0, y(g_{k_lo + 1})) (L - g_{k_lo} >= 0)."""
+    mu, s = -0.5 / sigma**2, 1.0 / sigma
+    t1 = math.log(math.expm1((k_lo + 1) * h) + q) - math.log(q)
+    mass = float(ndtr((t1 - mu) / s))
+    excess = -(math.expm1(k_lo * h) + q) * mass + q * float(ndtr((t1 - mu - s * s) / s))
+    return mass, max(excess, 0.0)
+
+
+def _cells_laws(q: float, sigma: float, k_first: int, k_stop: int, h: float, lowest: bool,
+                top: bool) -> tuple[PointsLaw, MeansLaw]:
+    """(upper, lower) laws of the part of L in cells k_first..k_stop - 1 of the grid of step h
+    (``lowest``: the first cell reaches down to Y = 0; ``top``: the open cell above g_{k_stop} is
+    included, moved down to g_{k_stop} in the upper law, at its conditional mean in the lower)."""
+    mu, s = -0.5 / sigma**2, 1.0 / sigma
+    ks = np.arange(k_first + int(lowest), k_stop)
+    mass, excess = _cell_moments(q, sigma, ks.astype(float), h)
+    if lowest:
+        mass0, excess0 = _lowest_cell(q, sigma, k_first, h)
+        mass, excess = np.concatenate([[mass0], mass]), np.concatenate([[excess0], excess])
+    g = np.exp(np.arange(k_first, k_stop) * h)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        up = np.clip(np.where(mass > 0, excess / (g * math.expm1(h)), 0.0), 0.0, mass)
+        lv = np.arange(k_first, k_stop) * h + np.log1p(np.where(mass > 0, excess / (mass * g), 0.0))
+    p = np.zeros(k_stop - k_first + 1)
+    p[:-1] += mass - up
+    p[1:] += up
+    above = above_first = 0.0
+    if top:
+        t_hi = math.log(math.expm1(k_stop * h) + q) - math.log(q)
+        above = float(ndtr((mu - t_hi) / s))
+        above_first = float(ndtr((mu + s * s - t_hi) / s))  # E[Y; Y > y_hi]
+        p[-1] += above
+        top_lv = math.log((1.0 - q) + q * above_first / above) if above > 0 else k_stop * h
+        mass = np.concatenate([mass, [above]])
+        lv = np.concatenate([lv, [max(top_lv, k_stop * h)]])
+    upper = PointsLaw(k_first, p, remove_excess=q * above_first, add_excess=0.0)
+    return upper, MeansLaw(k_first, mass, lv)
+
+
 def subsampled_step(sigma: float, q: float, h: float, tail: float) -> tuple[PointsLaw, MeansLaw]:
     """(upper, lower) laws of L = (1 - q) + q Y on the grid of step h; ``tail`` bounds the
     first moment E[L; L > g_hi] left above the top point (module docstring)."""
     if q >= 1.0:
         return _laws.y_laws(sigma, h, tail_scale=_laws.TAIL_MASS / tail)
-    mu, s = -0.5 / sigma**2, 1.0 / sigma
-    t_top = _top_log_y(sigma, q, tail)
     k_lo = math.floor(math.log1p(-q) / h)
-    k_hi = max(math.ceil(math.log1p(q * math.expm1(t_top)) / h), k_lo + 2)
-    t1 = math.log(math.expm1((k_lo + 1) * h) + q) - math.log(q)
-    # lowest cell: Y in [0, y(g_{k_lo+1})), L - g_{k_lo} = (1 - q - g_{k_lo}) + q Y >= 0
-    mass0 = float(ndtr((t1 - mu) / s))
-    excess0 = -(math.expm1(k_lo * h) + q) * mass0 + q * float(ndtr((t1 - mu - s * s) / s))
-    ks = np.arange(k_lo + 1, k_hi)
-    mass, excess = _cell_moments(q, sigma, ks.astype(float), h)
-    mass = np.concatenate([[mass0], mass])
-    excess = np.concatenate([[max(excess0, 0.0)], excess])
-    g = np.exp(np.arange(k_lo, k_hi) * h)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        up = np.clip(np.where(mass > 0, excess / (g * math.expm1(h)), 0.0), 0.0, mass)
-    t_hi = math.log(math.expm1(k_hi * h) + q) - math.log(q)
-    above = float(ndtr((mu - t_hi) / s))
-    above_first = float(ndtr((mu + s * s - t_hi) / s))  # E[Y; Y > y_hi]
-    p = np.zeros(k_hi - k_lo + 1)
-    p[:-1] += mass - up
-    p[1:] += up
-    p[-1] += above
-    upper = PointsLaw(k_lo, p, remove_excess=q * above_first, add_excess=0.0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        lv = np.arange(k_lo, k_hi) * h + np.log1p(np.where(mass > 0, excess / (mass * g), 0.0))
-    top_lv = math.log((1.0 - q) + q * above_first / above) if above > 0 else k_hi * h
-    lv = np.concatenate([lv, [max(top_lv, k_hi * h)]])
-    lower = MeansLaw(k_lo, np.concatenate([mass, [above]]), lv)
-    return upper, lower
+    k_hi = max(math.ceil(math.log1p(q * math.expm1(_top_log_y(sigma, q, tail))) / h), k_lo + 2)
+    return _cells_laws(q, sigma, k_lo, k_hi, h, lowest=True, top=True)
+
+
+def split_log(sigma: float, q: float, mass: float) -> float:
+    """log of the point of L above which the law of L has probability ``mass`` (q < 1)."""
+    mu, s = -0.5 / sigma**2, 1.0 / sigma
+    return math.log1p(q * math.expm1(mu - s * float(ndtri(mass))))
+
+
+def split_step(sigma: float, q: float, h: float, coarse_step: float, cut: float, tail: float):
+    """The laws of L as two parts (q < 1): cells below the first multiple of ``coarse_step`` at or
+    above ``cut`` on the grid of step h (fine), the rest on the grid of step ``coarse_step``
+    (a multiple of h), each as (upper, lower). Each part is a sub-probability; the mixture of
+    the parts' upper (lower) laws is an upper (lower) law of L, as in ``subsampled_step``."""
+    ratio = round(coarse_step / h)
+    k_lo = math.floor(math.log1p(-q) / h)
+    top = math.log1p(q * math.expm1(_top_log_y(sigma, q, tail)))
+    cut_coarse = max(math.ceil(cut / coarse_step), math.floor(k_lo / ratio) + 1)
+    k_cut = cut_coarse * ratio
+    k_hi = max(math.ceil(top / coarse_step), cut_coarse + 1)
+    fine = _cells_laws(q, sigma, k_lo, k_cut, h, lowest=True, top=False)
+    coarse = _cells_laws(q, sigma, cut_coarse, k_hi, coarse_step, lowest=False, top=True)
+    return fine, coarse
 
 
 def log_sd(sigma: float, q: float) -> float:
