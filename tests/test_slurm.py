@@ -11,6 +11,7 @@ rule (the plugin's --comment), partition, account, requested memory, time limit 
 
 from __future__ import annotations
 
+import io
 import os
 import re
 import subprocess
@@ -19,9 +20,13 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+import pandas as pd
 import pytest
 import yaml
-from workflow_runs import ROOT, TINY, assert_same_tables, copy_workflow, jobs_in, snakemake, snakemake_command
+from workflow_runs import ROOT, TINY, assert_same_tables, copy_workflow, jobs_in, snakemake_command
+
+from dpsampling.papers.registry import CLAIMS
+from dpsampling.pipeline.claims.check import check_claims
 
 pytestmark = [pytest.mark.slurm, pytest.mark.workflow]
 SCRIPT = ROOT / ".ci/slurm"
@@ -29,10 +34,11 @@ PROFILE = ROOT / "config/profiles/slurm"
 FAST_STATUS = ["--slurm-init-seconds-before-status-checks", "1", "--seconds-between-status-checks", "1"]
 SACCT_FIELDS = ["JobID", "JobName", "Comment", "Partition", "Account", "State", "ReqMem", "Timelimit", "ReqTRES"]
 SLURM_DAG = ["chua24_fig2", "lebeda24_addremove"]
-"""A small part of the tiny DAG, through SLURM and locally: an accountant job (per-rule resources of the
-profile), Monte Carlo shards (the rule's memory, the profile's time), their merge, exact curves and plots
-(the profile's defaults). Not the claims: the claims job needs every experiment of the tiny DAG, which
-on 2 cores takes 7 to 10 minutes locally and several times that through SLURM."""
+"""A small part of the tiny DAG through SLURM: an accountant job (per-rule resources of the profile),
+Monte Carlo shards (the rule's memory, the profile's time), their merge, exact curves and plots (the
+profile's defaults). Compared with the tiny DAG run locally (``tiny_full_run``): the same files, tables
+and verdicts of these experiments' claims. The claims job itself needs every experiment of the tiny DAG,
+several times the local run's minutes through SLURM: the verdicts are judged from each run's results."""
 
 
 @dataclass
@@ -136,15 +142,6 @@ def _requested_resources(output: str) -> dict[str, list[dict]]:
 
 
 @pytest.fixture(scope="module")
-def local_dag(tmp_path_factory):
-    """SLURM_DAG's experiments run locally (2 cores), to compare with the run through SLURM."""
-    directory = copy_workflow(tmp_path_factory.mktemp("local_dag"))
-    result = snakemake(directory, *SLURM_DAG, "--cores", "2", "--configfile", TINY, timeout=1200)
-    assert result.returncode == 0, result.stderr[-4000:]
-    return directory
-
-
-@pytest.fixture(scope="module")
 def slurm_dag(slurm, tmp_path_factory):
     """SLURM_DAG's experiments through SLURM, the jobs sent to partition `second` under account
     `project_b` by the environment."""
@@ -158,7 +155,7 @@ def slurm_dag(slurm, tmp_path_factory):
     return directory, output, _sacct(slurm, _run_id(output)), seconds
 
 
-def test_the_dag_runs_through_sbatch_and_equals_a_local_run(slurm_dag, local_dag):
+def test_the_dag_runs_through_sbatch_and_equals_a_local_run(slurm_dag, tiny_full_run):
     directory, output, accounted, seconds = slurm_dag
     ran = Counter(rule for rule, _ in jobs_in(output))
     local_rules = {"chua24_fig2", "lebeda24_addremove"}  # the target rules: no job, nothing submitted
@@ -168,13 +165,21 @@ def test_the_dag_runs_through_sbatch_and_equals_a_local_run(slurm_dag, local_dag
     # every job Snakemake ran is one SLURM job of this run, accounted under its rule's name, and completed
     assert Counter(_rule_of(job["Comment"]) for job in accounted) == submitted, accounted
     assert {job["State"] for job in accounted} == {"COMPLETED"}
-    # what SLURM computed equals the local run: the same result files, and every result table (data
-    # and recorded parameters; the Monte Carlo shards and delta tables among them) identical
-    files = {run: sorted(str(p.relative_to(run)) for p in (run / "results").glob("**/*") if p.is_file())
-             for run in (directory, local_dag)}
-    assert files[directory] == files[local_dag]
-    compared = assert_same_tables(directory, local_dag)
+    # what SLURM computed equals the local run: the same result files of these experiments, every result
+    # table (data and recorded parameters; the Monte Carlo shards and delta tables among them) identical
+    files = {run: sorted(str(p.relative_to(run)) for experiment in SLURM_DAG
+                         for p in (run / "results" / experiment).glob("**/*") if p.is_file())
+             for run in (directory, tiny_full_run)}
+    assert files[directory] == files[tiny_full_run]
+    compared = assert_same_tables(directory, tiny_full_run)
     assert any("/samples/" in name for name in compared) and "results/lebeda24_addremove/delta_mc.parquet" in compared
+    # and the same verdicts: these experiments' claims judged on SLURM's results equal the local claims.csv
+    judged = check_claims(CLAIMS, directory / "results", experiments=SLURM_DAG)
+    assert set(judged["experiment"]) == set(SLURM_DAG) and "not_run" not in set(judged["verdict"]), judged
+    as_text = {"dtype": str, "keep_default_na": False}  # the CSV's text, cell by cell
+    local = pd.read_csv(tiny_full_run / "results/claims.csv", **as_text)
+    local = local[local["experiment"].isin(SLURM_DAG)].reset_index(drop=True)
+    pd.testing.assert_frame_equal(pd.read_csv(io.StringIO(judged.to_csv(index=False)), **as_text), local)
     print(f"\n{sum(submitted.values())} jobs through SLURM in {seconds:.0f} s")
 
 
