@@ -41,8 +41,8 @@ from scipy import fft as sfft
 PRUNE_MASS = 1e-30
 ROUNDING = 1e-15  # relative rounding of an FFT convolution entry, of the largest entry
 TILTS = (0.0, 1.0, 2.0, 4.0)  # each convolution is done on the masses times g^theta (4: heavy tails, e.g. sigma 0.5, q 1e-5)
-# on a short range (a fine part of a ``compose.TwoGrid``) g^4 hardly tilts: steeper tilts are
-# added, j * log(RANGE_TILT) / range for j = 1..STEEP_TILTS (those above TILTS' largest)
+# on a short range (a fine part of a ``compose.TwoGrid``: range < log(RANGE_TILT) / 4) g^4 hardly
+# tilts: steeper tilts are added, j * log(RANGE_TILT) / range for j = 1..STEEP_TILTS
 RANGE_TILT = 1e8
 STEEP_TILTS = 6
 
@@ -227,7 +227,8 @@ def _tilted_convolve(a: np.ndarray, b: np.ndarray | None, h: float) -> tuple[np.
     best = np.zeros(n)
     log_bound = np.full(n, np.inf)
     steep = math.log(RANGE_TILT) / (max(n - 1, 1) * h)
-    for theta in TILTS + tuple(j * steep for j in range(1, STEEP_TILTS + 1) if j * steep > TILTS[-1]):
+    steep_tilts = tuple(j * steep for j in range(1, STEEP_TILTS + 1)) if steep > TILTS[-1] else ()
+    for theta in TILTS + steep_tilts:
         ta, top_a = _normalised_tilt(a, theta, h)
         tb, top_b = (None, top_a) if b is None else _normalised_tilt(b, theta, h)
         tilted = _convolve(ta, tb)
