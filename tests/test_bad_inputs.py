@@ -82,7 +82,7 @@ def test_bad_command_line_is_one_line_with_exit_status_2(argv, message, files, c
 
 
 CONFIG_CASES = [
-    ("pld: {discretization: 0}", "config pld.discretization: must be > 0; got 0"),
+    ("pld: {relative_accuracy: 0}", "config pld.relative_accuracy: must be > 0; got 0"),
     ("pld: {relative_accuracy: 2}", "config pld.relative_accuracy: must be <= 0.5; got 2"),
     ("shuffle: {refine: maybe}", "config shuffle.refine: must be of type boolean; got 'maybe'"),
     ("chua24: {fig4: {steps: 2.5}}", "config chua24.fig4.steps: must be of type integer; got 2.5"),

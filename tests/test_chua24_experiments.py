@@ -9,7 +9,7 @@ import pytest
 from dpsampling.papers.registry import EXPERIMENTS, load_experiment
 from dpsampling.pipeline.claims.base import Missing
 
-SETTINGS = {"pld": {"discretization": 1e-2, "relative_accuracy": 0.2, "min_discretization": 1e-3},
+SETTINGS = {"pld": {"relative_accuracy": 0.2},
             "shuffle": {"c_grid": {"start": 0.0, "stop": 20.0, "step": 0.1}, "refine": False}}
 SPECS = {
     "epsilon_vs_sigma": {"delta": 1e-5, "steps": 20, "sigmas": [0.7, 1.3]},

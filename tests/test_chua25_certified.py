@@ -19,7 +19,7 @@ from dpsampling.pipeline.claims import check_claims
 Z = 4.5
 SIGMA, STEPS = 0.5, 10  # the tiny config's props setting
 EPS = np.array([0.0, 1.0, 2.0, 4.0])
-SETTINGS = {"pld": {"discretization": 1e-3}, "shuffle": {"c_grid": {"start": 0.0, "stop": 20.0, "step": 0.05},
+SETTINGS = {"pld": {"relative_accuracy": 0.01}, "shuffle": {"c_grid": {"start": 0.0, "stop": 20.0, "step": 0.05},
                                                          "refine": True},
             "certified": {"accuracy": 0.01, "max_grid_points": 40000}}
 SETTING = [{"panel": f"sigma{SIGMA:g}_T{STEPS}", "sigma": SIGMA, "steps": STEPS, "epochs": 1}]
@@ -186,7 +186,7 @@ TINY = {"sigmas": [0.5], "steps": [2, 10], "epochs": [1], "epsilon_grid": {"star
 
 @pytest.fixture(scope="module")
 def grid():
-    return b_vs_p.b_vs_p_grid(TINY, {"accuracy": 0.01, "max_grid_points": 40000}, 1e-3)
+    return b_vs_p.b_vs_p_grid(TINY, {"accuracy": 0.01, "max_grid_points": 40000})
 
 
 def test_b_vs_p_on_a_tiny_real_grid(grid):
@@ -215,7 +215,7 @@ def test_b_vs_p_finding_markdown_and_map(tmp_path, grid):
     markdown = b_vs_p.b_vs_p_markdown(grid)
     assert "| 0.5 | 2 | 1 |" in markdown and f"{len(grid)} points" in markdown
     pdf, png = tmp_path / "map.pdf", tmp_path / "map.png"
-    b_vs_p.plot_b_vs_p(grid, {"certified": grid.attrs["certified"], "pld_discretization": 1e-3}, pdf, png)
+    b_vs_p.plot_b_vs_p(grid, {"certified": grid.attrs["certified"]}, pdf, png)
     assert pdf.stat().st_size > 1000 and png.stat().st_size > 1000
 
 

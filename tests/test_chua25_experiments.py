@@ -14,7 +14,7 @@ from dpsampling.papers.registry import EXPERIMENTS, load_experiment
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = yaml.safe_load((ROOT / ".test" / "config" / "config.yaml").read_text())
-SETTINGS = {"pld": {"discretization": 1e-2}, "shuffle": {"c_grid": {"start": 0.0, "stop": 20.0, "step": 0.1},
+SETTINGS = {"pld": {"relative_accuracy": 0.01}, "shuffle": {"c_grid": {"start": 0.0, "stop": 20.0, "step": 0.1},
                                                          "refine": False}}
 FIGURES = ["chua25_fig2", "chua25_fig3", "chua25_fig4", "chua25_epochs"]
 SERIES = {"chua25_fig2": {"order_statistics"}, "chua25_fig3": {"naive", "importance_e1.5"},

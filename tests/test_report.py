@@ -80,7 +80,7 @@ def test_report_of_a_partial_run(partial_run):
     assert "[REPRODUCTION.md](../docs/REPRODUCTION.md)" in text
     # parameters as recorded in the file, not as configured
     assert f"| `spec.sigma` | {TINY['chua24']['fig2']['sigma']} |" in text
-    assert "| `pld.discretization` | 0.001 |" in text
+    assert "| `pld.relative_accuracy` | 0.2 |" in text
     assert "Versions: python " in text and "dp-accounting " in text
     assert "Missing: `results/chua24_fig3/bounds.parquet`, `figures/chua24_fig3.png`." in text
     assert "(config: `config/x.yaml`)" in text

@@ -56,7 +56,7 @@ def test_dry_run_of_the_whole_dag_schedules_every_experiment(tmp_path):
     ("chua24: {fig3: {sigma: -0.5}}", "config chua24.fig3.sigma: must be > 0; got -0.5"),
     ("chua24: {fig1: {delta: 1.5}}", "config chua24.fig1.delta: must be < 1; got 1.5"),
     ("chua24: {fig2: {samplers: [uniform]}}", "config chua24.fig2.samplers[0]: must be one of deterministic, shuffle, poisson, wor; got 'uniform'"),
-    ("pld: {discretisation: 0.001}", "config pld: unknown key 'discretisation'; allowed keys: discretization"),
+    ("pld: {relative_acuracy: 0.01}", "config pld: unknown key 'relative_acuracy'; allowed keys: relative_accuracy"),
     ("sede: 3", "config (top level): unknown key 'sede'"),
     ("seed: three", "config seed: must be of type integer; got 'three'"),
     ("shuffle: {c_grid: {step: 0}}", "config shuffle.c_grid.step: must be > 0; got 0"),

@@ -184,8 +184,9 @@ def calibrate_sigma_at_rate(sampler: str, epsilon: float, delta: float, rate: fl
     result = bisect_sigma(delta_of_sigma, delta, search.rtol, search.sigma_start, search.max_iterations)
     return {
         "sampler": sampler, "relation": relation, "bound": bound, "epsilon": epsilon, "delta": delta,
-        "sampling_rate": rate, "steps": steps, "discretization": search.discretization, "rtol": search.rtol,
-        "method": "certified" if bound == "upper" else "dp_accounting optimistic PLD", **result,
+        "sampling_rate": rate, "steps": steps, "rtol": search.rtol,
+        **({"accuracy": search.accuracy, "method": "certified"} if bound == "upper" else
+           {"discretization": search.discretization, "method": "dp_accounting optimistic PLD"}), **result,
     }
 
 

@@ -48,9 +48,7 @@ def _options(config: dict) -> AccountingOptions:
     pld = config.get("pld", {})
     grid = config.get("shuffle", {}).get("c_grid", {})
     return AccountingOptions(
-        pld_discretization=pld.get("discretization", 1e-4),
         pld_relative_accuracy=pld.get("relative_accuracy", 1e-3),
-        pld_min_discretization=pld.get("min_discretization", 1e-6),
         c_grid=(grid.get("start", 0.0), grid.get("stop", 100.0), grid.get("step", 0.01)),
         refine_c=config.get("shuffle", {}).get("refine", True),
     )

@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from dpsampling.accountants import poisson
-from dpsampling.papers.chua25.cost import CERTIFIED_COARSENING, COARSENING, coarse_certified
+from dpsampling.papers.chua25.cost import CERTIFIED_COARSENING, coarse_certified
 from dpsampling.papers.chua25.privacy import certified_bounds, epsilon_grid
 from dpsampling.papers.chua25.workflow import PRIVACY_RULES
 from dpsampling.papers.experiment import Experiment, figure_files
@@ -52,18 +52,19 @@ def settings(spec: dict) -> list[dict]:
             for sigma in spec["sigmas"] for steps in spec["steps"] for epochs in spec.get("epochs", [1])]
 
 
-def b_vs_p_grid(spec: dict, certified: dict, discretization: float, progress=None) -> pd.DataFrame:
-    """One row per (sigma, T, epochs, eps) with both brackets (max direction) and the class;
-    ``attrs['certified']``: how each certified curve was computed."""
+def b_vs_p_grid(spec: dict, certified: dict, progress=None) -> pd.DataFrame:
+    """One row per (sigma, T, epochs, eps) with both certified brackets (max direction; P to the same
+    accuracy as B) and the class; ``attrs['certified']``: how each B curve was computed."""
     eps = epsilon_grid(spec)
     frames, records = [], []
     for setting in settings(spec):
         sigma, steps, epochs = setting["sigma"], setting["steps"], setting["epochs"]
         b, record = certified_bounds(sigma, steps, epochs, eps, certified)
-        p = poisson.pld_delta(eps, poisson.PoissonAccounting(sigma, steps, epochs), discretization)
+        p = poisson.pld_delta(eps, poisson.PoissonAccounting(sigma, steps, epochs),
+                              relative_accuracy=float(certified["accuracy"]))
         records.append(dict(setting, **record))
         frame = pd.DataFrame(dict(setting, epsilon=eps, delta_B_lower=b["lower"]["max"], delta_B_upper=b["upper"]["max"],
-                                  delta_P_lower=p["lower"], delta_P_upper=p["upper"]))
+                                  delta_P_lower=p["lower"], delta_P_upper=p["upper"], pld_accuracy=p["accuracy"]))
         frame["classification"] = classify(frame["delta_B_lower"], frame["delta_B_upper"], frame["delta_P_lower"],
                                            frame["delta_P_upper"])
         frames.append(frame)
@@ -72,7 +73,6 @@ def b_vs_p_grid(spec: dict, certified: dict, discretization: float, progress=Non
             progress(f"sigma={sigma:g}, T={steps}, epochs={epochs}: {counts}; certified accuracy reached "
                      f"{record['accuracy_reached']:.3g}")
     table = pd.concat(frames, ignore_index=True)
-    table["pld_discretization"] = discretization
     table.attrs["certified"] = records
     return table
 
@@ -169,22 +169,20 @@ CLAIMS = [
 ]
 
 def b_vs_p_work(experiment: str, config: dict, rates: Rates) -> Work:
-    """Its cost model entry. Units: grid settings (sigma, T, epochs); each timed at 2 eps (B: 4x
-    coarser accuracy, P: 10x coarser PLD), scaled back up."""
+    """Its cost model entry. Units: grid settings (sigma, T, epochs); each timed at 2 eps at a 4x
+    coarser certified accuracy (B and P), scaled back up."""
     spec = config["chua25"]["b_vs_p"]
     certified = coarse_certified(config, spec)
-    discretization = float(spec["pld_discretization"]) * COARSENING
     eps = np.array([1.0, 4.0])
     grid = settings(spec)
 
     def timing():
         b = cpu_seconds(lambda: [certified_bounds(s["sigma"], s["steps"], s["epochs"], eps, certified) for s in grid])
         p = cpu_seconds(lambda: [poisson.pld_delta(eps, poisson.PoissonAccounting(s["sigma"], s["steps"], s["epochs"]),
-                                                   discretization) for s in grid])
-        return b * CERTIFIED_COARSENING + p * COARSENING, float(len(grid))
+                                                   relative_accuracy=certified["accuracy"]) for s in grid])
+        return (b + p) * CERTIFIED_COARSENING, float(len(grid))
 
-    rate = rates.calibrate(f"{experiment} ({len(grid)} settings, certified accuracy {certified['accuracy']:g}, "
-                           f"PLD {COARSENING:g}x coarser)", timing)
+    rate = rates.calibrate(f"{experiment} ({len(grid)} settings, certified accuracy {certified['accuracy']:g})", timing)
     return Work(experiment, float(len(grid)), "grid settings (sigma, T, epochs)", *rate)
 
 

@@ -5,15 +5,13 @@ Monte Carlo (fig2, fig3, fig4, epochs, props): the work of a sample set is its s
 cost of one sample in kernel steps -- T x epochs coordinates for naive and importance sampling,
 r orders (+ 1) for order statistics -- and each method's CPU seconds per step is timed on the
 spot at the config's own (sigma, T, orders, eps) with a few hundred samples (the cost per step
-does not depend on the sample count). The deterministic curves beside them (dp-accounting PLDs
-over up to 36,133 steps dominate) are timed at a 10x coarser PLD discretization and scaled up
-linearly (the PLD's support, and the FFT composing it, grow like 1/discretization). The
-certified balls-and-bins bounds (``ballsbins_pld``) are timed at a 4x coarser accuracy and scaled
-by 4: the gap shrinks like h^2, so 4x finer accuracy is one more refinement (h halved), which
-costs at most about 4x everything before it (an average of two laws of n cells costs
-O(n min(n, log 2 / h)); an upper estimate, less where the grid cap stops the refinement).
-chua25_b_vs_p (certified B and P's PLD on a grid, no Monte Carlo) is timed the same way, per
-grid setting, at 2 eps. trunc is timed whole.
+does not depend on the sample count). The certified curves beside them (P and B, from
+``accountants.certified``) are timed at a 4x coarser accuracy and scaled by 4: the gap shrinks
+like h^2, so 4x finer accuracy is one more refinement (h halved), which costs at most about 4x
+everything before it (an average of two laws of n cells costs O(n min(n, log 2 / h)); an upper
+estimate, less where the grid cap stops the refinement); the other deterministic curves (S's
+lower bound, D's closed form) are timed as they are. chua25_b_vs_p (certified B and P on a grid,
+no Monte Carlo) is timed the same way, per grid setting, at 2 eps. trunc is timed whole.
 
 With ``device: cuda`` the sample sets run on a GPU: their GPU seconds per kernel step come from a
 GPU benchmark (``Rates.gpu_benchmark``: the timed GPU rows of ``python -m dpsampling.benchmark.gpu
@@ -28,7 +26,6 @@ import numpy as np
 
 from dpsampling.pipeline.estimate import Rates, Work, cpu_seconds
 
-COARSENING = 10.0
 CERTIFIED_COARSENING = 4.0  # certified accuracy timed 4x coarser, seconds scaled by 4 (see docstring)
 CALIBRATION_STEPS = 2_000_000  # kernel steps timed per method
 
@@ -71,24 +68,24 @@ def _bounds_seconds(experiment: str, module, spec: dict, config: dict, rates: Ra
     """CPU seconds of the deterministic curves of ``module`` (its CURVES at its bounds_settings)."""
     from dpsampling.papers.chua25.privacy import bounds_table
 
-    settings = {"pld": dict(config["pld"]), "shuffle": config["shuffle"]}
-    if "pld_discretization" in spec:
-        settings["pld"]["discretization"] = spec["pld_discretization"]
-    uses_pld = "poisson" in module.CURVES
-    factor = COARSENING if uses_pld else 1.0
-    settings["pld"]["discretization"] *= factor
-    settings["certified"] = coarse_certified(config, spec)
-    eps = np.array([1.0, 4.0])  # the PLD is built once per curve; each eps is a cheap lookup
-    others = tuple(c for c in module.CURVES if c != "certified")
-    seconds, source = rates.calibrate(f"{experiment} deterministic curves (2 eps, PLD {factor:g}x coarser)",
-                                      lambda: (cpu_seconds(lambda: bounds_table(others, module.bounds_settings(spec), eps,
-                                                                                settings)), 1.0))
-    certified = 0.0
-    if "certified" in module.CURVES:
-        certified, _ = rates.calibrate(
-            f"{experiment} certified B bounds (2 eps, accuracy {settings['certified']['accuracy']:g})",
-            lambda: (cpu_seconds(lambda: bounds_table(("certified",), module.bounds_settings(spec), eps, settings)), 1.0))
-    return seconds * factor + certified * CERTIFIED_COARSENING, source
+    coarse = coarse_certified(config, spec)
+    settings = {"pld": dict(config["pld"], relative_accuracy=coarse["accuracy"]), "shuffle": config["shuffle"],
+                "certified": coarse}
+    eps = np.array([1.0, 4.0])  # the laws are built once per curve; each eps is a cheap lookup
+    timed = {"scaled": tuple(c for c in module.CURVES if c in ("certified", "poisson")),
+             "as is": tuple(c for c in module.CURVES if c not in ("certified", "poisson"))}
+    seconds, source = 0.0, None
+    for kind, curves in timed.items():
+        if not curves:
+            continue
+        label = f"accuracy {coarse['accuracy']:g}" if kind == "scaled" else "as run"
+        part, part_source = rates.calibrate(
+            f"{experiment} deterministic curves {', '.join(curves)} (2 eps, {label})",
+            lambda curves=curves: (cpu_seconds(lambda: bounds_table(curves, module.bounds_settings(spec), eps,
+                                                                    settings)), 1.0))
+        seconds += part * (CERTIFIED_COARSENING if kind == "scaled" else 1.0)
+        source = source or part_source
+    return seconds, source
 
 
 def gpu_step_seconds(document: dict) -> dict[str, float]:

@@ -126,7 +126,7 @@ def _max_rows(table: pd.DataFrame) -> pd.DataFrame:
 
 def _accounting_settings(settings: dict) -> dict:
     grid = settings["shuffle"]["c_grid"]
-    return {"discretization": settings["pld"]["discretization"],
+    return {"relative_accuracy": settings["pld"]["relative_accuracy"],
             "c_grid": shuffle.c_grid(grid["start"], grid["stop"], grid["step"]),
             "refine": settings["shuffle"]["refine"]}
 
@@ -164,7 +164,7 @@ def setting_bounds(sigma: float, steps: int, epochs: int, eps, curves, settings:
     frames = []
     if "poisson" in curves:
         run = poisson.PoissonAccounting(sigma, steps, epochs)
-        pld = poisson.pld_delta(eps, run, accounting["discretization"])
+        pld = poisson.pld_delta(eps, run, relative_accuracy=accounting["relative_accuracy"])
         for bound in ("upper", "lower"):
             frames += _rows(base, "poisson", "pld", bound, eps,
                             {"max": pld[bound], "remove": pld[f"remove_{bound}"], "add": pld[f"add_{bound}"]})

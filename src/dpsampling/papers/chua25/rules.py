@@ -44,8 +44,6 @@ def chua25_privacy_functions(config: dict) -> SimpleNamespace:
     def bounds_parameters(wildcards):
         module = load_experiment(wildcards.experiment)
         accounting = {"pld": dict(config["pld"]), "shuffle": config["shuffle"]} if {"poisson", "shuffle"} & set(module.CURVES) else {}
-        if accounting and "pld_discretization" in spec(wildcards.experiment):
-            accounting["pld"]["discretization"] = spec(wildcards.experiment)["pld_discretization"]
         if "certified" in module.CURVES:
             accounting["certified"] = certified_settings(config["chua25"], spec(wildcards.experiment))
         return {"experiment": wildcards.experiment, "settings_list": module.bounds_settings(spec(wildcards.experiment)),
@@ -55,8 +53,7 @@ def chua25_privacy_functions(config: dict) -> SimpleNamespace:
         b_vs_p = config["chua25"]["b_vs_p"]
         spec = {key: b_vs_p[key] for key in ("sigmas", "steps", "epochs", "epsilon_grid") if key in b_vs_p}
         return {"experiment": "chua25_b_vs_p", "spec": spec,
-                "certified": certified_settings(config["chua25"], b_vs_p),
-                "pld_discretization": float(b_vs_p["pld_discretization"])}
+                "certified": certified_settings(config["chua25"], b_vs_p)}
 
     return SimpleNamespace(shard_parameters=shard_parameters, shard_memory=shard_memory, shards=shards,
                            merge_parameters=merge_parameters, bounds_parameters=bounds_parameters,

@@ -9,8 +9,8 @@ timed on a small slice at the config's own settings (calibration):
   samplers x 2 directions x compositions; the exact k <= 2 curves and the merge add seconds.
 - pld_cdf: loss samples read and sorted (those of the configured compositions).
 - sigma_vs_rate: sigma bisections, one per (rate, curve); timed at the median rate.
-- table1, substitution, rr: one evaluation of the whole table (timed on the spot, with the PLD
-  refinement of table1 counted as at most sum_j 4^j times the coarsest level's cost).
+- table1, substitution, rr: one evaluation of the whole table (timed on the spot; table1 at a 4x
+  coarser certified accuracy, one refinement less, counted 4x).
 - subst_gaussian, conj12: PLD compositions whose cost grows like 1/discretization; timed at a
   coarser discretization (one grid cell of conj12) and scaled up linearly.
 """

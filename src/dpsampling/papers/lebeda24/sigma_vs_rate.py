@@ -48,7 +48,7 @@ def sigma_vs_rate_curve(spec: dict, sampler: str, epsilon: float, progress=print
     rows, previous = [], None
     for rate in sorted(spec["rates"]):
         start = FIRST_SIGMA[sampler] if previous is None else max(previous[1], previous[1] * rate / previous[0] / 2)
-        search = gaussian.SigmaSearch(rtol=spec["rtol"], sigma_start=start, discretization=spec["discretization"])
+        search = gaussian.SigmaSearch(rtol=spec["rtol"], sigma_start=start)
         result = gaussian.calibrate_sigma_at_rate(sampler, epsilon, spec["delta"], rate, spec["steps"], "add_or_remove",
                                                   "upper", search)
         rows.append(result)
@@ -76,8 +76,8 @@ def plot(tables, pdf, png) -> None:
     ax.grid(True, which="both", alpha=0.25)
     ax.legend(fontsize=7)
     footer = (f"lebeda24_sigma_vs_rate: add_or_remove, delta = {spec['delta']}, {spec['steps']:,} steps; bisection on "
-              f"log sigma to relative width {spec['rtol']}, dp-accounting PLD (pessimistic) at discretization "
-              f"{spec['discretization']}.")
+              f"log sigma to relative width {spec['rtol']}; delta from the certified upper bound "
+              f"(dpsampling.accountants.certified, relative gap {gaussian.DEFAULT_SEARCH.accuracy:g}).")
     save_figure(fig, footer, pdf, png)
 
 
