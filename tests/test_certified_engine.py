@@ -8,9 +8,10 @@ import pytest
 from dp_accounting.pld import privacy_loss_distribution as pld_lib
 from numba import njit
 
-from dpsampling.accountants import deterministic
+from dpsampling.accountants import deterministic, wor
 from dpsampling.accountants.certified import Accountant, Phase, _kernels, calibrate_sigma
 from dpsampling.accountants.certified.compose import level_step, subsampled_laws
+from dpsampling.accountants.certified.curves import composed_curve_upper
 from dpsampling.accountants.certified.engine import delta_rows, run_laws
 from dpsampling.accountants.certified.laws import PointsLaw, multiply_points
 from dpsampling.accountants.certified.schedule import ScheduleError, load_schedule
@@ -105,6 +106,50 @@ def test_two_grids_agree_with_one_grid(sigma, q, steps):
         gap_one = rows_one[:, up] - rows_one[:, lo]
         assert np.all(gap_two <= 2.0 * gap_one + rounding)
     assert 4 * two_size <= one_size
+
+
+def _reach(curve, tail=1e-18):
+    reach = 1.0
+    while curve(np.array([reach]))[0] > tail:
+        reach *= 2.0
+    return reach
+
+
+def test_connect_the_dots_of_a_pairs_own_curve_is_bracketed_by_its_laws():
+    """A step known only by its privacy curve (certified.curves): built from the Poisson pair's
+    own remove curve, the composed connect-the-dots bound is an upper bound of that pair's run,
+    so it lies above the engine's lower bound; refined until it moves by < 1e-3 (each refinement
+    moves it ~4x less than the last), it is within 2e-3 (relative) of the engine's upper bound."""
+    sigma, q, steps = 1.0, 0.05, 200
+    pair = SubsampledPair("gaussian", sigma, q, 1.0)
+
+    def curve(e):
+        return pair.hockey_stick(e, "remove")
+
+    eps = np.array([0.5, 1.0, 2.0, 3.0])
+    upper, attrs = composed_curve_upper(curve, _reach(curve), log_sd(sigma, q), steps, eps, "delta", 1e-3, 2**21)
+    frame = Accountant([Phase("poisson", sigma, steps, sampling_rate=q)], accuracy=1e-3).delta_bounds(eps)
+    lower, engine_upper = _by(frame, "remove", "delta_lower"), _by(frame, "remove", "delta_upper")
+    assert attrs["converged"]
+    assert np.all(lower <= upper[:, 0]) and np.all(upper[:, 0] <= engine_upper * (1 + 2e-3))
+
+
+def test_wor_substitution_upper_on_the_engine_agrees_with_dp_accounting():
+    """lebeda24 App. D's upper bound (connect-the-dots pair of the single-step maximum curve),
+    on the engine's grids and on dp-accounting's (interval 1e-4): both upper bounds of the same
+    pair's composition, within 1% of each other (ours refined until it moves by < 1%), and above
+    the lower bound."""
+    run = wor.WorAccounting(4.0, 300, 1, 0.05)
+    eps = np.array([0.0, 0.5, 1.0, 2.0])
+    ours = wor.substitution_delta(eps, run)
+    theirs = wor.substitution_delta(eps, run, 1e-4, method="dp_accounting")
+    np.testing.assert_allclose(ours["upper"], theirs["upper"], rtol=1e-2)
+    assert np.all(ours["lower"] <= ours["upper"])
+    deltas = [1e-5, 1e-3]
+    ours = wor.substitution_epsilon(deltas, run)
+    theirs = wor.substitution_epsilon(deltas, run, method="dp_accounting")
+    np.testing.assert_allclose(ours["upper"], theirs["upper"], rtol=1e-2)
+    assert np.all(ours["lower"] <= ours["upper"])
 
 
 @njit(cache=True)

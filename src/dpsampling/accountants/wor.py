@@ -18,9 +18,10 @@ multiplier sigma / 2 (max over directions). Delta and eps queries refine the dis
 to ``relative_accuracy``, or ``min_discretization`` is reached.
 
 Substitution (Appendix D): the upper bound self-composes the pair whose curve is the pointwise
-maximum of the two single-step curves (connect-the-dots, ``lebeda.substitution``); the lower
-bound is the larger of the two directions' optimistic PLDs -- each is the curve of a pair of
-substitution neighbours (Section 7: (-1,...,-1,1) vs (-1,...,-1,-1) and back). RDP: dp-accounting's
+maximum of the two single-step curves (connect-the-dots: on the certified engine's grids,
+``certified.curves``, or dp-accounting's, ``substitution.pld_from_curve``); the lower bound is the
+larger of the two directions' lower bounds -- each is the curve of a pair of substitution
+neighbours (Section 7: (-1,...,-1,1) vs (-1,...,-1,-1) and back). RDP: dp-accounting's
 WOR replace-one bound (Wang et al. 2019) at noise multiplier sigma / 2.
 """
 
@@ -156,28 +157,51 @@ def _substitution_accuracy(out: dict, kind: str, relative_accuracy: float) -> di
     return out
 
 
+def _certified_substitution_upper(kind: str, values, run: WorAccounting, relative_accuracy: float) -> np.ndarray:
+    """The Appendix D upper bound on the certified engine: the connect-the-dots pair of the
+    single-step maximum curve on the engine's grids (``certified.curves``), composed, max over
+    its two directions."""
+    from dpsampling.accountants.certified.curves import composed_curve_upper
+    from dpsampling.accountants.certified.engine import DEFAULT_MAX_GRID_POINTS
+    from dpsampling.accountants.certified.steps import log_sd
+
+    upper, _ = composed_curve_upper(_single_step_max_curve(run), substitution_epsilon_max(run),
+                                    log_sd(run.sigma / 2.0, run.rate), run.compositions, values, kind,
+                                    relative_accuracy, DEFAULT_MAX_GRID_POINTS)
+    return upper.max(axis=1)
+
+
 def substitution_delta(epsilon, run: WorAccounting, discretization: float = 1e-4,
-                       relative_accuracy: float = 1e-2) -> dict:
+                       relative_accuracy: float = 1e-2, method: str = "certified") -> dict:
     """delta_W under substitution: ``upper`` (dominating pair), ``lower`` (max of the directions'
-    optimistic PLDs), per-direction ``{remove,add}_{upper,lower}`` of the two dataset pairs.
-    One interval, no refinement (the Appendix D pair is built on a grid of its own)."""
+    lower bounds), per-direction ``{remove,add}_{upper,lower}`` of the two dataset pairs.
+    method "certified": the Appendix D pair on the engine's grids, refined until it moves by less
+    than ``relative_accuracy``; "dp_accounting": dp-accounting's PLD at ``discretization`` (one
+    interval, no refinement)."""
     eps = check_array("epsilon", epsilon, check_nonnegative)
-    out = pld_delta(eps, run, discretization, relative_accuracy)
-    out["upper"] = _upper_of_pld(substitution_upper_pld(run, discretization), "delta", eps)
+    out = pld_delta(eps, run, discretization, relative_accuracy, method=method)
+    if _check_method(method) == "certified":
+        out["upper"] = _certified_substitution_upper("delta", eps, run, relative_accuracy)
+    else:
+        out["upper"] = _upper_of_pld(substitution_upper_pld(run, discretization), "delta", eps)
     out["rdp"] = rdp_wor_substitution_delta(eps, run.sigma, run.rate, run.compositions)
     return _substitution_accuracy(out, "delta", relative_accuracy)
 
 
 def substitution_epsilon(delta, run: WorAccounting, relative_accuracy: float = 1e-2,
-                         max_discretization: float = 1e-4, min_discretization: float = 1e-6) -> dict:
+                         max_discretization: float = 1e-4, min_discretization: float = 1e-6,
+                         method: str = "certified") -> dict:
     """eps_W(delta) under substitution (same keys as :func:`substitution_delta`); the lower bound
     is refined as for add/remove, the upper bound until it moves by less than ``relative_accuracy``."""
     deltas = check_array("delta", delta, check_open_unit)
-    out = pld_epsilon(deltas, run, relative_accuracy, max_discretization, min_discretization)
-    upper, chosen = refine_upper(lambda interval: substitution_upper_pld(run, interval), deltas,
-                                 relative_accuracy, max_discretization, min_discretization)
-    out["upper"] = upper
-    out["discretization"] = np.minimum(chosen, out["discretization"])
+    out = pld_epsilon(deltas, run, relative_accuracy, max_discretization, min_discretization, method=method)
+    if _check_method(method) == "certified":
+        out["upper"] = _certified_substitution_upper("epsilon", deltas, run, relative_accuracy)
+    else:
+        upper, chosen = refine_upper(lambda interval: substitution_upper_pld(run, interval), deltas,
+                                     relative_accuracy, max_discretization, min_discretization)
+        out["upper"] = upper
+        out["discretization"] = np.minimum(chosen, out["discretization"])
     out["rdp"] = rdp_wor_substitution_epsilon(deltas, run.sigma, run.rate, run.compositions)
     return _substitution_accuracy(out, "epsilon", relative_accuracy)
 
@@ -206,7 +230,8 @@ def delta_frame(sigma, steps, epsilons, epochs, options, relation: str) -> pd.Da
     eps = check_array("epsilon", epsilons, check_nonnegative)
     run = WorAccounting(sigma, steps, epochs, options.sampling_rate)
     if relation == "substitution":
-        bounds = substitution_delta(eps, run, options.pld_discretization, options.pld_relative_accuracy)
+        bounds = substitution_delta(eps, run, options.pld_discretization, options.pld_relative_accuracy,
+                                    method=options.pld_method)
         rdp = bounds["rdp"]
     else:
         bounds = pld_delta(eps, run, options.pld_discretization, options.pld_relative_accuracy,
@@ -224,7 +249,7 @@ def epsilon_frame(sigma, steps, deltas, epochs, options, relation: str) -> pd.Da
     run = WorAccounting(sigma, steps, epochs, options.sampling_rate)
     settings = (options.pld_relative_accuracy, options.pld_discretization, options.pld_min_discretization)
     if relation == "substitution":
-        bounds = substitution_epsilon(deltas, run, *settings)
+        bounds = substitution_epsilon(deltas, run, *settings, method=options.pld_method)
         rdp = bounds["rdp"]
     else:
         bounds = pld_epsilon(deltas, run, *settings, method=options.pld_method)

@@ -291,29 +291,33 @@ def multiply_means(a: MeansLaw, b: MeansLaw | None, h: float) -> MeansLaw:
 
 @dataclass
 class Laws:
-    """The pair of laws on the grid of step h."""
+    """The pair of laws on the grid of step h (``means`` None: an upper law alone, as for a step
+    known only by its privacy curve, ``curves``)."""
 
     points: PointsLaw
-    means: MeansLaw
+    means: MeansLaw | None
     h: float
 
     def coarsen(self, step: float) -> Laws:
         if step <= self.h:
             return self
-        return Laws(coarsen_points(self.points, self.h, step), coarsen_means(self.means, self.h, step), step)
+        means = None if self.means is None else coarsen_means(self.means, self.h, step)
+        return Laws(coarsen_points(self.points, self.h, step), means, step)
 
     def times(self, other: Laws | None) -> Laws:
         """Product with an independent ``other`` (None: with an independent copy of itself),
         on the coarser of the two grids."""
         if other is None:
-            return Laws(multiply_points(self.points, None, self.h), multiply_means(self.means, None, self.h), self.h)
+            means = None if self.means is None else multiply_means(self.means, None, self.h)
+            return Laws(multiply_points(self.points, None, self.h), means, self.h)
         step = max(self.h, other.h)
         a, b = self.coarsen(step), other.coarsen(step)
-        return Laws(multiply_points(a.points, b.points, step), multiply_means(a.means, b.means, step), step)
+        means = None if a.means is None or b.means is None else multiply_means(a.means, b.means, step)
+        return Laws(multiply_points(a.points, b.points, step), means, step)
 
     @property
     def size(self) -> int:
-        return max(self.points.p.size, self.means.m.size)
+        return max(self.points.p.size, 0 if self.means is None else self.means.m.size)
 
     def plus(self, other: Laws) -> Laws:
         """The mixture (sum of the measures) of two parts on the same grid."""

@@ -17,7 +17,8 @@ KIND = "delta_vs_epsilon"
 compute = delta_vs_epsilon
 plot = plot_delta_vs_epsilon
 
-FIG7_POISSON_WHY = ("at sigma=1.0, T=1000 we get PLD 2.1e-13 and RDP 2.1e-7 at eps=1; the paper's RDP value 8.45e-5 "
+FIG7_POISSON_WHY = ("at sigma=1.0, T=1000 and eps=1 our certified PLD upper bound is below 1e-12 (the value column) "
+                    "and RDP gives 2.1e-7; the paper's RDP value 8.45e-5 "
                     "exceeds its own sigma=0.8 value 3.346e-5 (which we reproduce), impossible at equal T since delta "
                     "falls as sigma grows; we could not find the parameters behind the Fig. 7 Poisson numbers")
 

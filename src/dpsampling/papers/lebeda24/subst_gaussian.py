@@ -10,7 +10,7 @@ from __future__ import annotations
 import pandas as pd
 
 from dpsampling.accountants import substitution, wor
-from dpsampling.papers.lebeda24.cost import COARSENING, whole_work
+from dpsampling.papers.lebeda24.cost import whole_work
 from dpsampling.papers.lebeda24.grids import grid
 from dpsampling.papers.lebeda24.plots import DIRECTION_COLOR
 from dpsampling.papers.lebeda24.workflow import lebeda24_experiment
@@ -25,14 +25,15 @@ PLOT_INPUTS = {"composed": f"results/{EXPERIMENT_ID}/composed.parquet",
 
 
 def subst_gaussian(spec: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(composed, single_step). composed: epsilon, delta_upper (pointwise-max dominating pair),
-    {remove,add}_{upper,lower} (the two dataset pairs; their optimistic PLDs are lower bounds),
+    """(composed, single_step). composed: epsilon, delta_upper (pointwise-max dominating pair,
+    connect-the-dots on the certified engine's grids), {remove,add}_{upper,lower} (the two dataset
+    pairs, certified engine; their lower bounds are lower bounds under substitution),
     delta_lower (max of those), rdp_wor_substitution (dp-accounting's WOR replace-one bound),
     rdp_pair (RDP of the remove/add pair, the caption's 'RDP for scale'). single_step: the two
     single-step curves and their maximum over a grid of eps that includes negative values."""
     eps = grid(spec["epsilon_grid"])
     run = wor.WorAccounting(spec["sigma"], spec["steps"], 1, spec["sampling_rate"])
-    bounds = wor.substitution_delta(eps, run, spec["discretization"])
+    bounds = wor.substitution_delta(eps, run, relative_accuracy=spec["relative_accuracy"])
     composed = pd.DataFrame({"epsilon": eps, "delta_upper": bounds["upper"], "delta_lower": bounds["lower"]})
     for direction in ("remove", "add"):
         for bound in ("upper", "lower"):
@@ -44,7 +45,7 @@ def subst_gaussian(spec: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
     for frame in (composed, single):
         frame["sigma"] = spec["sigma"]
         frame["sampling_rate"] = spec["sampling_rate"]
-        frame["discretization"] = spec["discretization"]
+        frame["relative_accuracy"] = spec["relative_accuracy"]
     composed["steps"] = spec["steps"]
     return composed, single
 
@@ -75,8 +76,8 @@ def plot(tables, pdf, png) -> None:
         ax.grid(True, which="both", alpha=0.25)
         ax.legend(fontsize=6.5)
     footer = (f"lebeda24_subst_gaussian: WOR Gaussian, sigma = {spec['sigma']}, rate {spec['sampling_rate']}, "
-              f"distance 2; connect-the-dots PLD of the pointwise maximum, dp-accounting discretization "
-              f"{spec['discretization']}; RDP with dp-accounting's default orders.")
+              f"distance 2; connect-the-dots pair of the pointwise maximum and the dataset pairs on the certified "
+              f"engine (relative accuracy {spec['relative_accuracy']}); RDP with dp-accounting's default orders.")
     save_figure(fig, footer, pdf, png)
 
 
@@ -115,9 +116,9 @@ CLAIMS = [
 def subst_gaussian_work(experiment: str, config: dict, rates: Rates) -> Work:
     """Its cost model entry (see dpsampling.papers.lebeda24.cost)."""
     spec = config["lebeda24"]["subst_gaussian"]
-    coarse = dict(spec, discretization=spec["discretization"] * COARSENING)
+    coarse = dict(spec, relative_accuracy=min(4.0 * spec["relative_accuracy"], 0.5))  # one refinement less
     return whole_work(experiment, spec, rates, "composed.parquet", lambda: subst_gaussian(coarse),
-                  "evaluations (PLD cost ~ 1/discretization)", factor=COARSENING)
+                  "evaluations (4x coarser accuracy, x 4)", factor=4.0)
 
 
 EXPERIMENT = lebeda24_experiment(__name__, RESULTS, CLAIMS, subst_gaussian_work, figure=True)
