@@ -12,8 +12,8 @@ smallest upper and the largest lower bound seen. It stops when every row's relat
 both directions and their maximum, is <= ``accuracy`` (rows with delta_upper <= DELTA_FLOOR or
 eps_upper <= EPSILON_FLOOR not counted, nor delta rows whose upper bound is within
 EXCESS_FLOOR_FACTOR of the tail and FFT-rounding terms), when the next refinement's arrays
-would pass ``max_grid_points``, or when a refinement no longer halves the largest gap (the
-frame says not converged and how close it got).
+would pass ``max_grid_points``, or when a refinement no longer halves the gap of any row still
+above the accuracy (the frame says not converged, and each row how close it got).
 """
 
 from __future__ import annotations
@@ -213,7 +213,7 @@ def refined(phases, values: np.ndarray, kind: str, accuracy: float, max_grid_poi
                  "accuracy_floor": 0.0, "excess": 0.0, "refinements": 0, "converged": True}
         return bounds, np.zeros(values.size), attrs
     rows_of = (lambda laws: delta_rows(laws, values)) if kind == "delta" else (lambda laws: epsilon_rows(laws, values))
-    best, refinement, previous = None, 0, math.inf
+    best, refinement, previous = None, 0, None
     label = " + ".join(f"{p.sampler}(sigma={p.sigma:g}, T={p.steps}, K={p.epochs})" for p in phases)
     with progress.bar(f"certified bounds [{label}]: refinements") as bar:
         while True:
@@ -232,10 +232,12 @@ def refined(phases, values: np.ndarray, kind: str, accuracy: float, max_grid_poi
             gaps = row_gaps(best, floor)
             worst = float(np.max(gaps)) if gaps.size else 0.0
             converged = worst <= accuracy
-            stalled = refinement >= 2 and worst > 0.5 * previous
+            open_rows = gaps > accuracy
+            # stalled: no row still above the accuracy halved its gap in the last refinement
+            stalled = refinement >= 2 and bool(np.all(gaps[open_rows] > 0.5 * previous[open_rows]))
             if converged or stalled or 2 * largest > max_grid_points:
                 break
-            previous = worst
+            previous = gaps
             refinement += 1
     attrs = {"method": "certified", "engine_version": ENGINE_VERSION, "grid_step": laws.h,
              "grid_points_largest": int(largest), "max_grid_points": int(max_grid_points),
