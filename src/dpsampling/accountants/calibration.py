@@ -86,7 +86,8 @@ def calibrate_sigma(sampler: str, epsilon: float, delta: float, steps: int, epoc
     from dpsampling.accountants.certified import ENGINE_VERSION, Accountant, Phase
 
     def certified_upper(sigma):
-        frame = Accountant([Phase(sampler, sigma, steps, epochs, rate)], accuracy=accuracy).delta_bounds([epsilon])
+        frame = Accountant([Phase(sampler, sigma, steps, epochs, rate)], accuracy=accuracy,
+                           directions=("max" if relation == "add_or_remove" else relation,)).delta_bounds([epsilon])
         return _direction_delta(frame, relation)
 
     result = bisect_sigma(certified_upper, delta, rtol, sigma_start)

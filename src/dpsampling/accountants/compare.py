@@ -94,8 +94,10 @@ def epsilon_bounds(sampler: str, run: Run, sigma: float, relation: str = "add_or
     from dpsampling.accountants.certified import Accountant, Phase
 
     rate = run.rate if sampler in ("poisson", "wor") else None
-    frame = Accountant([Phase(sampler, sigma, steps, epochs, rate)], accuracy=accuracy).epsilon_bounds([delta])
-    row = frame[frame["direction"] == _direction(relation)].iloc[0]
+    direction = _direction(relation)
+    frame = Accountant([Phase(sampler, sigma, steps, epochs, rate)], accuracy=accuracy,
+                       directions=(direction,)).epsilon_bounds([delta])
+    row = frame[frame["direction"] == direction].iloc[0]
     return float(row["epsilon_lower"]), float(row["epsilon_upper"])
 
 

@@ -176,8 +176,9 @@ def calibrate_sigma_at_rate(sampler: str, epsilon: float, delta: float, rate: fl
         if bound == "upper":  # the certified engine (accountants.certified)
             from dpsampling.accountants.certified import Accountant, Phase
 
-            frame = Accountant([Phase(sampler, s, steps, 1, rate)], accuracy=search.accuracy).delta_bounds([epsilon])
             direction = "max" if relation == "add_or_remove" else relation
+            frame = Accountant([Phase(sampler, s, steps, 1, rate)], accuracy=search.accuracy,
+                               directions=(direction,)).delta_bounds([epsilon])
             return float(frame.loc[frame["direction"] == direction, "delta_upper"].iloc[0])
         return delta_at(sampler, relation, epsilon, s, rate, steps, BOUNDS[bound], search.discretization)
 

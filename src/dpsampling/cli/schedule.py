@@ -29,7 +29,7 @@ def schedule_rows(frame, key: str, quantity: str) -> list[dict]:
                 row.update(bounds)
             else:
                 row[direction] = bounds
-        row["accuracy"] = _number(by.loc["max", "accuracy"])
+        row["accuracy"] = _number(by["accuracy"].max())
         rows.append(row)
     return rows
 

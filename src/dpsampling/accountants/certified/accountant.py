@@ -21,6 +21,7 @@ from .engine import (
     DIRECTION_NAMES,
     Phase,
     as_phases,
+    direction_columns,
     refined,
 )
 
@@ -30,10 +31,14 @@ SIGMA_RELATIVE_TOLERANCE = 1e-3
 class Accountant:
     """Certified bounds of a run of one or more phases (``engine.Phase``)."""
 
-    def __init__(self, phases, *, accuracy: float = 0.01, max_grid_points: int = DEFAULT_MAX_GRID_POINTS):
+    def __init__(self, phases, *, accuracy: float = 0.01, max_grid_points: int = DEFAULT_MAX_GRID_POINTS,
+                 directions=DIRECTION_NAMES):
+        """``directions``: those whose gap the refinement brings within ``accuracy`` (every
+        direction is reported; the others with the gap they reached)."""
         self.phases = as_phases(phases)
         self.accuracy = check_open_unit("accuracy", accuracy)
         self.max_grid_points = check_int_at_least("max_grid_points", max_grid_points, 2)
+        self.directions = tuple(DIRECTION_NAMES[c] for c in direction_columns(directions))
 
     def _frame(self, values, name, bounds, gaps, attrs, quantity) -> pd.DataFrame:
         n = values.size
@@ -42,36 +47,40 @@ class Accountant:
             "direction": np.tile(DIRECTION_NAMES, n),
             f"{quantity}_lower": bounds[..., 0].reshape(-1),
             f"{quantity}_upper": bounds[..., 1].reshape(-1),
-            "accuracy": np.repeat(gaps, 3),
+            "accuracy": gaps.reshape(-1),
         })
         frame.attrs.update(attrs, phases=[p.as_dict() for p in self.phases])
         return frame
 
     def delta_bounds(self, epsilons) -> pd.DataFrame:
         """Rows (epsilon, direction in remove, add, max): delta_lower, delta_upper, accuracy (the
-        row's largest relative gap over the directions; 0 where delta_upper is below the floor:
+        relative gap (upper - lower) / upper; 0 where delta_upper is below the floor:
         DELTA_FLOOR, or EXCESS_FLOOR_FACTOR times the tail and rounding terms, attrs["excess"])."""
         eps = check_array("epsilon", epsilons, check_nonnegative)
-        bounds, gaps, attrs = refined(self.phases, eps, "delta",
-                                      self.accuracy, self.max_grid_points)
+        bounds, gaps, attrs = refined(self.phases, eps, "delta", self.accuracy, self.max_grid_points,
+                                      self.directions)
         return self._frame(eps, "epsilon", bounds, gaps, attrs, "delta")
 
     def epsilon_bounds(self, deltas) -> pd.DataFrame:
         """Rows (delta, direction): epsilon_lower, epsilon_upper (eps >= 0; inf if the tail terms
         alone pass delta), accuracy (as for the delta bounds, floor EPSILON_FLOOR)."""
         ds = check_array("delta", deltas, check_open_unit)
-        bounds, gaps, attrs = refined(self.phases, ds, "epsilon",
-                                      self.accuracy, self.max_grid_points)
+        bounds, gaps, attrs = refined(self.phases, ds, "epsilon", self.accuracy, self.max_grid_points,
+                                      self.directions)
         return self._frame(ds, "delta", bounds, gaps, attrs, "epsilon")
 
+    def _maximum_only(self) -> Accountant:
+        return Accountant(self.phases, accuracy=self.accuracy, max_grid_points=self.max_grid_points,
+                          directions=("max",))
+
     def get_epsilon(self, delta: float) -> float:
-        """Certified upper bound on eps(delta), maximum over the directions."""
-        frame = self.epsilon_bounds([delta])
+        """Certified upper bound on eps(delta), maximum over the directions (refined for it alone)."""
+        frame = self._maximum_only().epsilon_bounds([delta])
         return float(frame.loc[frame["direction"] == "max", "epsilon_upper"].iloc[0])
 
     def get_delta(self, epsilon: float) -> float:
-        """Certified upper bound on delta(eps), maximum over the directions."""
-        frame = self.delta_bounds([epsilon])
+        """Certified upper bound on delta(eps), maximum over the directions (refined for it alone)."""
+        frame = self._maximum_only().delta_bounds([epsilon])
         return float(frame.loc[frame["direction"] == "max", "delta_upper"].iloc[0])
 
 
@@ -96,7 +105,8 @@ def calibrate_sigma(phases, target_epsilon: float, delta: float, *, direction: s
     def ok(c):
         nonlocal evaluations
         evaluations += 1
-        frame = Accountant(_scaled(phases, c), accuracy=accuracy, max_grid_points=max_grid_points).epsilon_bounds([delta])
+        frame = Accountant(_scaled(phases, c), accuracy=accuracy, max_grid_points=max_grid_points,
+                           directions=(direction,)).epsilon_bounds([delta])
         return bool(frame.loc[frame["direction"] == direction, "epsilon_upper"].iloc[0] <= target)
 
     smallest = 0.05 / min(p.sigma for p in phases) * 1.0001

@@ -9,7 +9,9 @@ lies between the two laws' hockey-stick divergences (plus the tracked tail terms
 
 Refinement r halves every grid step; each refinement's bounds are valid, so a row keeps the
 smallest upper and the largest lower bound seen. It stops when every row's relative gap, in
-both directions and their maximum, is <= ``accuracy`` (rows with delta_upper <= DELTA_FLOOR or
+each refined direction (default: both directions and their maximum; the maximum alone for a
+query of the guarantee, whose add direction at a small eps may need two more refinements), is
+<= ``accuracy`` (rows with delta_upper <= DELTA_FLOOR or
 eps_upper <= EPSILON_FLOOR not counted, nor delta rows whose upper bound is within
 EXCESS_FLOOR_FACTOR of the tail and FFT-rounding terms), when the next refinement's arrays
 would pass ``max_grid_points``, or when a refinement no longer halves the gap of any row still
@@ -175,13 +177,22 @@ def with_max(rows: np.ndarray) -> np.ndarray:
     return np.stack([remove, add, np.maximum(remove, add)], axis=1)
 
 
-def row_gaps(bounds: np.ndarray, floor: float) -> np.ndarray:
-    """Per row, the largest relative gap over the directions (0 where upper <= floor)."""
+def direction_gaps(bounds: np.ndarray, floor: float) -> np.ndarray:
+    """(n, 3): the relative gap (upper - lower) / upper per row and direction (0 where upper <= floor)."""
     lower, upper = bounds[..., 0], bounds[..., 1]
     counted = upper > floor
     with np.errstate(invalid="ignore", divide="ignore"):
         gaps = np.where(np.isinf(upper), np.inf, (upper - lower) / np.where(counted, upper, 1.0))
-    return np.max(np.where(counted, gaps, 0.0), axis=1)
+    return np.where(counted, gaps, 0.0)
+
+
+def direction_columns(directions) -> list[int]:
+    """Indices into DIRECTION_NAMES of a non-empty selection of directions."""
+    directions = (directions,) if isinstance(directions, str) else tuple(directions)
+    unknown = [d for d in directions if d not in DIRECTION_NAMES]
+    if not directions or unknown:
+        raise ValueError(f"directions must be a non-empty selection of {', '.join(DIRECTION_NAMES)}; got {directions!r}")
+    return sorted({DIRECTION_NAMES.index(d) for d in directions})
 
 
 def exact_gaussian_rows(weight: float, values: np.ndarray, kind: str) -> np.ndarray:
@@ -196,22 +207,26 @@ def exact_gaussian_rows(weight: float, values: np.ndarray, kind: str) -> np.ndar
     return np.repeat(exact[:, None], 4, axis=1)
 
 
-def refined(phases, values: np.ndarray, kind: str, accuracy: float, max_grid_points: int):
+def refined(phases, values: np.ndarray, kind: str, accuracy: float, max_grid_points: int,
+            directions=DIRECTION_NAMES):
     """Bounds at ``values`` (eps for kind "delta", delta for "epsilon"). A run of Gaussian
     mechanisms only is answered by its closed form; any other is refined until every row's gap
-    is <= accuracy, the next level would pass max_grid_points, or a refinement no longer halves
-    the largest gap (rounding, not the grid, limits it then).
-    Returns ((n, 3, 2) bounds, per-row gaps, attrs)."""
+    in ``directions`` is <= accuracy, the next level would pass max_grid_points, or a refinement
+    no longer halves the gap of any row still open (rounding, not the grid, limits it then).
+    Returns ((n, 3, 2) bounds, (n, 3) gaps per row and direction, attrs)."""
     accuracy = check_open_unit("accuracy", accuracy)
     max_grid_points = check_int_at_least("max_grid_points", max_grid_points, 2)
+    columns = direction_columns(directions)
+    refined_names = [DIRECTION_NAMES[c] for c in columns]
     weight = gaussian_weight(phases)
     if weight is not None:
         bounds = with_max(exact_gaussian_rows(weight, values, kind))
         attrs = {"method": "exact Gaussian mechanism (chua24 Prop. 3.1)", "engine_version": ENGINE_VERSION,
                  "gaussian_sigma": 1.0 / math.sqrt(weight), "grid_step": 0.0, "grid_points_largest": 0,
                  "max_grid_points": int(max_grid_points), "accuracy_requested": accuracy, "accuracy_reached": 0.0,
-                 "accuracy_floor": 0.0, "excess": 0.0, "refinements": 0, "converged": True}
-        return bounds, np.zeros(values.size), attrs
+                 "accuracy_floor": 0.0, "excess": 0.0, "refinements": 0, "converged": True,
+                 "directions_refined": refined_names}
+        return bounds, np.zeros((values.size, 3)), attrs
     rows_of = (lambda laws: delta_rows(laws, values)) if kind == "delta" else (lambda laws: epsilon_rows(laws, values))
     best, refinement, previous = None, 0, None
     label = " + ".join(f"{p.sampler}(sigma={p.sigma:g}, T={p.steps}, K={p.epochs})" for p in phases)
@@ -229,7 +244,8 @@ def refined(phases, values: np.ndarray, kind: str, accuracy: float, max_grid_poi
                 best[..., 1] = np.minimum(best[..., 1], bounds[..., 1])
             excess = max(charged_excess(laws.points, laws.h))
             floor = max(DELTA_FLOOR, EXCESS_FLOOR_FACTOR * excess) if kind == "delta" else EPSILON_FLOOR
-            gaps = row_gaps(best, floor)
+            all_gaps = direction_gaps(best, floor)
+            gaps = np.max(all_gaps[:, columns], axis=1)
             worst = float(np.max(gaps)) if gaps.size else 0.0
             converged = worst <= accuracy
             open_rows = gaps > accuracy
@@ -242,8 +258,9 @@ def refined(phases, values: np.ndarray, kind: str, accuracy: float, max_grid_poi
     attrs = {"method": "certified", "engine_version": ENGINE_VERSION, "grid_step": laws.h,
              "grid_points_largest": int(largest), "max_grid_points": int(max_grid_points),
              "accuracy_requested": accuracy, "accuracy_reached": worst, "accuracy_floor": floor,
-             "excess": excess, "refinements": refinement + 1, "converged": converged}
-    return best, gaps, attrs
+             "excess": excess, "refinements": refinement + 1, "converged": converged,
+             "directions_refined": refined_names}
+    return best, all_gaps, attrs
 
 
 def as_phases(phases) -> tuple[Phase, ...]:
