@@ -175,7 +175,9 @@ def test_the_dag_runs_through_sbatch_and_equals_a_local_run(slurm_dag, tiny_full
     assert any("/samples/" in name for name in compared) and "results/lebeda24_addremove/delta_mc.parquet" in compared
     # and the same verdicts: these experiments' claims judged on SLURM's results equal the local claims.csv
     judged = check_claims(CLAIMS, directory / "results", experiments=SLURM_DAG)
-    assert set(judged["experiment"]) == set(SLURM_DAG) and "not_run" not in set(judged["verdict"]), judged
+    # (the tiny config leaves some of their settings out: those claims are not_run in both runs)
+    decided = judged[judged["verdict"] != "not_run"]
+    assert set(decided["experiment"]) == set(SLURM_DAG) and {"reproduced", "not_reproduced"} <= set(decided["verdict"]), judged
     as_text = {"dtype": str, "keep_default_na": False}  # the CSV's text, cell by cell
     local = pd.read_csv(tiny_full_run / "results/claims.csv", **as_text)
     local = local[local["experiment"].isin(SLURM_DAG)].reset_index(drop=True)
