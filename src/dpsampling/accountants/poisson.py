@@ -80,12 +80,17 @@ def poisson_pld(run: PoissonAccounting, pessimistic: bool, discretization: float
 PLD_METHODS = ("certified", "dp_accounting")
 
 
-def _certified(kind: str, values, sampler: str, run: SubsampledGaussianRun, relative_accuracy: float) -> dict:
-    """The certified engine's bounds (``accountants.certified``) in pld_bounds.refined_bounds' shape."""
+ALL_DIRECTIONS = ("remove", "add", "max")
+
+
+def _certified(kind: str, values, sampler: str, run: SubsampledGaussianRun, relative_accuracy: float,
+               directions=ALL_DIRECTIONS) -> dict:
+    """The certified engine's bounds (``accountants.certified``) in pld_bounds.refined_bounds' shape,
+    refined in ``directions`` (accuracy: the largest gap over them)."""
     from dpsampling.accountants.certified import Accountant, Phase
 
     phase = Phase(sampler, run.sigma, run.steps, run.epochs, run.rate)
-    accountant = Accountant([phase], accuracy=min(relative_accuracy, 0.5))
+    accountant = Accountant([phase], accuracy=min(relative_accuracy, 0.5), directions=directions)
     frame = accountant.delta_bounds(values) if kind == "delta" else accountant.epsilon_bounds(values)
     quantity = "delta" if kind == "delta" else "epsilon"
     out = {}
@@ -93,7 +98,8 @@ def _certified(kind: str, values, sampler: str, run: SubsampledGaussianRun, rela
         rows = frame[frame["direction"] == direction]
         for bound in ("lower", "upper"):
             out[f"{key}_{bound}" if key else bound] = rows[f"{quantity}_{bound}"].to_numpy()
-    gaps = frame["accuracy"].to_numpy().reshape(-1, 3).max(axis=1)  # the row's largest over the directions
+    columns = [ALL_DIRECTIONS.index(d) for d in accountant.directions]
+    gaps = frame["accuracy"].to_numpy().reshape(-1, 3)[:, columns].max(axis=1)  # largest over the refined ones
     out["discretization"] = np.full(len(values), frame.attrs["grid_step"])
     out["accuracy"] = gaps
     out["converged"] = gaps <= relative_accuracy
@@ -107,7 +113,8 @@ def _check_method(method: str) -> str:
 
 
 def pld_delta(epsilon, run: PoissonAccounting, discretization: float = 1e-4, relative_accuracy: float = 1e-2,
-              min_discretization: float | None = None, method: str = "certified") -> dict:
+              min_discretization: float | None = None, method: str = "certified",
+              directions=ALL_DIRECTIONS) -> dict:
     """delta_P(eps) bounds: keys ``{remove,add}_{upper,lower}``, ``upper``, ``lower`` (arrays), and
     ``discretization``, ``accuracy``, ``converged`` per eps.
 
@@ -115,10 +122,11 @@ def pld_delta(epsilon, run: PoissonAccounting, discretization: float = 1e-4, rel
     ``relative_accuracy`` (``discretization`` is then its final grid step in log-likelihood-ratio);
     "dp_accounting": dp-accounting's PLDs (``pld_bounds.refined_bounds``), the interval starting
     at ``discretization`` and shrinking to ``min_discretization`` (default: no refinement).
+    ``directions``: those the certified engine refines (the others as reached; dp_accounting: all).
     """
     eps = check_array("epsilon", epsilon, check_nonnegative)
     if _check_method(method) == "certified":
-        return _certified("delta", eps, "poisson", run, relative_accuracy)
+        return _certified("delta", eps, "poisson", run, relative_accuracy, directions)
     minimum = discretization if min_discretization is None else min_discretization
     return pld_bounds.refined_bounds(lambda pessimistic, d: poisson_pld(run, pessimistic, d), "delta", eps,
                                      relative_accuracy, discretization, minimum)
@@ -131,12 +139,13 @@ def pld_epsilon(
     max_discretization: float = 1e-4,
     min_discretization: float = 1e-6,
     method: str = "certified",
+    directions=ALL_DIRECTIONS,
 ) -> dict:
     """eps_P(delta) bounds per direction and their maximum, plus the discretization, accuracy and
-    convergence per delta (method as for :func:`pld_delta`)."""
+    convergence per delta (method and directions as for :func:`pld_delta`)."""
     deltas = check_array("delta", delta, check_open_unit)
     if _check_method(method) == "certified":
-        return _certified("epsilon", deltas, "poisson", run, relative_accuracy)
+        return _certified("epsilon", deltas, "poisson", run, relative_accuracy, directions)
     return pld_bounds.refined_bounds(lambda pessimistic, d: poisson_pld(run, pessimistic, d), "epsilon", deltas,
                                      relative_accuracy, max_discretization, min_discretization)
 

@@ -36,6 +36,20 @@ SAMPLER_RELATIONS = {sampler: _ADD_REMOVE for sampler in SAMPLERS} | {"wor": (*_
 """Relations each sampler's accountant supports (others raise ValueError)."""
 
 
+REFINE_CHOICES = ("all", "relation")
+"""What a certified bound is refined in: every direction, or the one the relation reads."""
+
+
+def refined_directions(refine: str, relation: str) -> tuple[str, ...]:
+    """The directions a certified bound is refined in to its accuracy: every one ("all"), or the
+    one the relation's top-level columns read ("relation": max for add_or_remove; substitution,
+    whose bounds come from both directions: every one). The others are reported as reached."""
+    check_choice("refine", refine, REFINE_CHOICES)
+    if refine == "all" or relation == "substitution":
+        return ("remove", "add", "max")
+    return ("max",) if relation == "add_or_remove" else (relation,)
+
+
 def relation_help(samplers=None) -> str:
     """Which relations each sampler (default: every one known) supports, for --help texts."""
     samplers = SAMPLER_RELATIONS if samplers is None else [s for s in samplers if s in SAMPLER_RELATIONS]

@@ -29,7 +29,12 @@ import pandas as pd
 from dpsampling import SAMPLERS
 from dpsampling.accountants import deterministic, poisson, shuffle
 from dpsampling.accountants import wor as wor_accountant
-from dpsampling.accountants.relations import DEFAULT_RELATION, check_sampler_relation, select_relation
+from dpsampling.accountants.relations import (
+    DEFAULT_RELATION,
+    check_sampler_relation,
+    refined_directions,
+    select_relation,
+)
 from dpsampling.validation import (
     check_array,
     check_choice,
@@ -53,6 +58,7 @@ class AccountingOptions:
     c_grid: tuple = shuffle.DEFAULT_C_GRID  # (start, stop, step) of the shuffle C grid
     refine_c: bool = True
     sampling_rate: float | None = None  # Poisson and wor rate; default 1/steps
+    refine: str = "all"  # certified bounds: "all" directions to the accuracy, or the "relation"'s alone
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -94,17 +100,19 @@ def delta_table(sampler: str, sigma: float, steps: int, epsilons, epochs: int = 
                 relation: str = DEFAULT_RELATION) -> pd.DataFrame:
     """delta bounds for each eps (rows) for one sampler, bounding ``relation``."""
     check_sampler_relation(sampler, relation)
+    options = options or AccountingOptions()
+    directions = refined_directions(options.refine, relation)
     if sampler == "wor":
         _check_common(sampler, sigma, steps, epochs)
-        return select_relation(wor_accountant.delta_frame(sigma, steps, epsilons, epochs, options or AccountingOptions(),
-                                                         relation), "delta", relation)
-    return select_relation(_delta_table(sampler, sigma, steps, epsilons, epochs, options), "delta", relation)
+        return select_relation(wor_accountant.delta_frame(sigma, steps, epsilons, epochs, options, relation,
+                                                         directions), "delta", relation)
+    return select_relation(_delta_table(sampler, sigma, steps, epsilons, epochs, options, directions), "delta", relation)
 
 
-def _delta_table(sampler: str, sigma: float, steps: int, epsilons, epochs: int = 1, options=None) -> pd.DataFrame:
+def _delta_table(sampler: str, sigma: float, steps: int, epsilons, epochs: int, options: AccountingOptions,
+                 directions) -> pd.DataFrame:
     _check_common(sampler, sigma, steps, epochs)
     eps = check_array("epsilon", epsilons, check_nonnegative)
-    options = options or AccountingOptions()
     if sampler in ("deterministic", "shuffle"):
         exact = deterministic.deterministic_delta(eps, sigma, epochs)
         both = {"max": exact, "remove": exact, "add": exact}
@@ -117,7 +125,7 @@ def _delta_table(sampler: str, sigma: float, steps: int, epsilons, epochs: int =
         return _frame("epsilon", eps, columns)
     run = poisson.PoissonAccounting(sigma, steps, epochs, options.sampling_rate)
     pld = poisson.pld_delta(eps, run, options.pld_discretization, options.pld_relative_accuracy,
-                            options.pld_min_discretization, method=options.pld_method)
+                            options.pld_min_discretization, method=options.pld_method, directions=directions)
     columns = _bound_columns(
         "delta",
         {"max": pld["lower"], "remove": pld["remove_lower"], "add": pld["add_lower"]},
@@ -131,17 +139,20 @@ def epsilon_table(sampler: str, sigma: float, steps: int, deltas, epochs: int = 
                   relation: str = DEFAULT_RELATION) -> pd.DataFrame:
     """eps bounds for each delta (rows) for one sampler, bounding ``relation``."""
     check_sampler_relation(sampler, relation)
+    options = options or AccountingOptions()
+    directions = refined_directions(options.refine, relation)
     if sampler == "wor":
         _check_common(sampler, sigma, steps, epochs)
-        return select_relation(wor_accountant.epsilon_frame(sigma, steps, deltas, epochs, options or AccountingOptions(),
-                                                           relation), "epsilon", relation)
-    return select_relation(_epsilon_table(sampler, sigma, steps, deltas, epochs, options), "epsilon", relation)
+        return select_relation(wor_accountant.epsilon_frame(sigma, steps, deltas, epochs, options, relation,
+                                                           directions), "epsilon", relation)
+    return select_relation(_epsilon_table(sampler, sigma, steps, deltas, epochs, options, directions), "epsilon",
+                           relation)
 
 
-def _epsilon_table(sampler: str, sigma: float, steps: int, deltas, epochs: int = 1, options=None) -> pd.DataFrame:
+def _epsilon_table(sampler: str, sigma: float, steps: int, deltas, epochs: int, options: AccountingOptions,
+                   directions) -> pd.DataFrame:
     _check_common(sampler, sigma, steps, epochs)
     deltas = check_array("delta", deltas, check_open_unit)
-    options = options or AccountingOptions()
     if sampler in ("deterministic", "shuffle"):
         exact = deterministic.deterministic_epsilon(deltas, sigma, epochs)
         both = {"max": exact, "remove": exact, "add": exact}
@@ -160,6 +171,7 @@ def _epsilon_table(sampler: str, sigma: float, steps: int, deltas, epochs: int =
         max_discretization=options.pld_discretization,
         min_discretization=options.pld_min_discretization,
         method=options.pld_method,
+        directions=directions,
     )
     columns = _bound_columns(
         "epsilon",

@@ -34,6 +34,7 @@ from dpsampling.accountants import pld_bounds
 from dpsampling.accountants.gaussian import gaussian_pld
 from dpsampling.accountants.pairs import SubsampledPair
 from dpsampling.accountants.poisson import (
+    ALL_DIRECTIONS,
     PoissonAccounting,
     SubsampledGaussianRun,
     _certified,
@@ -61,12 +62,13 @@ def wor_pld(run: WorAccounting, pessimistic: bool, discretization: float):
 
 
 def pld_delta(epsilon, run: WorAccounting, discretization: float = 1e-4, relative_accuracy: float = 1e-2,
-              min_discretization: float | None = None, method: str = "certified") -> dict:
+              min_discretization: float | None = None, method: str = "certified",
+              directions=ALL_DIRECTIONS) -> dict:
     """delta_W(eps) bounds: keys ``{remove,add}_{upper,lower}``, ``upper``, ``lower`` (arrays), and
-    ``discretization``, ``accuracy``, ``converged`` per eps (method: as ``poisson.pld_delta``)."""
+    ``discretization``, ``accuracy``, ``converged`` per eps (method, directions: as ``poisson.pld_delta``)."""
     eps = check_array("epsilon", epsilon, check_nonnegative)
     if _check_method(method) == "certified":
-        return _certified("delta", eps, "wor", run, relative_accuracy)
+        return _certified("delta", eps, "wor", run, relative_accuracy, directions)
     minimum = discretization if min_discretization is None else min_discretization
     return pld_bounds.refined_bounds(lambda pessimistic, d: wor_pld(run, pessimistic, d), "delta", eps,
                                      relative_accuracy, discretization, minimum)
@@ -100,12 +102,12 @@ def refine_upper(build_upper, deltas, relative_accuracy: float, max_discretizati
 
 
 def pld_epsilon(delta, run: WorAccounting, relative_accuracy: float = 1e-2, max_discretization: float = 1e-4,
-                min_discretization: float = 1e-6, method: str = "certified") -> dict:
+                min_discretization: float = 1e-6, method: str = "certified", directions=ALL_DIRECTIONS) -> dict:
     """eps_W(delta) per direction and bound, their maximum, and the interval, accuracy and
-    convergence per delta (method: as ``poisson.pld_epsilon``)."""
+    convergence per delta (method, directions: as ``poisson.pld_epsilon``)."""
     deltas = check_array("delta", delta, check_open_unit)
     if _check_method(method) == "certified":
-        return _certified("epsilon", deltas, "wor", run, relative_accuracy)
+        return _certified("epsilon", deltas, "wor", run, relative_accuracy, directions)
     return pld_bounds.refined_bounds(lambda pessimistic, d: wor_pld(run, pessimistic, d), "epsilon", deltas,
                                      relative_accuracy, max_discretization, min_discretization)
 
@@ -225,8 +227,9 @@ def _record(frame: pd.DataFrame, bounds: dict, options) -> pd.DataFrame:
     return frame
 
 
-def delta_frame(sigma, steps, epsilons, epochs, options, relation: str) -> pd.DataFrame:
-    """delta bounds per eps under ``relation`` (substitution: Appendix D; otherwise Thm 10.2)."""
+def delta_frame(sigma, steps, epsilons, epochs, options, relation: str, directions=ALL_DIRECTIONS) -> pd.DataFrame:
+    """delta bounds per eps under ``relation`` (substitution: Appendix D; otherwise Thm 10.2),
+    the certified ones refined in ``directions``."""
     eps = check_array("epsilon", epsilons, check_nonnegative)
     run = WorAccounting(sigma, steps, epochs, options.sampling_rate)
     if relation == "substitution":
@@ -235,7 +238,7 @@ def delta_frame(sigma, steps, epsilons, epochs, options, relation: str) -> pd.Da
         rdp = bounds["rdp"]
     else:
         bounds = pld_delta(eps, run, options.pld_discretization, options.pld_relative_accuracy,
-                           options.pld_min_discretization, method=options.pld_method)
+                           options.pld_min_discretization, method=options.pld_method, directions=directions)
         rdp = rdp_delta(eps, run)
     frame = pd.DataFrame({"epsilon": eps, **_columns("delta", bounds, rdp)})
     frame = _record(frame, bounds, options)
@@ -243,8 +246,8 @@ def delta_frame(sigma, steps, epsilons, epochs, options, relation: str) -> pd.Da
     return frame
 
 
-def epsilon_frame(sigma, steps, deltas, epochs, options, relation: str) -> pd.DataFrame:
-    """eps bounds per delta under ``relation``."""
+def epsilon_frame(sigma, steps, deltas, epochs, options, relation: str, directions=ALL_DIRECTIONS) -> pd.DataFrame:
+    """eps bounds per delta under ``relation``, the certified ones refined in ``directions``."""
     deltas = check_array("delta", deltas, check_open_unit)
     run = WorAccounting(sigma, steps, epochs, options.sampling_rate)
     settings = (options.pld_relative_accuracy, options.pld_discretization, options.pld_min_discretization)
@@ -252,7 +255,7 @@ def epsilon_frame(sigma, steps, deltas, epochs, options, relation: str) -> pd.Da
         bounds = substitution_epsilon(deltas, run, *settings, method=options.pld_method)
         rdp = bounds["rdp"]
     else:
-        bounds = pld_epsilon(deltas, run, *settings, method=options.pld_method)
+        bounds = pld_epsilon(deltas, run, *settings, method=options.pld_method, directions=directions)
         rdp = rdp_epsilon(deltas, run)
     frame = pd.DataFrame({"delta": deltas, **_columns("epsilon", bounds, rdp)})
     frame = _record(frame, bounds, options)

@@ -25,7 +25,7 @@ from dpsampling.accountants.ballsbins_pld import (
     ballsbins_delta_bounds,
     ballsbins_epsilon_bounds,
 )
-from dpsampling.accountants.relations import DEFAULT_RELATION, check_sampler_relation
+from dpsampling.accountants.relations import DEFAULT_RELATION, check_sampler_relation, refined_directions
 from dpsampling.validation import check_open_unit
 
 BALLS_AND_BINS = "balls_and_bins"
@@ -109,7 +109,9 @@ def _certified(args, query: str, values):
     cap = DEFAULT_MAX_GRID_POINTS if args.max_grid_points is None else args.max_grid_points
     with progress.bar("certified PLD bounds") as bar:
         function = ballsbins_delta_bounds if query == "epsilon" else ballsbins_epsilon_bounds
-        frame = function(args.sigma, args.steps, values, epochs=args.epochs, accuracy=accuracy, max_grid_points=cap)
+        directions = refined_directions(getattr(args, "refine", "all"), getattr(args, "relation", DEFAULT_RELATION))
+        frame = function(args.sigma, args.steps, values, epochs=args.epochs, accuracy=accuracy, max_grid_points=cap,
+                         directions=directions)
         bar.update()
     return frame
 

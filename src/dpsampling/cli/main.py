@@ -9,6 +9,7 @@ import sys
 
 from dpsampling import __version__, progress
 from dpsampling.accountants.poisson import PLD_METHODS
+from dpsampling.accountants.relations import REFINE_CHOICES
 from dpsampling.accountants.tables import ACCOUNTED_SAMPLERS, AccountingOptions, delta_table, epsilon_table
 from dpsampling.cli.ballsbins import (
     BALLS_AND_BINS,
@@ -79,6 +80,9 @@ def _build_parser() -> argparse.ArgumentParser:
     account.add_argument("--accuracy", type=float, metavar="A",
                          help="refine the certified bounds until (upper - lower) / upper <= A in every row and "
                               "direction, in (0, 1) (default 0.01)")
+    account.add_argument("--refine", choices=REFINE_CHOICES, default="all",
+                         help="certified bounds: bring every direction within --accuracy (all, the default) or "
+                              "only the one --relation reads (relation: faster; the others as reached)")
     account.add_argument("--pld-method", choices=PLD_METHODS, default="certified",
                          help="poisson and wor: certified (the default) or dp_accounting (dp-accounting's PLDs)")
     account.add_argument("--pld-discretization", type=float, default=AccountingOptions.pld_discretization,
@@ -137,7 +141,7 @@ def _account(args) -> int:
     options = AccountingOptions(pld_discretization=args.pld_discretization, sampling_rate=sampling_rate(args),
                                 pld_min_discretization=args.pld_min_discretization,
                                 pld_relative_accuracy=0.01 if args.accuracy is None else args.accuracy,
-                                pld_method=args.pld_method)
+                                pld_method=args.pld_method, refine=args.refine)
     if args.epsilon is not None:
         frame = delta_table(args.sampler, args.sigma, args.steps, args.epsilon, args.epochs, options, args.relation)
         key, quantity = "epsilon", "delta"

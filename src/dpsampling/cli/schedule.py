@@ -8,6 +8,7 @@ import math
 from dpsampling import __version__
 from dpsampling.accountants.certified import Accountant
 from dpsampling.accountants.certified.schedule import load_schedule
+from dpsampling.accountants.relations import DEFAULT_RELATION, refined_directions
 
 DIRECTIONS = ("remove", "add", "max")
 
@@ -39,7 +40,8 @@ def account_schedule(args) -> int:
     if args.sampler is not None or args.sigma is not None or args.steps is not None:
         raise ValueError("--schedule describes the whole run: give it without --sampler, --sigma and --steps")
     phases = load_schedule(args.schedule)
-    accountant = Accountant(phases, accuracy=0.01 if args.accuracy is None else args.accuracy)
+    directions = refined_directions(getattr(args, "refine", "all"), DEFAULT_RELATION)  # the top-level rows: max
+    accountant = Accountant(phases, accuracy=0.01 if args.accuracy is None else args.accuracy, directions=directions)
     if args.epsilon is not None:
         frame, key, quantity = accountant.delta_bounds(args.epsilon), "epsilon", "delta"
     else:

@@ -15,7 +15,7 @@ from ...validation import check_array, check_int_at_least, check_nonnegative, ch
 from ..certified import Accountant, Phase, calibrate_sigma
 from ..certified import ballsbins as _laws
 from ..certified.compose import COARSEST_STEP, SPREAD_SCALE
-from ..certified.engine import ENGINE_VERSION, MIN_SIGMA
+from ..certified.engine import DIRECTION_NAMES, ENGINE_VERSION, MIN_SIGMA
 
 DEFAULT_MAX_GRID_POINTS = 40_000
 COLUMNS = {"delta": ("epsilon", "direction", "delta_lower", "delta_upper"),
@@ -32,11 +32,11 @@ def _check_common(sigma, steps, epochs, accuracy, max_grid_points):
             check_int_at_least("max_grid_points", max_grid_points, 2))
 
 
-def _bounds(quantity, values, sigma, steps, epochs, accuracy, max_grid_points) -> pd.DataFrame:
+def _bounds(quantity, values, sigma, steps, epochs, accuracy, max_grid_points, directions) -> pd.DataFrame:
     """The engine's frame for one balls-and-bins phase, with this module's columns and attrs."""
     sigma, steps, epochs, accuracy, max_grid_points = _check_common(sigma, steps, epochs, accuracy, max_grid_points)
     accountant = Accountant([Phase("balls_and_bins", sigma, steps, epochs)], accuracy=accuracy,
-                            max_grid_points=max_grid_points)
+                            max_grid_points=max_grid_points, directions=directions)
     frame = accountant.delta_bounds(values) if quantity == "delta" else accountant.epsilon_bounds(values)
     attrs = dict(frame.attrs)
     out = frame.loc[:, list(COLUMNS[quantity])]
@@ -49,19 +49,19 @@ def _bounds(quantity, values, sigma, steps, epochs, accuracy, max_grid_points) -
 
 
 def ballsbins_delta_bounds(sigma, steps, epsilons, *, epochs=1, accuracy=0.01,
-                           max_grid_points=DEFAULT_MAX_GRID_POINTS) -> pd.DataFrame:
+                           max_grid_points=DEFAULT_MAX_GRID_POINTS, directions=DIRECTION_NAMES) -> pd.DataFrame:
     """Certified bounds on delta(eps) of balls-and-bins (``steps`` steps, ``epochs`` epochs).
 
     One row per (epsilon, direction), direction in remove, add, max; columns epsilon,
     direction, delta_lower, delta_upper. ``frame.attrs``: method, engine_version, the grid of
     the last refinement, accuracy_requested, accuracy_reached (max of (upper - lower) / upper
-    over rows above the floor), refinements, converged."""
+    over rows above the floor and the ``directions`` refined), refinements, converged."""
     eps = check_array("epsilon", epsilons, check_nonnegative)
-    return _bounds("delta", eps, sigma, steps, epochs, accuracy, max_grid_points)
+    return _bounds("delta", eps, sigma, steps, epochs, accuracy, max_grid_points, directions)
 
 
 def ballsbins_epsilon_bounds(sigma, steps, deltas, *, epochs=1, accuracy=0.01,
-                             max_grid_points=DEFAULT_MAX_GRID_POINTS) -> pd.DataFrame:
+                             max_grid_points=DEFAULT_MAX_GRID_POINTS, directions=DIRECTION_NAMES) -> pd.DataFrame:
     """Certified bounds on eps(delta) = min{eps >= 0: delta(eps) <= delta}.
 
     epsilon_upper: the smallest eps >= 0 with delta_upper(eps) <= delta for the discrete law
@@ -70,7 +70,7 @@ def ballsbins_epsilon_bounds(sigma, steps, deltas, *, epochs=1, accuracy=0.01,
     Columns delta, direction, epsilon_lower, epsilon_upper; attrs as for the delta bounds,
     accuracy measured on eps."""
     ds = check_array("delta", deltas, check_open_unit)
-    return _bounds("epsilon", ds, sigma, steps, epochs, accuracy, max_grid_points)
+    return _bounds("epsilon", ds, sigma, steps, epochs, accuracy, max_grid_points, directions)
 
 
 def calibrate_ballsbins_sigma(target_epsilon, delta, steps, *, epochs=1, accuracy=0.01,
