@@ -19,7 +19,12 @@ import numpy as np
 from dpsampling import SAMPLERS
 from dpsampling.accountants import deterministic, shuffle, wor
 from dpsampling.accountants.gaussian import DEFAULT_SEARCH, SigmaSearch, bisect_sigma
-from dpsampling.accountants.relations import DEFAULT_RELATION, SUBSAMPLED_SAMPLERS, check_sampler_relation
+from dpsampling.accountants.relations import (
+    DEFAULT_RELATION,
+    SUBSAMPLED_SAMPLERS,
+    check_sampler_relation,
+    relation_direction,
+)
 from dpsampling.validation import check_choice, check_int_at_least, check_nonnegative, check_open_unit
 
 CALIBRATED_SAMPLERS = SAMPLERS
@@ -27,8 +32,7 @@ CALIBRATED_SAMPLERS = SAMPLERS
 
 def _direction_delta(frame, relation: str, column: str = "delta_upper") -> float:
     """The relation's value of a per-direction bounds frame (rows remove, add, max)."""
-    direction = "max" if relation == "add_or_remove" else relation
-    return float(frame.loc[frame["direction"] == direction, column].iloc[0])
+    return float(frame.loc[frame["direction"] == relation_direction(relation), column].iloc[0])
 
 
 def _shuffle_lower(sigma, epsilon, steps, epochs, relation) -> float:
@@ -87,7 +91,7 @@ def calibrate_sigma(sampler: str, epsilon: float, delta: float, steps: int, epoc
 
     def certified_upper(sigma):
         frame = Accountant([Phase(sampler, sigma, steps, epochs, rate)], accuracy=accuracy,
-                           directions=("max" if relation == "add_or_remove" else relation,)).delta_bounds([epsilon])
+                           directions=(relation_direction(relation),)).delta_bounds([epsilon])
         return _direction_delta(frame, relation)
 
     result = bisect_sigma(certified_upper, delta, rtol, sigma_start)

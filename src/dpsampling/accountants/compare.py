@@ -25,6 +25,7 @@ from dpsampling import SAMPLERS, progress
 from dpsampling.accountants import deterministic, shuffle
 from dpsampling.accountants.calibration import calibrate_sigma
 from dpsampling.accountants.gaussian import SigmaSearch
+from dpsampling.accountants.relations import relation_direction
 from dpsampling.accountants.tables import AccountingOptions, epsilon_table
 from dpsampling.validation import check_int_at_least, check_open_unit, check_positive
 
@@ -71,10 +72,6 @@ class Run:
         return float(self.batch_size) if sampler in ("poisson", "wor") else self.dataset_size / self.steps
 
 
-def _direction(relation: str) -> str:
-    return "max" if relation == "add_or_remove" else relation
-
-
 def epsilon_bounds(sampler: str, run: Run, sigma: float, relation: str = "add_or_remove",
                    accuracy: float = 0.01) -> tuple[float, float]:
     """(eps lower, eps upper) of ``sampler`` on ``run`` at ``sigma`` for the relation."""
@@ -94,7 +91,7 @@ def epsilon_bounds(sampler: str, run: Run, sigma: float, relation: str = "add_or
     from dpsampling.accountants.certified import Accountant, Phase
 
     rate = run.rate if sampler in ("poisson", "wor") else None
-    direction = _direction(relation)
+    direction = relation_direction(relation)
     frame = Accountant([Phase(sampler, sigma, steps, epochs, rate)], accuracy=accuracy,
                        directions=(direction,)).epsilon_bounds([delta])
     row = frame[frame["direction"] == direction].iloc[0]

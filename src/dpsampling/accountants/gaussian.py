@@ -28,7 +28,7 @@ from dp_accounting.pld import privacy_loss_distribution as pld_lib
 
 from dpsampling import DIRECTIONS
 from dpsampling.accountants import pld_bounds
-from dpsampling.accountants.relations import check_relation, check_sampler, sampler_distance
+from dpsampling.accountants.relations import check_relation, check_sampler, relation_direction, sampler_distance
 from dpsampling.validation import (
     check_array,
     check_int_at_least,
@@ -176,7 +176,7 @@ def calibrate_sigma_at_rate(sampler: str, epsilon: float, delta: float, rate: fl
         if bound == "upper":  # the certified engine (accountants.certified)
             from dpsampling.accountants.certified import Accountant, Phase
 
-            direction = "max" if relation == "add_or_remove" else relation
+            direction = relation_direction(relation)
             frame = Accountant([Phase(sampler, s, steps, 1, rate)], accuracy=search.accuracy,
                                directions=(direction,)).delta_bounds([epsilon])
             return float(frame.loc[frame["direction"] == direction, "delta_upper"].iloc[0])

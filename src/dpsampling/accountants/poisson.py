@@ -26,6 +26,7 @@ import numpy as np
 from dp_accounting.pld import privacy_loss_distribution as pld_lib
 
 from dpsampling.accountants import pld_bounds
+from dpsampling.accountants.relations import DIRECTION_NAMES
 from dpsampling.validation import (
     check_array,
     check_int_at_least,
@@ -80,11 +81,8 @@ def poisson_pld(run: PoissonAccounting, pessimistic: bool, discretization: float
 PLD_METHODS = ("certified", "dp_accounting")
 
 
-ALL_DIRECTIONS = ("remove", "add", "max")
-
-
 def _certified(kind: str, values, sampler: str, run: SubsampledGaussianRun, relative_accuracy: float,
-               directions=ALL_DIRECTIONS) -> dict:
+               directions=DIRECTION_NAMES) -> dict:
     """The certified engine's bounds (``accountants.certified``) in pld_bounds.refined_bounds' shape,
     refined in ``directions`` (accuracy: the largest gap over them)."""
     from dpsampling.accountants.certified import Accountant, Phase
@@ -98,7 +96,7 @@ def _certified(kind: str, values, sampler: str, run: SubsampledGaussianRun, rela
         rows = frame[frame["direction"] == direction]
         for bound in ("lower", "upper"):
             out[f"{key}_{bound}" if key else bound] = rows[f"{quantity}_{bound}"].to_numpy()
-    columns = [ALL_DIRECTIONS.index(d) for d in accountant.directions]
+    columns = [DIRECTION_NAMES.index(d) for d in accountant.directions]
     gaps = frame["accuracy"].to_numpy().reshape(-1, 3)[:, columns].max(axis=1)  # largest over the refined ones
     out["discretization"] = np.full(len(values), frame.attrs["grid_step"])
     out["accuracy"] = gaps
@@ -114,7 +112,7 @@ def _check_method(method: str) -> str:
 
 def pld_delta(epsilon, run: PoissonAccounting, discretization: float = 1e-4, relative_accuracy: float = 1e-2,
               min_discretization: float | None = None, method: str = "certified",
-              directions=ALL_DIRECTIONS) -> dict:
+              directions=DIRECTION_NAMES) -> dict:
     """delta_P(eps) bounds: keys ``{remove,add}_{upper,lower}``, ``upper``, ``lower`` (arrays), and
     ``discretization``, ``accuracy``, ``converged`` per eps.
 
@@ -139,7 +137,7 @@ def pld_epsilon(
     max_discretization: float = 1e-4,
     min_discretization: float = 1e-6,
     method: str = "certified",
-    directions=ALL_DIRECTIONS,
+    directions=DIRECTION_NAMES,
 ) -> dict:
     """eps_P(delta) bounds per direction and their maximum, plus the discretization, accuracy and
     convergence per delta (method and directions as for :func:`pld_delta`)."""

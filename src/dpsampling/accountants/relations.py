@@ -36,6 +36,8 @@ SAMPLER_RELATIONS = {sampler: _ADD_REMOVE for sampler in SAMPLERS} | {"wor": (*_
 """Relations each sampler's accountant supports (others raise ValueError)."""
 
 
+DIRECTION_NAMES = (*DIRECTIONS, "max")
+"""The rows of a certified frame: each direction and their maximum."""
 REFINE_CHOICES = ("all", "relation")
 """What a certified bound is refined in: every direction, or the one the relation reads."""
 
@@ -46,8 +48,13 @@ def refined_directions(refine: str, relation: str) -> tuple[str, ...]:
     whose bounds come from both directions: every one). The others are reported as reached."""
     check_choice("refine", refine, REFINE_CHOICES)
     if refine == "all" or relation == "substitution":
-        return ("remove", "add", "max")
-    return ("max",) if relation == "add_or_remove" else (relation,)
+        return DIRECTION_NAMES
+    return (relation_direction(relation),)
+
+
+def relation_direction(relation: str) -> str:
+    """The row of a certified frame that an add / remove / add_or_remove relation reads."""
+    return "max" if relation == "add_or_remove" else relation
 
 
 def relation_help(samplers=None) -> str:

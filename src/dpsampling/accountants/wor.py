@@ -34,7 +34,6 @@ from dpsampling.accountants import pld_bounds
 from dpsampling.accountants.gaussian import gaussian_pld
 from dpsampling.accountants.pairs import SubsampledPair
 from dpsampling.accountants.poisson import (
-    ALL_DIRECTIONS,
     PoissonAccounting,
     SubsampledGaussianRun,
     _certified,
@@ -42,6 +41,7 @@ from dpsampling.accountants.poisson import (
     poisson_rdp_delta,
     poisson_rdp_epsilon,
 )
+from dpsampling.accountants.relations import DIRECTION_NAMES
 from dpsampling.accountants.substitution import pld_from_curve, rdp_wor_substitution_delta, rdp_wor_substitution_epsilon
 from dpsampling.validation import check_array, check_nonnegative, check_open_unit
 
@@ -63,7 +63,7 @@ def wor_pld(run: WorAccounting, pessimistic: bool, discretization: float):
 
 def pld_delta(epsilon, run: WorAccounting, discretization: float = 1e-4, relative_accuracy: float = 1e-2,
               min_discretization: float | None = None, method: str = "certified",
-              directions=ALL_DIRECTIONS) -> dict:
+              directions=DIRECTION_NAMES) -> dict:
     """delta_W(eps) bounds: keys ``{remove,add}_{upper,lower}``, ``upper``, ``lower`` (arrays), and
     ``discretization``, ``accuracy``, ``converged`` per eps (method, directions: as ``poisson.pld_delta``)."""
     eps = check_array("epsilon", epsilon, check_nonnegative)
@@ -102,7 +102,7 @@ def refine_upper(build_upper, deltas, relative_accuracy: float, max_discretizati
 
 
 def pld_epsilon(delta, run: WorAccounting, relative_accuracy: float = 1e-2, max_discretization: float = 1e-4,
-                min_discretization: float = 1e-6, method: str = "certified", directions=ALL_DIRECTIONS) -> dict:
+                min_discretization: float = 1e-6, method: str = "certified", directions=DIRECTION_NAMES) -> dict:
     """eps_W(delta) per direction and bound, their maximum, and the interval, accuracy and
     convergence per delta (method, directions: as ``poisson.pld_epsilon``)."""
     deltas = check_array("delta", delta, check_open_unit)
@@ -227,7 +227,7 @@ def _record(frame: pd.DataFrame, bounds: dict, options) -> pd.DataFrame:
     return frame
 
 
-def delta_frame(sigma, steps, epsilons, epochs, options, relation: str, directions=ALL_DIRECTIONS) -> pd.DataFrame:
+def delta_frame(sigma, steps, epsilons, epochs, options, relation: str, directions=DIRECTION_NAMES) -> pd.DataFrame:
     """delta bounds per eps under ``relation`` (substitution: Appendix D; otherwise Thm 10.2),
     the certified ones refined in ``directions``."""
     eps = check_array("epsilon", epsilons, check_nonnegative)
@@ -246,7 +246,7 @@ def delta_frame(sigma, steps, epsilons, epochs, options, relation: str, directio
     return frame
 
 
-def epsilon_frame(sigma, steps, deltas, epochs, options, relation: str, directions=ALL_DIRECTIONS) -> pd.DataFrame:
+def epsilon_frame(sigma, steps, deltas, epochs, options, relation: str, directions=DIRECTION_NAMES) -> pd.DataFrame:
     """eps bounds per delta under ``relation``, the certified ones refined in ``directions``."""
     deltas = check_array("delta", deltas, check_open_unit)
     run = WorAccounting(sigma, steps, epochs, options.sampling_rate)

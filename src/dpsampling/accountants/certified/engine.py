@@ -28,6 +28,7 @@ import numpy as np
 from ... import progress
 from ...validation import check_int_at_least, check_open_unit, check_positive, check_rate
 from .. import deterministic
+from ..relations import DIRECTION_NAMES
 from . import _kernels
 from .compose import ballsbins_run_laws, subsampled_laws
 from .laws import Laws, charged_excess
@@ -41,7 +42,6 @@ EPSILON_FLOOR = 1e-4
 DEFAULT_MAX_GRID_POINTS = 2**21  # ~1 GB at the largest (a single step's law, FFT at 3 tilts)
 MIN_SIGMA = 0.05  # below, log Y's grid passes exp's range
 CERTIFIED_SAMPLERS = ("poisson", "wor", "balls_and_bins", "deterministic")
-DIRECTION_NAMES = ("remove", "add", "max")
 
 
 @dataclass(frozen=True)
