@@ -63,3 +63,19 @@ def test_theorem_4_1_holds_on_the_toy_grid(tables):
     assert isinstance(frame, pd.DataFrame) and frame["holds"].all()
     value, _ = load_experiment("chua24_thm41").CLAIMS[0].measure(frame)
     assert value == 0.0
+
+
+def test_fig7_text_numbers_match_eps_half_of_the_papers_setting_not_eps_one():
+    """chua24 Fig. 7: at the paper's sigma = 1.0, T = 1000, the text's three 'eps = 1' numbers are
+    matched at eps = 0.5 by the certified PLD bracket, the RDP bound and the E_C bound, and at eps = 1
+    by none of them (the reading claim says 0.5)."""
+    module = load_experiment("chua24_fig7")
+    spec = {"sigma": 1.0, "steps": 1000, "samplers": ["poisson", "shuffle"],
+            "epsilon_grid": {"start": 0.5, "stop": 1.0, "num": 2}}
+    settings = {"pld": {"relative_accuracy": 0.01}, "shuffle": {"c_grid": {"start": 0.0, "stop": 20.0, "step": 0.01},
+                                                               "refine": True}}
+    frame = module.compute(spec, settings)
+    assert module.matches_at(frame, 0.5) == {"pld": True, "rdp": True, "shuffle": True}
+    assert not any(module.matches_at(frame, 1.0).values())
+    value, note = next(c for c in module.CLAIMS if c.claim_id == "chua24_fig7_reading").measure(frame)
+    assert value == 0.5, note
