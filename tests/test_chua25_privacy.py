@@ -158,10 +158,12 @@ def test_truncation_claims_have_verdicts(tmp_path):
     assert table.loc["chua25_trunc_search_b2048", "verdict"] == "reproduced"  # 2458 exactly
     assert table.loc["chua25_trunc_pctr_b262144", "our_value"] == 266419  # 56 below the paper's 266475
     assert "delta'(paper's B) = 3.9" in table.loc["chua25_trunc_pctr_b262144", "note"]
-    # a toy table (another n) is not judged
+    # a toy table (another n) is not judged: reported at its setting, beside the paper's (issue 24.7)
     toy = dict(spec, datasets={"pctr": 1_000_000, "search": 1_000_000})
     write_table(trunc.truncation_table(toy), tmp_path / "chua25_trunc" / "table.parquet", toy)
-    assert set(_claims(tmp_path, ["chua25_trunc"])["verdict"]) == {"not_run"}
+    toy_table = _claims(tmp_path, ["chua25_trunc"])
+    assert set(toy_table["verdict"]) == {"not_at_paper_setting"}
+    assert toy_table.loc["chua25_trunc_pctr_b1024", "note"].startswith("run at pctr.n = 1000000; the paper's: pctr.n = 37000000")
 
 
 def _fig3_summary(sigma_left=0.4):
@@ -184,7 +186,7 @@ def test_importance_weight_claims(tmp_path):
     solved = brentq(lambda e: bb.log_importance_probability(0.4, 5000, e, "remove") - math.log(3.75e-3), 0, 20)
     assert f"{solved:.4f}" in left["note"] and abs(solved - 9.0) < 0.01
     write_table(_fig3_summary(sigma_left=0.5), tmp_path / "chua25_fig3" / "summary.parquet", {})
-    assert _claims(tmp_path, ["chua25_fig3"]).loc["chua25_fig3_weight_left", "verdict"] == "not_run"
+    assert _claims(tmp_path, ["chua25_fig3"]).loc["chua25_fig3_weight_left", "verdict"] == "not_at_paper_setting"
 
 
 PRIVACY_CLAIMS = [c for c in CLAIMS if c.experiment.startswith("chua25_") and c.experiment != "chua25_fig1"]

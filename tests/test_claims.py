@@ -43,7 +43,7 @@ def test_missing_results_are_not_run_with_a_reason(tmp_path):
 def test_a_claim_checked_against_a_hand_made_table(tmp_path):
     rows = [dict(sigma=0.5, steps=10000, delta=1e-6, sampler="poisson", method="pld", bound="upper", direction="max",
                  epsilon=value) for value in [1.97]]
-    write_table(pd.DataFrame(rows), tmp_path / "chua24_fig1" / "bounds.parquet", {"experiment": "chua24_fig1"})
+    write_table(pd.DataFrame(rows), tmp_path / "chua24_fig1" / "bounds.parquet", {"experiment": "chua24_fig1", "spec": {"delta": 1e-6, "steps": 10000}})
     table = check_claims(CLAIMS, tmp_path, experiments={"chua24_fig1"}).set_index("claim_id")
     assert table.loc["chua24_fig1_pld_sigma0.5", "verdict"] == "not_reproduced"
     assert table.loc["chua24_fig1_pld_sigma0.5", "our_value"] == 1.97
@@ -62,7 +62,46 @@ def test_sign_changes():
 def test_an_inequality_that_holds_only_because_ours_is_far_smaller_is_not_reproduced(tmp_path):
     rows = [dict(sigma=0.8, steps=1000, epsilon=1.0, sampler="poisson", method="rdp", bound="upper", direction="max",
                  delta=value) for value in [3.0e-7]]
-    write_table(pd.DataFrame(rows), tmp_path / "chua24_fig6" / "bounds.parquet", {"experiment": "chua24_fig6"})
+    write_table(pd.DataFrame(rows), tmp_path / "chua24_fig6" / "bounds.parquet", {"experiment": "chua24_fig6", "spec": {"sigma": 0.8, "steps": 1000}})
     table = check_claims(CLAIMS, tmp_path, experiments={"chua24_fig6"}).set_index("claim_id")
     assert table.loc["chua24_fig6_rdp_eps1", "verdict"] == "not_reproduced"
     assert "the stated inequality holds" in table.loc["chua24_fig6_rdp_eps1", "note"]
+
+
+def _overlaid_fig4(overlay: dict) -> tuple[dict, dict]:
+    """chua24 Fig. 4's spec from config/config.yaml with ``overlay`` on top (a config overlay), at
+    two claimed sigmas and a coarse accuracy so that the test stays fast."""
+    import yaml
+
+    config = yaml.safe_load(open("config/config.yaml"))
+    spec = dict(config["chua24"]["fig4"], **overlay, sigmas=[0.4, 1.3], compare_steps=[])
+    settings = {"pld": {"relative_accuracy": 0.05},
+                "shuffle": {"c_grid": {"start": 0.0, "stop": 40.0, "step": 0.01}, "refine": True}}
+    return spec, settings
+
+
+@pytest.mark.parametrize("overlay, off", [({"delta": 1.0e-5}, True), ({}, False)])
+def test_claims_run_off_the_papers_setting_are_reported_as_such_never_as_not_reproduced(tmp_path, overlay, off):
+    """issue 24.7: with chua24.fig4.delta = 1e-5 in an overlay, every Fig. 4 claim says it ran at
+    delta = 1e-5 where the paper has 1e-6 (verdict not_at_paper_setting), and the figure's footer
+    names the departure; at the paper's delta none does."""
+    from dpsampling.papers.chua24.plots import setting_text
+    from dpsampling.papers.registry import load_experiment
+    from dpsampling.pipeline.claims.base import NOT_AT_SETTING
+
+    module = load_experiment("chua24_fig4")
+    spec, settings = _overlaid_fig4(overlay)
+    frame = module.compute(spec, settings)
+    parameters = {"experiment": "chua24_fig4", "kind": module.KIND, "spec": spec, **settings}
+    write_table(frame, tmp_path / "chua24_fig4" / "bounds.parquet", parameters)
+    table = check_claims(CLAIMS, tmp_path, ["chua24_fig4"])
+    footer = setting_text(parameters, module.PAPER)
+    if off:
+        assert (table["verdict"] == NOT_AT_SETTING).all(), table[["claim_id", "verdict", "note"]]
+        assert table["note"].str.contains("spec.delta = 1e-05").all() and table["note"].str.contains("1e-06").all()
+        assert table.loc[table["claim_id"] == "chua24_fig4_pld_sigma0.4", "our_value"].notna().all()
+        assert "DEPARTS from the paper: delta = 1e-05 (the paper's 1e-06)" in footer
+    else:
+        assert not (table["verdict"] == NOT_AT_SETTING).any()
+        assert set(table["verdict"]) <= {"reproduced", "not_reproduced"}
+        assert "the paper's setting" in footer and "DEPARTS" not in footer

@@ -35,12 +35,21 @@ import pyarrow.parquet as pq
 
 from dpsampling import __version__
 from dpsampling.io import read_metadata, write_text_atomically
+from dpsampling.pipeline.claims.base import NOT_AT_SETTING, UNDECIDED
 
 EXPERIMENT_ID = re.compile(r"[a-z]+[0-9]{2}_[a-z0-9_]+")
 """Experiment ids are <paper id>_<name>, e.g. chua24_fig3, chua25_fig1, lebeda24_conj12."""
 
 VERDICTS = ("reproduced", "not_reproduced", "not_run")
 FINDING = "finding"  # a claim without a stated number (pipeline.claims.base.FINDING): counted apart
+OTHER_VERDICTS = (UNDECIDED, NOT_AT_SETTING, FINDING)  # counted apart, where there are any
+
+
+def other_counts(verdicts: pd.Series, labels: dict | None = None) -> str:
+    """', 2 undecided_at_this_scale, 1 finding (...)' for the verdicts beyond VERDICTS that occur."""
+    labels = labels or {FINDING: f"{FINDING} (no number stated by the paper)"}
+    counts = verdicts.value_counts()
+    return "".join(f", {counts[v]} {labels.get(v, v)}" for v in OTHER_VERDICTS if counts.get(v))
 VERSION_KEYS = ("python", "dpsampling", "dp-accounting", "numpy", "numba", "scipy", "pandas", "pyarrow", "snakemake")
 
 
@@ -163,7 +172,7 @@ class ExperimentSummary:
             return f"No claims of {self.experiment} in ``{self.claims_csv}`` (not yet checked, or none registered).\n"
         counts = claims["verdict"].value_counts()
         lines = [f"Claims ({', '.join(f'{counts.get(v, 0)} {v}' for v in VERDICTS)}"
-                 + (f", {counts[FINDING]} {FINDING}" if counts.get(FINDING) else "") + "):", ""]
+                 + other_counts(claims["verdict"], {}) + "):", ""]
         for record in claims.to_dict("records"):
             ours = record["our_value"]
             ours = "-" if pd.isna(ours) else f"{float(ours):.6g}"
@@ -226,8 +235,7 @@ def _summary_lines(summaries, statuses, timings, claims, report_dir, root) -> li
     if claims is not None:
         verdicts = claims["verdict"].value_counts()
         lines.append(f"{len(claims)} claims: " + ", ".join(f"{verdicts.get(v, 0)} {v}" for v in VERDICTS)
-                     + (f", {verdicts[FINDING]} {FINDING} (no number stated by the paper)" if verdicts.get(FINDING) else "")
-                     + ".")
+                     + other_counts(claims["verdict"]) + ".")
     else:
         lines.append("Claims not checked yet (no `results/claims.csv`: run `snakemake claims`).")
     wall, cpu = sum(t["wall_s"] for t in timings.values()), sum(t["cpu_s"] for t in timings.values())
@@ -236,8 +244,8 @@ def _summary_lines(summaries, statuses, timings, claims, report_dir, root) -> li
     for s in summaries:
         t, mine = timings[s.experiment], s.claims()
         tally = "/".join(str(int((mine["verdict"] == v).sum())) for v in VERDICTS) if not mine.empty else "-"
-        findings = int((mine["verdict"] == FINDING).sum()) if not mine.empty else 0
-        tally += f" (+{findings} {FINDING})" if findings else ""
+        tally += "".join(f" (+{int((mine['verdict'] == v).sum())} {v})" for v in OTHER_VERDICTS
+                         if not mine.empty and (mine["verdict"] == v).any())
         figures = ", ".join(_link(f, report_dir, root) for f in s.figures() if f.endswith(".png")) or "-"
         rows.append([s.experiment, statuses[s.experiment], tally, t["jobs"], format_seconds(t["wall_s"]),
                      f"{t['cpu_s']:.0f}", f"{t['max_rss_mb']:.0f}", figures])

@@ -7,6 +7,8 @@ E_C); drawn by ``plots.plot_epsilon_vs_sigma``; its claims below.
 
 from __future__ import annotations
 
+from functools import partial
+
 from dpsampling.papers.chua24.claims import D, P, S, eps_claim
 from dpsampling.papers.chua24.curves import epsilon_vs_sigma
 from dpsampling.papers.chua24.plots import plot_epsilon_vs_sigma
@@ -15,7 +17,8 @@ from dpsampling.pipeline.claims.base import Claim
 
 KIND = "epsilon_vs_sigma"
 compute = epsilon_vs_sigma
-plot = plot_epsilon_vs_sigma
+PAPER = {"delta": 1e-6, "steps": 10000}  # the paper's setting: claims judged only there, departures in the footer
+plot = partial(plot_epsilon_vs_sigma, paper=PAPER)
 
 CLAIMS = [
     Claim("chua24_fig1_pld_sigma0.5", "chua24_fig1", "eps_P upper (PLD), sigma=0.5, T=1e4, delta=1e-6", "<", "1.96",
@@ -32,4 +35,4 @@ CLAIMS = [
           eps_claim(1.3, S, "E_C sets", "lower")),
 ]
 
-EXPERIMENT = chua24_experiment(__name__, KIND, compute, CLAIMS)
+EXPERIMENT = chua24_experiment(__name__, KIND, compute, CLAIMS, paper=PAPER)

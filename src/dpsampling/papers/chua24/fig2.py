@@ -7,6 +7,8 @@ count the sign changes of delta_P - delta_D.
 
 from __future__ import annotations
 
+from functools import partial
+
 from dpsampling.papers.chua24.claims import crossings
 from dpsampling.papers.chua24.curves import delta_vs_epsilon
 from dpsampling.papers.chua24.plots import plot_delta_vs_epsilon
@@ -15,7 +17,8 @@ from dpsampling.pipeline.claims.base import Claim
 
 KIND = "delta_vs_epsilon"
 compute = delta_vs_epsilon
-plot = plot_delta_vs_epsilon
+PAPER = {"sigma": 0.3, "steps": 10}  # the paper's setting: claims judged only there, departures in the footer
+plot = partial(plot_delta_vs_epsilon, paper=PAPER)
 
 CLAIMS = [
     Claim("chua24_fig2_crossings_upper", "chua24_fig2", "sign changes of delta_P(PLD upper) - delta_D, sigma=0.3, T=10", "~",
@@ -24,4 +27,4 @@ CLAIMS = [
           "1", crossings("lower"), tolerance=0.0),
 ]
 
-EXPERIMENT = chua24_experiment(__name__, KIND, compute, CLAIMS)
+EXPERIMENT = chua24_experiment(__name__, KIND, compute, CLAIMS, paper=PAPER)

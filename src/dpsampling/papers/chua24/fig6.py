@@ -6,6 +6,8 @@ Computed by ``curves.delta_vs_epsilon``; drawn by ``plots.plot_delta_vs_epsilon`
 
 from __future__ import annotations
 
+from functools import partial
+
 from dpsampling.papers.chua24.claims import P, S, delta_claim
 from dpsampling.papers.chua24.curves import delta_vs_epsilon
 from dpsampling.papers.chua24.plots import plot_delta_vs_epsilon
@@ -15,7 +17,8 @@ from dpsampling.pipeline.claims.selectors import delta_at
 
 KIND = "delta_vs_epsilon"
 compute = delta_vs_epsilon
-plot = plot_delta_vs_epsilon
+PAPER = {"sigma": 0.8, "steps": 1000}  # the paper's setting: claims judged only there, departures in the footer
+plot = partial(plot_delta_vs_epsilon, paper=PAPER)
 
 
 def _pld_above_rdp(frame):
@@ -36,4 +39,4 @@ CLAIMS = [
           _pld_above_rdp, tolerance=0.0),
 ]
 
-EXPERIMENT = chua24_experiment(__name__, KIND, compute, CLAIMS)
+EXPERIMENT = chua24_experiment(__name__, KIND, compute, CLAIMS, paper=PAPER)

@@ -4,6 +4,7 @@ for a figure, its plot (rule plot_chua24_figure), both in workflow/rules/chua24.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 from dpsampling.papers.chua24.cost import chua24_cost
 from dpsampling.papers.experiment import Experiment, figure_files
@@ -12,10 +13,14 @@ RULES = "workflow/rules/chua24.smk"
 TEST = "tests/test_chua24_experiments.py"
 
 
-def chua24_experiment(module: str, kind: str, compute: Callable, claims, figure: bool = True) -> Experiment:
+def chua24_experiment(module: str, kind: str, compute: Callable, claims, figure: bool = True,
+                      paper: dict | None = None) -> Experiment:
     """The record of the chua24 experiment held by ``module`` (its ``__name__``): its bounds table is
     ``compute(spec, settings, progress)`` (``kind`` names it in the table's metadata and the cost
-    model); a figure also has a plot."""
+    model); a figure also has a plot. ``paper``: the paper's setting ({spec key: value}), which
+    every claim is judged at (``Claim.setting``: a table computed at another one gives the verdict
+    not_at_paper_setting)."""
+    claims = [replace(c, setting={f"spec.{k}": v for k, v in (paper or {}).items()}) for c in claims]
     experiment = "chua24_" + module.rsplit(".", 1)[1]
     files = [f"results/{experiment}/bounds.parquet", *(figure_files(experiment) if figure else [])]
     scripts = ("scripts/compute_chua24_bounds.py", *(("scripts/plot_chua24_figure.py",) if figure else ()))

@@ -13,15 +13,17 @@ import math
 import numpy as np
 
 from dpsampling.accountants import ballsbins as bb
-from dpsampling.pipeline.claims.base import Missing
+from dpsampling.pipeline.claims.base import Missing, OffPaperSetting
 
 
 def require_paper_setting(frame, paper_panels: dict, panel: str):
-    """Missing unless the panel was run at the paper's parameters ``paper_panels[panel]`` (each
+    """Missing when the panel did not run; OffPaperSetting (verdict not_at_paper_setting, both
+    settings in the note) unless it ran at the paper's parameters ``paper_panels[panel]`` (each
     module's PAPER_PANELS: panel -> the parameters the paper states), so a toy config is not judged."""
     rows = frame[frame["panel"] == panel]
     if rows.empty:
         raise Missing(f"panel {panel} is not in the results (not configured)")
+    departures = {}
     for key, value in paper_panels[panel].items():
         if key == "orders":
             given = rows.loc[rows["orders"].fillna("") != "", "orders"]
@@ -31,7 +33,9 @@ def require_paper_setting(frame, paper_panels: dict, panel: str):
             ours = rows[key].iloc[0]
             same = bool(np.isclose(float(ours), float(value)))
         if not same:
-            raise Missing(f"panel {panel} was run with {key} = {ours}, not the paper's {value}: not judged")
+            departures[f"{panel}.{key}"] = (ours, value)
+    if departures:
+        raise OffPaperSetting(departures)
 
 
 def select_rows(frame, paper_panels, panel, sampler, method, bound, direction="max"):

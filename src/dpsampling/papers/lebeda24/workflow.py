@@ -4,6 +4,7 @@ a figure the shared plot rule (``plot_lebeda24``: the module's PLOT_INPUTS, its 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 from dpsampling.papers.experiment import Experiment, figure_files
 
@@ -23,9 +24,13 @@ TESTS = {name: "tests/test_lebeda24_experiments.py" for name in SCRIPTS}
 TESTS.update(addremove="tests/test_lebeda24_workflow.py", pld_cdf="tests/test_lebeda24_workflow.py")  # Monte Carlo, run for real
 
 
-def lebeda24_experiment(module: str, results: list[str], claims, cost: Callable, figure: bool) -> Experiment:
+def lebeda24_experiment(module: str, results: list[str], claims, cost: Callable, figure: bool,
+                        paper: dict | None = None) -> Experiment:
     """The record of the lebeda24 experiment held by ``module`` (its ``__name__``): its result files
-    (names under results/<id>/) and, for a figure, its PDF and PNG."""
+    (names under results/<id>/) and, for a figure, its PDF and PNG. ``paper``: the paper's setting
+    ({spec key: value}) every claim is judged at (``Claim.setting``; another one that ran gives the
+    verdict not_at_paper_setting)."""
+    claims = [replace(c, setting={f"spec.{k}": v for k, v in (paper or {}).items()}) for c in claims]
     name = module.rsplit(".", 1)[1]
     experiment = f"lebeda24_{name}"
     files = [f"results/{experiment}/{result}" for result in results] + (figure_files(experiment) if figure else [])

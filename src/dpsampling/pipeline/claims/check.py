@@ -9,7 +9,19 @@ from pathlib import Path
 import pandas as pd
 
 from dpsampling.io import read_table
-from dpsampling.pipeline.claims.base import FINDING, MAGNITUDE_AGREEMENT, Missing, is_computed_value, verdict
+from dpsampling.pipeline.claims.base import (
+    FINDING,
+    MAGNITUDE_AGREEMENT,
+    NOT_AT_SETTING,
+    UNDECIDED,
+    VERDICTS,
+    Missing,
+    OffPaperSetting,
+    Undecided,
+    is_computed_value,
+    setting_departures,
+    verdict,
+)
 
 CLAIM_COLUMNS = ["claim_id", "experiment", "quantity", "relation", "paper_value", "our_value", "tolerance", "verdict", "note"]
 
@@ -23,11 +35,25 @@ def _evaluate(claim, frames: dict, results_dir: Path) -> dict:
         if not path.exists():
             row["note"] = f"{path} not found: experiment not run"
             return row
-        frames[path] = read_table(path)[0]
+        frames[path] = read_table(path)
+    frame, metadata = frames[path]
+    departures = setting_departures(claim.setting, _recorded(metadata.get("parameters", {})))
     try:
-        ours, note = claim.measure(frames[path])
+        if departures:
+            raise OffPaperSetting(departures)
+        ours, note = claim.measure(frame)
+    except OffPaperSetting as off:
+        row["verdict"], row["note"] = NOT_AT_SETTING, str(off)
+        try:  # ours at the setting that ran, for information
+            row["our_value"] = claim.measure(frame)[0]
+        except (Missing, Undecided):
+            pass
+        return row
     except Missing as missing:
         row["note"] = str(missing)
+        return row
+    except Undecided as undecided:
+        row["our_value"], row["verdict"], row["note"] = undecided.value, UNDECIDED, undecided.note
         return row
     row["our_value"] = ours
     if claim.relation == FINDING:  # no stated number: ours is a finding, not a reproduction
@@ -54,6 +80,17 @@ def _evaluate(claim, frames: dict, results_dir: Path) -> dict:
     return row
 
 
+def _recorded(parameters: dict, prefix: str = "") -> dict:
+    """A result file's recorded parameters as {dotted key: value} ('spec.delta': 1e-06)."""
+    flat = {}
+    for key, value in parameters.items():
+        if isinstance(value, dict):
+            flat.update(_recorded(value, f"{prefix}{key}."))
+        else:
+            flat[f"{prefix}{key}"] = value
+    return flat
+
+
 def check_claims(claims, results_dir, experiments=None) -> pd.DataFrame:
     """The reproduction table of ``claims`` (``dpsampling.papers.registry.CLAIMS``; optionally only
     those of some experiments) against the result tables under ``results_dir``."""
@@ -66,7 +103,7 @@ def check_claims(claims, results_dir, experiments=None) -> pd.DataFrame:
 def claims_markdown(table: pd.DataFrame) -> str:
     """The same table in Markdown, with a one-line summary."""
     counts = table["verdict"].value_counts().to_dict()
-    summary = ", ".join(f"{counts.get(v, 0)} {v}" for v in ("reproduced", "not_reproduced", "not_run"))
+    summary = ", ".join(f"{counts.get(v, 0)} {v}" for v in VERDICTS if counts.get(v) or v in ("reproduced", "not_reproduced", "not_run"))
     if counts.get(FINDING):
         summary += f", {counts[FINDING]} {FINDING} (no number stated by the paper)"
     lines = ["# Claims: the papers' stated numbers against ours", "", f"{len(table)} claims: {summary}.", "",
