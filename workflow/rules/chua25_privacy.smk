@@ -118,6 +118,31 @@ rule summarize_chua25_privacy:
         "../../scripts/summarize_chua25_privacy.py"
 
 
+rule time_chua25_samplers:
+    """The timing claims' CPU-time ratios: both samplers interleaved over repeats in one process (chua25 timing.py)."""
+    input:
+        code=code_of_experiment("scripts/time_chua25_samplers.py"),
+    output:
+        "results/{experiment}/timing.parquet",
+    wildcard_constraints:
+        experiment=wildcard("chua25_timing"),
+    params:
+        module=experiment_module,
+        spec=lambda wildcards: config["chua25"][wildcards.experiment.split("_", 1)[1]],
+    log:
+        "logs/{experiment}/timing.log",
+    benchmark:
+        "benchmarks/{experiment}/timing.tsv"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=30,
+    conda:
+        "../envs/dpsampling.yaml"
+    script:
+        "../../scripts/time_chua25_samplers.py"
+
+
 rule plot_chua25_privacy:
     """One chua25 privacy figure (PDF and PNG) from its summary table; never recomputes."""
     input:

@@ -4,10 +4,11 @@ to the lower bound (6) and the certified delta_B bounds (config ``chua25.fig4``)
 Sampled: per panel and direction, one naive and one order-statistics sample set. Curves:
 ``CURVES``. Plot: ``plot``. Claims, with their criteria:
 
-- Fig. 4 timings: per panel, (OS time / naive time) at the paper's sample counts (our per-sample
-  CPU times, which are linear in m, scaled to them) < 0.9, i.e. order statistics with 10x (300x)
-  more samples is faster by more than timing noise, as the paper reports (66 s vs 268 s;
-  203 s vs 245 s, ratio 0.83).
+- Fig. 4 timings: per panel, (OS time / naive time) at the paper's sample counts < 0.9, i.e. order
+  statistics with 10x (300x) more samples is faster by more than timing noise, as the paper reports
+  (66 s vs 268 s; 203 s vs 245 s, ratio 0.83). Measured apart from the sampling jobs, interleaved
+  CPU time over repeats, decided only beyond a load margin (``timing.py``, rule
+  time_chua25_samplers: ``results/chua25_fig4/timing.parquet``).
 - The number of orders of each panel against the stated 590.
 """
 
@@ -17,7 +18,7 @@ import sys
 
 import pandas as pd
 
-from dpsampling.papers.chua25.claims import mc_row, n_orders
+from dpsampling.papers.chua25.claims import n_orders, require_paper_setting
 from dpsampling.papers.chua25.plots import (
     CERTIFIED,
     certified_text,
@@ -31,6 +32,7 @@ from dpsampling.papers.chua25.plots import (
 )
 from dpsampling.papers.chua25.privacy import panel_settings
 from dpsampling.papers.chua25.samples import SampleSet, series_sets
+from dpsampling.papers.chua25.timing import Comparison, Side, timing_measure, timing_table
 from dpsampling.papers.chua25.workflow import monte_carlo_experiment
 from dpsampling.pipeline.claims.base import Claim
 
@@ -94,21 +96,22 @@ FIG4_PAPER = {"left": {"naive": 10000, "order_statistics": 100000, "seconds": (2
               "right": {"naive": 1000, "order_statistics": 300000, "seconds": (245, 203)}}
 
 
+TIMINGS = [  # per repeat: naive 1% of the paper's count, order statistics 3% (left) and 1% (right)
+    Comparison("os_vs_naive_left", "left", Side("order_statistics", 3000, 100000), Side("naive", 100, 10000)),
+    Comparison("os_vs_naive_right", "right", Side("order_statistics", 3000, 300000), Side("naive", 10, 1000)),
+]
+
+
+def timing(spec: dict) -> pd.DataFrame:
+    """The interleaved CPU-time ratios of TIMINGS on the configured panels (rule time_chua25_samplers)."""
+    return timing_table([t for t in TIMINGS if t.panel in {p["name"] for p in spec["panels"]}],
+                        {p["name"]: p for p in spec["panels"]})
+
+
 def _time_ratio(panel):
-    def measure(frame):
-        paper = FIG4_PAPER[panel]
-        seconds = {}
-        notes = []
-        for method, key in (("MC naive", "naive"), ("MC order statistics", "order_statistics")):
-            row = mc_row(frame, PAPER_PANELS, panel, method)
-            seconds[key] = row["sampling_cpu_seconds"] / row["samples"] * paper[key]
-            notes.append(f"{key}: {row['sampling_cpu_seconds']:.1f} s for {int(row['samples']):,} samples "
-                         f"-> {seconds[key]:.0f} s at the paper's {paper[key]:,} (CPU time)")
-        naive_paper, os_paper = paper["seconds"]
-        notes.append(f"paper: {os_paper} s (OS) vs {naive_paper} s (naive), ratio {os_paper / naive_paper:.2f}; "
-                     "ours: both directions, one thread")
-        return float(seconds["order_statistics"] / seconds["naive"]), "; ".join(notes)
-    return measure
+    naive, ordered = FIG4_PAPER[panel]["seconds"]
+    return timing_measure(f"os_vs_naive_{panel}", "<", 0.9, f"paper {ordered} s (OS) vs {naive} s (naive), ratio "
+                          f"{ordered / naive:.2f}", lambda frame: require_paper_setting(frame, PAPER_PANELS, panel))
 
 
 CLAIMS = [
@@ -116,11 +119,11 @@ CLAIMS = [
             result_file="summary.parquet", tolerance=0.0) for panel, count in FIG4_ORDERS.items()],
     *[Claim(f"chua25_fig4_time_{panel}", EXPERIMENT_ID, f"time OS / time naive at the paper's sample counts, {panel} (paper "
             f"{FIG4_PAPER[panel]['seconds'][1]} s / {FIG4_PAPER[panel]['seconds'][0]} s; criterion < 0.9)", "<", "0.9",
-            _time_ratio(panel), result_file="summary.parquet", tolerance=0.0,
-            why="our order-statistics sampler is not faster than naive sampling beyond timing noise at the paper's "
-                "sample counts: per sample, an order statistic (an exponential spacing and an inverse normal CDF) "
+            _time_ratio(panel), result_file="timing.parquet", tolerance=0.0,
+            why="in every repeat our order-statistics sampler takes more than 0.9 x 1.6 (the load margin) the time of "
+                "naive sampling at the paper's sample counts: per sample, an order statistic (an exponential spacing and an inverse normal CDF) "
                 "costs several times a naive coordinate (a ziggurat normal and an exp)")
       for panel in ("left", "right")],
 ]
 
-EXPERIMENT = monte_carlo_experiment(sys.modules[__name__], CLAIMS, "tests/test_chua25_experiments.py")
+EXPERIMENT = monte_carlo_experiment(sys.modules[__name__], CLAIMS, "tests/test_chua25_experiments.py", timing=True)
