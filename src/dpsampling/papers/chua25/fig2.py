@@ -29,6 +29,7 @@ their criteria:
 
 from __future__ import annotations
 
+import math
 import sys
 
 import numpy as np
@@ -46,6 +47,7 @@ from dpsampling.papers.chua25.plots import (
     select,
     set_limits,
     settings_text,
+    ucb_floor_line,
 )
 from dpsampling.papers.chua25.privacy import CERTIFIED_METHOD, panel_settings
 from dpsampling.papers.chua25.samples import SampleSet, series_sets
@@ -76,26 +78,36 @@ bounds_settings = panel_settings
 
 
 def plot(summary: pd.DataFrame, parameters: dict, path_pdf, path_png) -> None:
-    """delta vs eps per panel: P (PLD), S lower, B lower (6), B MC mean and UCB (order statistics)."""
+    """delta vs eps per panel. The paper's question (is B below P?) first: the certified B and P
+    bounds; then S's lower bound, bound (6), and the paper's Monte Carlo (mean and UCB, order
+    statistics) with its floor log(1/beta)/m. One legend below the panels (every panel draws the
+    same series)."""
     panels = list(dict.fromkeys(summary["panel"]))
     fig, axes = panel_grid(len(panels))
     orders_text = []
     for ax, panel in zip(axes, panels):
-        for key in (("poisson", "pld", "upper"), ("poisson", "pld", "lower"), ("shuffle", "E_C sets", "lower"),
-                    ("balls_and_bins", "bound (6)", "lower"), ("balls_and_bins", "MC order statistics", "estimate"),
-                    ("balls_and_bins", "MC order statistics", "upper"), *CERTIFIED):
+        for key in (*CERTIFIED, ("poisson", "pld", "upper"), ("poisson", "pld", "lower"),
+                    ("shuffle", "E_C sets", "lower"), ("balls_and_bins", "bound (6)", "lower"),
+                    ("balls_and_bins", "MC order statistics", "estimate"),
+                    ("balls_and_bins", "MC order statistics", "upper")):
             draw_curve(ax, select(summary, panel, *key), key)
+        info = mc_info(summary, panel, "MC order statistics")
+        ucb_floor_line(ax, math.log(1 / float(info["error_prob"])) / float(info["samples"]), int(info["samples"]))
         ax.set_title(panel_title(summary, panel), fontsize=9)
         set_limits(ax, summary, panel)
-        info = mc_info(summary, panel, "MC order statistics")
         orders_text.append(f"{panel}: {int(info['n_orders'])} orders ({info['orders']})")
     info = mc_info(summary, panels[0], "MC order statistics")
-    footer = (f"chua25_fig2. B Monte Carlo: order statistics sampling (Alg. 6), {int(info['samples']):,} samples per "
-              f"direction, one sample set evaluated at every eps; UCB at beta = {info['error_prob']:g} (pointwise in eps). "
-              f"Orders: {'; '.join(orders_text)}. sigma per panel is not stated in the paper: chosen by us from "
-              f"Fig. 1's set (config chua25.fig2.panels.*.sigma). " + settings_text(parameters)
+    sigmas = sorted({float(s) for s in summary["sigma"].dropna()})
+    fig.suptitle(f"sigma = {', '.join(f'{s:g}' for s in sigmas)} in {'every panel' if len(sigmas) == 1 else 'the panels'}"
+                 " (not stated in the paper; chosen by us from Fig. 1's set)", fontsize=10)
+    footer = (f"chua25_fig2. DEPARTS from the paper: sigma not stated there (ours, config chua25.fig2.panels.*.sigma); "
+              f"{int(info['samples']):,} Monte Carlo samples per direction (the paper: 5e8; the UCB floor "
+              f"log(1/beta)/m is {math.log(1 / float(info['error_prob'])) / float(info['samples']):.2g} here, 1.4e-8 "
+              "there), so above the floor only the certified B bounds (not in the paper) show where B is below P. "
+              f"B Monte Carlo: order statistics sampling (Alg. 6), one sample set evaluated at every eps; UCB at beta = "
+              f"{info['error_prob']:g} (pointwise in eps). Orders: {'; '.join(orders_text)}. " + settings_text(parameters)
               + certified_text(parameters))
-    finish(fig, axes, footer, path_pdf, path_png, bottom=0.14)
+    finish(fig, axes, footer, path_pdf, path_png, bottom=0.2, shared_legend=True)
 
 
 # --- the claims ----------------------------------------------------------------------------

@@ -82,7 +82,12 @@ def plot(summary: pd.DataFrame, parameters: dict, path_pdf, path_png) -> None:
                                     "importance_epsilon"].dropna().unique())
         notes.append(f"{panel}: naive {int(naive['samples']):,} samples per direction; importance "
                      f"{int(importance['samples']):,} per direction and eps point, at eps = {', '.join(f'{e:g}' for e in points)}")
-    footer = (f"chua25_fig3. UCB at beta = {naive['error_prob']:g} (pointwise). " + "; ".join(notes)
+    paper = {"left": 200000, "right": 100000}  # the paper's m for both methods
+    departs = [f"{p}: {int(mc_info(summary, p, 'MC naive')['samples']):,} samples (the paper: {m:,})"
+               for p, m in paper.items() if p in panels and int(mc_info(summary, p, "MC naive")["samples"]) != m]
+    footer = ("chua25_fig3. " + (f"DEPARTS from the paper's sample counts: {'; '.join(departs)}; the timing claims are "
+                                  "measured apart (results/chua25_fig3/timing.parquet). " if departs else "The paper's sample counts. ")
+              + f"UCB at beta = {naive['error_prob']:g} (pointwise). " + "; ".join(notes)
               + ". Importance events E_eps of dpsampling.accountants.ballsbins.importance (remove: the paper's; add: corrected "
               "threshold C = 1/2 + sigma^2 (log T - eps))." + certified_text(parameters))
     finish(fig, axes, footer, path_pdf, path_png)

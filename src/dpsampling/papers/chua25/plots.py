@@ -16,31 +16,45 @@ from dpsampling.pipeline.plotting import SAMPLER_COLOR, plt, save_figure
 
 CERTIFIED = (("balls_and_bins", CERTIFIED_METHOD, "upper"), ("balls_and_bins", CERTIFIED_METHOD, "lower"))
 
-STYLE = {  # (sampler, method, bound) -> (label, color, linestyle, marker)
-    ("poisson", "pld", "upper"): ("P: certified upper bound (PLD)", SAMPLER_COLOR["poisson"], "-", None),
-    ("poisson", "pld", "lower"): ("P: certified lower bound (PLD)", SAMPLER_COLOR["poisson"], "--", None),
-    ("shuffle", "E_C sets", "lower"): ("S: lower bound (sets E_C, chua24 eq. (3))", SAMPLER_COLOR["shuffle"], "-", None),
-    ("deterministic", "exact", "exact"): ("D: exact", SAMPLER_COLOR["deterministic"], "-", None),
-    ("balls_and_bins", "bound (6)", "lower"): ("B: lower bound (6)", "darkgreen", ":", None),
-    ("balls_and_bins", CERTIFIED_METHOD, "upper"): ("B: certified upper bound (PLD)", "black", "-", None),
-    ("balls_and_bins", CERTIFIED_METHOD, "lower"): ("B: certified lower bound (PLD)", "black", "--", None),
-    ("balls_and_bins", "MC naive", "estimate"): ("B: estimate (MC mean, naive)", "tab:olive", "-", None),
-    ("balls_and_bins", "MC naive", "upper"): ("B: upper conf. bound (MC naive)", "tab:olive", "--", "."),
-    ("balls_and_bins", "MC order statistics", "estimate"): ("B: estimate (MC mean, order statistics)", "tab:green", "-", None),
-    ("balls_and_bins", "MC order statistics", "upper"): ("B: upper conf. bound (MC order statistics)", "tab:green", "--", "."),
-    ("balls_and_bins", "MC importance", "upper"): ("B: upper conf. bound (MC importance, one set per eps)", "tab:cyan", "--", "o"),
+STYLE = {  # (sampler, method, bound) -> (label, color, linestyle, marker, z-order, line width)
+    ("poisson", "pld", "upper"): ("P: certified upper bound (PLD)", SAMPLER_COLOR["poisson"], "-", None, 5, 2.0),
+    ("poisson", "pld", "lower"): ("P: certified lower bound (PLD; light dashes, on the upper where they agree)",
+                                  "lightskyblue", "--", None, 6, 1.0),
+    ("shuffle", "E_C sets", "lower"): ("S: lower bound (sets E_C, chua24 eq. (3))", SAMPLER_COLOR["shuffle"], "-", None,
+                                       4, 1.4),
+    ("deterministic", "exact", "exact"): ("D: exact", SAMPLER_COLOR["deterministic"], "-", None, 3, 1.2),
+    ("balls_and_bins", "bound (6)", "lower"): ("B: lower bound (6)", "darkgreen", ":", "x", 7, 1.4),
+    ("balls_and_bins", CERTIFIED_METHOD, "upper"): ("B: certified upper bound (PLD)", SAMPLER_COLOR["balls_and_bins"],
+                                                    "-", None, 5, 2.0),
+    ("balls_and_bins", CERTIFIED_METHOD, "lower"): ("B: certified lower bound (PLD; light dashes)", "lightgreen", "--",
+                                                    None, 6, 1.0),
+    ("balls_and_bins", "MC naive", "estimate"): ("B: estimate (MC mean, naive)", "tab:olive", "-", None, 3, 1.0),
+    ("balls_and_bins", "MC naive", "upper"): ("B: upper conf. bound (MC naive)", "tab:olive", "--", ".", 3, 1.0),
+    ("balls_and_bins", "MC order statistics", "estimate"): ("B: estimate (MC mean, order statistics)", "tab:brown", "-",
+                                                            None, 3, 1.0),
+    ("balls_and_bins", "MC order statistics", "upper"): ("B: upper conf. bound (MC order statistics)", "tab:brown",
+                                                         "--", ".", 3, 1.0),
+    ("balls_and_bins", "MC importance", "upper"): ("B: upper conf. bound (MC importance, one set per eps)", "tab:cyan",
+                                                   "--", "o", 4, 1.0),
 }
 
 
 def draw_curve(ax, rows: pd.DataFrame, key, label=None, color=None, linestyle=None):
-    default_label, default_color, default_linestyle, marker = STYLE[key]
+    default_label, default_color, default_linestyle, marker, zorder, width = STYLE[key]
     linestyle = linestyle or default_linestyle
     rows = rows.sort_values("epsilon")
     y = rows["delta"].to_numpy(dtype=float)
     keep = np.isfinite(y) & (y > 0)
     if keep.any():
         ax.plot(rows["epsilon"].to_numpy()[keep], y[keep], linestyle=linestyle, marker=marker, ms=3,
-                color=color or default_color, label=label or default_label)
+                markevery=max(1, int(keep.sum()) // 10) if marker else None, color=color or default_color,
+                lw=width, zorder=zorder, label=label or default_label)
+
+
+def ucb_floor_line(ax, floor: float, samples: int) -> None:
+    """The smallest UCB ``samples`` samples can give, log(1/beta)/m: below it Monte Carlo shows nothing."""
+    ax.axhline(floor, color="grey", lw=0.8, ls="-.", zorder=1,
+               label=f"MC floor log(1/beta)/m at {samples:,} samples (UCB cannot go below)")
 
 
 def select(summary, panel, sampler, method, bound, **extra) -> pd.DataFrame:
