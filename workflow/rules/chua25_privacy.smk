@@ -155,6 +155,7 @@ rule plot_chua25_privacy:
         experiment=CHUA25_FIGURES,
     params:
         module=experiment_module,
+        summary=experiment_summary,  # the caption's message and verdicts (dpsampling.pipeline.report)
     log:
         "logs/{experiment}/plot.log",
     conda:
@@ -229,6 +230,8 @@ rule plot_chua25_b_vs_p:
     output:
         pdf="figures/chua25_b_vs_p.pdf",
         png=report("figures/chua25_b_vs_p.png", caption="../report/chua25_b_vs_p.rst", category="chua25"),
+    params:
+        summary=experiment_summary,  # the caption's message and verdicts (dpsampling.pipeline.report)
     log:
         "logs/chua25_b_vs_p/plot.log",
     conda:

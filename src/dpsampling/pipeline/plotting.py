@@ -12,6 +12,15 @@ SAMPLER_COLOR = {"deterministic": "black", "poisson": "tab:blue", "shuffle": "ta
 
 
 
+def departures_text(departures: list[str], beyond_paper: str = "") -> str:
+    """The footer's sentence on the paper: 'DEPARTS from the paper: a; b. ' (each departure of the
+    setting that ran from the paper's), 'The paper's setting. ', or, for a figure the paper does
+    not have, ``beyond_paper``."""
+    if beyond_paper:
+        return f"Beyond the paper: {beyond_paper}. "
+    return f"DEPARTS from the paper: {'; '.join(departures)}. " if departures else "The paper's setting. "
+
+
 def save_figure(fig, footer: str, path_pdf, path_png, rect=(0, 0.05, 1, 1)) -> None:
     """Write ``fig`` with its ``footer`` (how it was computed) to PDF and PNG and close it;
     ``rect`` is tight_layout's box above the footer."""
@@ -22,4 +31,4 @@ def save_figure(fig, footer: str, path_pdf, path_png, rect=(0, 0.05, 1, 1)) -> N
     plt.close(fig)
 
 
-__all__ = ["SAMPLER_COLOR", "SAMPLER_LETTER", "plt", "save_figure"]
+__all__ = ["SAMPLER_COLOR", "SAMPLER_LETTER", "departures_text", "plt", "save_figure"]

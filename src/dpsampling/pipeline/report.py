@@ -110,6 +110,7 @@ class ExperimentSummary:
     root: str = "."
     claims_csv: str = "results/claims.csv"
     _claims: pd.DataFrame | None = field(default=None, repr=False, compare=False)
+    messages: dict | None = field(default=None, repr=False, compare=False)
 
     def __repr__(self) -> str:  # stable: Snakemake shows it among a job's params
         return f"ExperimentSummary({self.experiment!r})"
@@ -181,8 +182,29 @@ class ExperimentSummary:
                          f"{rst_text(record['paper_value'])}, ours {ours}{note}")
         return "\n".join(lines) + "\n"
 
+    def reading(self) -> tuple[str, str, str] | None:
+        """(the paper's message, ours, whether ours says what the paper's says) or None."""
+        messages = self.messages
+        if messages is None:
+            from dpsampling.papers.messages import MESSAGES as messages  # the captions' default; no import cycle
+        if self.experiment not in messages:
+            return None
+        from dpsampling.papers.messages import agreement
+        paper, ours = messages[self.experiment]
+        return paper, ours, agreement(self.claims()["verdict"].tolist())
+
+    @property
+    def message(self) -> str:
+        """RST: the paper's message in one sentence, ours, and whether they agree (by the claims)."""
+        reading = self.reading()
+        if reading is None:
+            return ""
+        paper, ours, verdict = reading
+        return (f"**The paper:** {rst_text(paper)}\n\n**Ours:** {rst_text(ours)}\n\n"
+                f"**Does ours say what the paper says?** {rst_text(verdict)}.\n")
+
     def __str__(self) -> str:
-        return self.parameters + "\n" + self.verdicts
+        return self.message + "\n" + self.parameters + "\n" + self.verdicts
 
 
 def rst_text(value) -> str:
@@ -253,8 +275,24 @@ def _summary_lines(summaries, statuses, timings, claims, report_dir, root) -> li
                            "figures"], rows)
 
 
+def _reading_lines(summaries, report_dir, root) -> list[str]:
+    """Per figure: the paper's message, ours, and whether ours says what the paper's says."""
+    rows = []
+    for s in summaries:
+        reading = s.reading()
+        if reading is None:
+            continue
+        figures = ", ".join(_link(f, report_dir, root) for f in s.figures() if f.endswith(".png")) or "-"
+        rows.append([f"`{s.experiment}`", reading[0], reading[1], reading[2], figures])
+    if not rows:
+        return []
+    return ["", "## Does each figure say what the paper says?", "",
+            *_table(["experiment", "the paper says", "ours says", "verdict (from its claims)", "figure"], rows)]
+
+
 def _claims_lines(claims, report_dir, root) -> list[str]:
-    """The discrepancies (not_reproduced claims with their reasons), then the whole table."""
+    """The discrepancies (not_reproduced claims with their reasons), the undecided claims and
+    those run off the paper's setting, then the whole table."""
     lines = ["", "## Paper discrepancies found", ""]
     if claims is not None:
         bad = claims[claims["verdict"] == "not_reproduced"]
@@ -263,6 +301,12 @@ def _claims_lines(claims, report_dir, root) -> list[str]:
         for record in bad.to_dict("records"):
             lines.append(f"- `{record['claim_id']}` ({record['quantity']}): paper {record['relation']} "
                          f"{record['paper_value']}, ours {record['our_value']:.6g}. {record['note']}")
+        for verdict, title in ((UNDECIDED, "Undecided at this scale"), (NOT_AT_SETTING, "Run off the paper's setting")):
+            rows = claims[claims["verdict"] == verdict]
+            if not rows.empty:
+                lines += ["", f"## {title}", ""]
+                lines += [f"- `{r['claim_id']}` ({r['quantity']}): paper {r['relation']} {r['paper_value']}, ours "
+                          f"{r['our_value']:.6g}. {r['note']}" for r in rows.to_dict("records")]
     lines += ["", f"Explanations: {_link('docs/REPRODUCTION.md', report_dir, root)}.", ""]
     if claims is not None:
         cells = [[f"{v:.6g}" if isinstance(v, float) else v for v in r.values()] for r in claims.to_dict("records")]
@@ -271,7 +315,11 @@ def _claims_lines(claims, report_dir, root) -> list[str]:
 
 
 def _experiment_lines(s: ExperimentSummary, status: str, timing: dict, report_dir, root) -> list[str]:
-    lines = [f"### {s.experiment}", "", f"Status: **{status}**."]
+    lines = [f"### {s.experiment}", ""]
+    reading = s.reading()
+    if reading is not None:
+        lines += [f"The paper: {reading[0]}", "", f"Ours: {reading[1]}", "", f"Verdict: {reading[2]}.", ""]
+    lines.append(f"Status: **{status}**.")
     missing = [f for f in s.files() if not (root / f).exists()]
     if missing:
         lines.append("Missing: " + ", ".join(f"`{f}`" for f in missing) + ".")
@@ -293,8 +341,9 @@ def _experiment_lines(s: ExperimentSummary, status: str, timing: dict, report_di
 
 
 def report_markdown(report_path, root=".", targets: dict | None = None, claims: pd.DataFrame | None = None,
-                    configfiles: list | None = None) -> str:
-    """The text of REPORT.md; ``claims`` defaults to ``results/claims.csv`` when it exists."""
+                    configfiles: list | None = None, messages: dict | None = None) -> str:
+    """The text of REPORT.md; ``claims`` defaults to ``results/claims.csv`` when it exists;
+    ``messages``: {experiment: (the paper's message, ours)} (dpsampling.papers.messages)."""
     root, report_dir = Path(root), Path(report_path).parent
     if claims is None:
         path = root / "results" / "claims.csv"
@@ -302,7 +351,8 @@ def report_markdown(report_path, root=".", targets: dict | None = None, claims: 
     if claims is not None:
         claims = claims.fillna({"note": ""})
     empty = pd.DataFrame(columns=["experiment", "verdict"])
-    summaries = [ExperimentSummary(name, (targets or {}).get(name), str(root), _claims=empty if claims is None else claims)
+    summaries = [ExperimentSummary(name, (targets or {}).get(name), str(root), _claims=empty if claims is None else claims,
+                                   messages=messages)
                  for name in discover_experiments(root, targets, claims)]
     statuses = {s.experiment: s.status() for s in summaries}
     timings = {s.experiment: s.timing() for s in summaries}
@@ -313,6 +363,7 @@ def report_markdown(report_path, root=".", targets: dict | None = None, claims: 
              "Parameters, seeds and versions below are those recorded in each result file; times are the sum of",
              "each experiment's `benchmarks/<experiment>/*.tsv` (jobs without a benchmark are not counted).", ""]
     lines += _summary_lines(summaries, statuses, timings, claims, report_dir, root)
+    lines += _reading_lines(summaries, report_dir, root)
     lines += _claims_lines(claims, report_dir, root)
     lines += ["## Experiments", ""]
     for s in summaries:
@@ -328,8 +379,8 @@ def _row_count(path: Path) -> int:
 
 
 def write_report(report_path, root=".", targets: dict | None = None, claims: pd.DataFrame | None = None,
-                 configfiles: list | None = None) -> Path:
+                 configfiles: list | None = None, messages: dict | None = None) -> Path:
     """Write REPORT.md atomically (a temporary file next to it, then rename)."""
     report_path = Path(report_path)
-    text = report_markdown(report_path, root, targets, claims, configfiles)
+    text = report_markdown(report_path, root, targets, claims, configfiles, messages)
     return write_text_atomically(report_path, text)

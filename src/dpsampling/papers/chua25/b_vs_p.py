@@ -101,7 +101,7 @@ def plot_b_vs_p(table: pd.DataFrame, parameters: dict, path_pdf, path_png) -> No
     from matplotlib.colors import ListedColormap
     from matplotlib.patches import Patch
 
-    from dpsampling.pipeline.plotting import plt, save_figure
+    from dpsampling.pipeline.plotting import departures_text, plt, save_figure
 
     keys = list(dict.fromkeys(zip(table["sigma"], table["epochs"])))
     columns = min(len(keys), 3)
@@ -131,7 +131,8 @@ def plot_b_vs_p(table: pd.DataFrame, parameters: dict, path_pdf, path_png) -> No
     fig.legend(handles=handles, loc="upper center", ncol=len(CLASSES), fontsize=7.5, frameon=False)
     records = parameters.get("certified", [])
     reached = max((float(r["accuracy_reached"]) for r in records), default=float("nan"))
-    footer = ("chua25_b_vs_p (beyond the paper; chua25 App. D leaves open where delta_B > delta_P). Max over remove/add. "
+    footer = (departures_text([], "chua25 App. D leaves open where delta_B > delta_P; no figure in the paper")
+              + "chua25_b_vs_p. Max over remove/add. "
               "B better: certified upper delta_B < certified lower delta_P; P better: certified lower delta_B > certified upper "
               f"delta_P; below floor: both < {DELTA_FLOOR:g}. B: dpsampling.accountants.ballsbins_pld (relative gap "
               f"reached <= {reached:.2g}); P: Poisson rate 1/T, the same certified engine "

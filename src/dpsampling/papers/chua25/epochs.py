@@ -25,7 +25,7 @@ from dpsampling.papers.chua25.plots import (
 )
 from dpsampling.papers.chua25.samples import SampleSet, name_of, series_sets
 from dpsampling.papers.chua25.workflow import monte_carlo_experiment
-from dpsampling.pipeline.plotting import plt
+from dpsampling.pipeline.plotting import departures_text, plt
 
 EXPERIMENT_ID = "chua25_epochs"
 
@@ -77,7 +77,8 @@ def plot(summary: pd.DataFrame, parameters: dict, path_pdf, path_png) -> None:
         ax.set_title(f"sigma = {row['sigma']:g}, T = {int(row['steps']):,} per epoch, k epochs", fontsize=9)
         set_limits(ax, summary, panel, floor=1e-13)  # below, the PLD is dominated by its 1e-15 tail truncation
     info = mc_info(summary, panels[0], "MC naive")
-    footer = (f"chua25_epochs. B: naive Monte Carlo over k epochs (Alg. 11: sum of k independent losses), "
+    footer = (departures_text([], "chua25 App. B.4 states the k-epoch estimator without a figure")
+              + f"chua25_epochs. B: naive Monte Carlo over k epochs (Alg. 11: sum of k independent losses), "
               f"{int(info['samples']):,} samples per direction and k; UCB at beta = {info['error_prob']:g} (pointwise). "
               "P: Poisson with rate 1/T over k T steps. " + settings_text(parameters) + certified_text(parameters))
     finish(fig, axes, footer, path_pdf, path_png, bottom=0.3, shared_legend=True)

@@ -27,7 +27,7 @@ from dpsampling.papers.chua25.utility import model_of
 from dpsampling.papers.chua25.workflow import UTILITY_RULES
 from dpsampling.papers.experiment import Experiment, figure_files
 from dpsampling.pipeline.claims.base import Claim, Missing
-from dpsampling.pipeline.plotting import SAMPLER_COLOR, SAMPLER_LETTER, plt, save_figure
+from dpsampling.pipeline.plotting import SAMPLER_COLOR, SAMPLER_LETTER, departures_text, plt, save_figure
 
 EXPERIMENT_ID = "chua25_fig1"
 
@@ -71,7 +71,11 @@ def plot(runs: pd.DataFrame, parameters: dict, path_pdf, path_png) -> None:
     spec = parameters.get("spec", {})
     data = spec.get("data", {})
     seeds = int(chosen["seed"].nunique()) if not chosen.empty else 0
-    footer = (f"chua25_fig1 on {data.get('source')} data ({int(runs['train_rows'].iloc[0]):,} training rows), 1 epoch, "
+    departs = ([f"{data.get('source')} data (the paper: Criteo pCTR and Search Conversion Log)"]
+               if not str(data.get("source", "")).startswith("criteo") else [])
+    departs += [f"{model_of(spec).label} (the paper: a five-layer network with embeddings)"] \
+        if spec.get("model", "logistic") == "logistic" else []
+    footer = (departures_text(departs) + f"chua25_fig1 on {data.get('source')} data ({int(runs['train_rows'].iloc[0]):,} training rows), 1 epoch, "
               f"{seeds} seeds, {model_of(spec).label}, {spec.get('optimizer')} with learning rate chosen per point from "
               f"{spec.get('learning_rates')} on validation AUC; clip norm {spec.get('clip_norm')}; P and B truncated to B "
               f"with delta' <= {spec.get('truncation', {}).get('delta')} at eps = {spec.get('truncation', {}).get('epsilon')}.")

@@ -25,7 +25,7 @@ from dpsampling.papers.lebeda24.shards import sample_shard, shard_parameters
 from dpsampling.papers.lebeda24.workflow import lebeda24_experiment
 from dpsampling.pipeline.claims.base import Claim, Missing
 from dpsampling.pipeline.estimate import Rates, Work, cpu_seconds
-from dpsampling.pipeline.plotting import plt, save_figure
+from dpsampling.pipeline.plotting import departures_text, plt, save_figure
 
 EXPERIMENT_ID = "lebeda24_addremove"
 RESULTS = ["delta_mc.parquet", "delta_exact.parquet", "sample_size.parquet"]
@@ -121,8 +121,9 @@ def plot(tables, pdf, png) -> None:
                 if part.empty:
                     continue
                 color = DIRECTION_COLOR[direction]
+                same = " (= WOR by construction: distance/scale 1 for both; own samples)" if sampler == "poisson" else ""
                 ax.plot(part.epsilon, part.delta_mc, style, color=color, lw=1.4 if sampler == "wor" else 0.9,
-                        label=f"{SAMPLER_NAME[sampler]} {direction}: MC estimate")
+                        zorder=3 if sampler == "poisson" else 2, label=f"{SAMPLER_NAME[sampler]} {direction}: MC estimate{same}")
                 if sampler == "wor":
                     ax.fill_between(part.epsilon, part.delta_mc_low, part.delta_mc_high, color=color, alpha=0.25,
                                     lw=0, label=f"{SAMPLER_NAME[sampler]} {direction}: MC band (+-alpha)")
@@ -140,7 +141,10 @@ def plot(tables, pdf, png) -> None:
         ax.axis("off")
     spec = meta["parameters"]["spec"]
     first = mc.iloc[0]
-    footer = (f"lebeda24_addremove: subsampled Laplace, rate {spec['sampling_rate']}, Laplace scale "
+    paper_n = PAPER_SAMPLE_SIZE["n_samples"]
+    departs = departures_text([f"N = {int(first.n_samples):,} Monte Carlo samples per curve (the paper: {paper_n:,}), so "
+                               "the band is wider"] if int(first.n_samples) != paper_n else [])
+    footer = (f"{departs}lebeda24_addremove: subsampled Laplace, rate {spec['sampling_rate']}, Laplace scale "
               f"{spec['laplace_scale']} (distance/scale = 1 for both samplers: the curves coincide). Monte Carlo of the "
               f"PLD (App. B.2): N = {int(first.n_samples):,} per curve, |E| = {spec['epsilon_grid']['num']}, "
               f"beta = {first.beta} per curve, alpha = {first.alpha:.2e} (Hoeffding + union bound). Linear y axis.")

@@ -14,7 +14,7 @@ from dpsampling.papers.lebeda24.grids import format_values, grid
 from dpsampling.papers.lebeda24.workflow import lebeda24_experiment
 from dpsampling.pipeline.claims.base import Claim
 from dpsampling.pipeline.estimate import Rates, Work, cpu_seconds
-from dpsampling.pipeline.plotting import plt, save_figure
+from dpsampling.pipeline.plotting import departures_text, plt, save_figure
 
 EXPERIMENT_ID = "lebeda24_conj12"
 RESULTS = ["grid.parquet"]
@@ -49,7 +49,8 @@ def plot(tables, pdf, png) -> None:
     ax.set_ylabel("max over eps of delta_add / delta_remove")
     ax.grid(True, which="both", alpha=0.25)
     ax.legend(fontsize=5.5, ncol=3)
-    footer = (f"lebeda24_conj12: Poisson Gaussian, PLD upper bounds (pessimistic, discretization "
+    footer = (departures_text([], "the paper states Conjecture 12 without a search; the grid is ours")
+              + f"lebeda24_conj12: Poisson Gaussian, PLD upper bounds (pessimistic, discretization "
               f"{spec['discretization']}) of both directions on eps = {spec['epsilon_grid']}; points with "
               "delta_remove > 1e-12. No counterexample if every ratio is <= 1.")
     save_figure(fig, footer, pdf, png)

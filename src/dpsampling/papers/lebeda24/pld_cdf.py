@@ -19,7 +19,7 @@ from dpsampling.papers.lebeda24.plots import DIRECTION_COLOR
 from dpsampling.papers.lebeda24.workflow import lebeda24_experiment
 from dpsampling.pipeline.claims.base import Claim, Missing
 from dpsampling.pipeline.estimate import Rates, Work, cpu_seconds
-from dpsampling.pipeline.plotting import plt, save_figure
+from dpsampling.pipeline.plotting import departures_text, plt, save_figure
 
 EXPERIMENT_ID = "lebeda24_pld_cdf"
 RESULTS = ["cdf.parquet", "atoms.parquet"]
@@ -83,7 +83,10 @@ def plot(tables, pdf, png) -> None:
         ax.grid(True, alpha=0.25)
         ax.legend(fontsize=7, loc="upper left")
     addremove = meta["parameters"]["addremove"]
-    footer = (f"lebeda24_pld_cdf: subsampled Laplace, WOR, rate {addremove['sampling_rate']}, scale "
+    paper_n = 3_342_306  # App. B.2's N per curve
+    footer = (departures_text([f"N = {addremove['samples']:,} samples per curve (the paper: {paper_n:,})"]
+                              if addremove["samples"] != paper_n else [])
+              + f"lebeda24_pld_cdf: subsampled Laplace, WOR, rate {addremove['sampling_rate']}, scale "
               f"{addremove['laplace_scale']['wor']} (distance 2). Jumps of the CDF are atoms (thin vertical lines, "
               f"k = 1). MC CDFs from the cached addremove samples (N = {addremove['samples']:,}).")
     save_figure(fig, footer, pdf, png)

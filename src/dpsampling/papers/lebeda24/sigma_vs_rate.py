@@ -19,7 +19,7 @@ from dpsampling.papers.lebeda24.plots import SAMPLER_NAME
 from dpsampling.papers.lebeda24.workflow import lebeda24_experiment
 from dpsampling.pipeline.claims.base import Claim, Missing
 from dpsampling.pipeline.estimate import Rates, Work, cpu_seconds
-from dpsampling.pipeline.plotting import plt, save_figure
+from dpsampling.pipeline.plotting import departures_text, plt, save_figure
 
 EXPERIMENT_ID = "lebeda24_sigma_vs_rate"
 RESULTS = ["sigma.parquet"]
@@ -75,7 +75,9 @@ def plot(tables, pdf, png) -> None:
     ax.set_ylabel("smallest sigma")
     ax.grid(True, which="both", alpha=0.25)
     ax.legend(fontsize=7)
-    footer = (f"lebeda24_sigma_vs_rate: add_or_remove, delta = {spec['delta']}, {spec['steps']:,} steps; bisection on "
+    paper = {"delta": 1e-6, "steps": 10000}
+    footer = (departures_text([f"{k} = {spec[k]:g} (the paper's {v:g})" for k, v in paper.items() if spec[k] != v])
+              + f"lebeda24_sigma_vs_rate: add_or_remove, delta = {spec['delta']}, {spec['steps']:,} steps; bisection on "
               f"log sigma to relative width {spec['rtol']}; delta from the certified upper bound "
               f"(dpsampling.accountants.certified, relative gap {gaussian.DEFAULT_SEARCH.accuracy:g}).")
     save_figure(fig, footer, pdf, png)

@@ -16,7 +16,7 @@ from dpsampling.papers.lebeda24.plots import DIRECTION_COLOR
 from dpsampling.papers.lebeda24.workflow import lebeda24_experiment
 from dpsampling.pipeline.claims.base import Claim
 from dpsampling.pipeline.estimate import Rates, Work
-from dpsampling.pipeline.plotting import plt, save_figure
+from dpsampling.pipeline.plotting import departures_text, plt, save_figure
 
 EXPERIMENT_ID = "lebeda24_subst_gaussian"
 RESULTS = ["composed.parquet", "single_step.parquet"]
@@ -75,7 +75,10 @@ def plot(tables, pdf, png) -> None:
         ax.set_ylabel("delta(eps)")
         ax.grid(True, which="both", alpha=0.25)
         ax.legend(fontsize=6.5)
-    footer = (f"lebeda24_subst_gaussian: WOR Gaussian, sigma = {spec['sigma']}, rate {spec['sampling_rate']}, "
+    paper = {"sigma": 4.0, "sampling_rate": 0.05, "steps": 1000}
+    footer = (departures_text([f"{k} = {spec[k]:g} (the paper's {v:g})" for k, v in paper.items() if spec[k] != v])
+              + "The paper does not say which RDP curve or eps range its Fig. 4 shows: both RDP curves are drawn. "
+              + f"lebeda24_subst_gaussian: WOR Gaussian, sigma = {spec['sigma']}, rate {spec['sampling_rate']}, "
               f"distance 2; connect-the-dots pair of the pointwise maximum and the dataset pairs on the certified "
               f"engine (relative accuracy {spec['relative_accuracy']}); RDP with dp-accounting's default orders.")
     save_figure(fig, footer, pdf, png)

@@ -14,7 +14,7 @@ from dpsampling.papers.lebeda24.grids import grid
 from dpsampling.papers.lebeda24.workflow import lebeda24_experiment
 from dpsampling.pipeline.claims.base import Claim
 from dpsampling.pipeline.estimate import Rates, Work
-from dpsampling.pipeline.plotting import plt, save_figure
+from dpsampling.pipeline.plotting import departures_text, plt, save_figure
 
 EXPERIMENT_ID = "lebeda24_substitution"
 RESULTS = ["curves.parquet"]
@@ -43,7 +43,9 @@ def plot(tables, pdf, png) -> None:
     ax.set_ylabel("hockey-stick divergence")
     ax.grid(True, which="both", alpha=0.25)
     ax.legend(fontsize=8)
-    footer = (f"lebeda24_substitution: WOR, n = 2, batch 1 (rate {spec['sampling_rate']}), Laplace scale "
+    paper = {"laplace_scale": 2.0, "sampling_rate": 0.5}
+    footer = (departures_text([f"{k} = {spec[k]:g} (the paper's {v:g})" for k, v in paper.items() if spec[k] != v])
+              + f"lebeda24_substitution: WOR, n = 2, batch 1 (rate {spec['sampling_rate']}), Laplace scale "
               f"{spec['laplace_scale']}, 2 queries; P = .5 Lap(-1) + .5 Lap(1), Q = Lap(-1). Exact (atoms + quadrature).")
     save_figure(fig, footer, pdf, png)
 
