@@ -113,7 +113,7 @@ def plot(tables, pdf, png) -> None:
     ks = sorted(mc["compositions"].unique())
     columns = min(2, len(ks))
     rows = math.ceil(len(ks) / columns)
-    fig, axes = plt.subplots(rows, columns, figsize=(5.2 * columns, 3.6 * rows), squeeze=False)
+    fig, axes = plt.subplots(rows, columns, figsize=(5.2 * columns, 3.6 * rows + 1.6), squeeze=False)
     for ax, k in zip(axes.flat, ks):
         for sampler, style in (("wor", "-"), ("poisson", "--")):
             for direction in ("remove", "add"):
@@ -121,7 +121,7 @@ def plot(tables, pdf, png) -> None:
                 if part.empty:
                     continue
                 color = DIRECTION_COLOR[direction]
-                same = " (= WOR by construction: distance/scale 1 for both; own samples)" if sampler == "poisson" else ""
+                same = " (own samples; the same curve as WOR by construction)" if sampler == "poisson" else ""
                 ax.plot(part.epsilon, part.delta_mc, style, color=color, lw=1.4 if sampler == "wor" else 0.9,
                         zorder=3 if sampler == "poisson" else 2, label=f"{SAMPLER_NAME[sampler]} {direction}: MC estimate{same}")
                 if sampler == "wor":
@@ -136,9 +136,10 @@ def plot(tables, pdf, png) -> None:
         ax.set_ylabel("delta(eps)")
         ax.set_ylim(bottom=0)
         ax.grid(True, alpha=0.25)
-        ax.legend(fontsize=6.5)
     for ax in list(axes.flat)[len(ks):]:
         ax.axis("off")
+    handles, labels = max((ax.get_legend_handles_labels() for ax in axes.flat), key=lambda hl: len(hl[1]))
+    fig.legend(handles, labels, loc="lower center", ncol=2, fontsize=7, frameon=False, bbox_to_anchor=(0.5, 0.06))
     spec = meta["parameters"]["spec"]
     first = mc.iloc[0]
     paper_n = PAPER_SAMPLE_SIZE["n_samples"]
@@ -148,7 +149,7 @@ def plot(tables, pdf, png) -> None:
               f"{spec['laplace_scale']} (distance/scale = 1 for both samplers: the curves coincide). Monte Carlo of the "
               f"PLD (App. B.2): N = {int(first.n_samples):,} per curve, |E| = {spec['epsilon_grid']['num']}, "
               f"beta = {first.beta} per curve, alpha = {first.alpha:.2e} (Hoeffding + union bound). Linear y axis.")
-    save_figure(fig, footer, pdf, png)
+    save_figure(fig, footer, pdf, png, rect=(0, 0.2, 1, 1))
 
 
 # --- the claims ----------------------------------------------------------------------------

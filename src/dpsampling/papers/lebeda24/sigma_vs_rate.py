@@ -77,6 +77,7 @@ def plot(tables, pdf, png) -> None:
     ax.legend(fontsize=7)
     paper = {"delta": 1e-6, "steps": 10000}
     footer = (departures_text([f"{k} = {spec[k]:g} (the paper's {v:g})" for k, v in paper.items() if spec[k] != v])
+              + f"{len(spec['rates'])} rates, joined by straight lines (config/paper.yaml: 17). "
               + f"lebeda24_sigma_vs_rate: add_or_remove, delta = {spec['delta']}, {spec['steps']:,} steps; bisection on "
               f"log sigma to relative width {spec['rtol']}; delta from the certified upper bound "
               f"(dpsampling.accountants.certified, relative gap {gaussian.DEFAULT_SEARCH.accuracy:g}).")
