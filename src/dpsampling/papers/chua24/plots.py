@@ -20,7 +20,7 @@ from dpsampling.pipeline.plotting import SAMPLER_COLOR, SAMPLER_LETTER, plt, sav
 METHOD_TEXT = {"exact": "exact (Prop. 3.1)", "pld": "certified PLD", "rdp": "RDP", "E_C sets": "sets E_C, eq. (3)"}
 # (sampler, method, bound) -> (linestyle, marker, z-order, legend rank): the paper's question first
 STYLE = {("shuffle", "E_C sets", "lower"): ("-", "^", 6, 0), ("poisson", "pld", "upper"): ("-", "o", 5, 1),
-         ("poisson", "pld", "lower"): ("--", None, 7, 2), ("deterministic", "exact", "exact"): ("-", "s", 4, 3),
+         ("poisson", "pld", "lower"): ("--", None, 7, 2), ("deterministic", "exact", "exact"): ("-", "s", 8, 3),
          ("poisson", "rdp", "upper"): (":", "x", 3, 4)}
 S_BAND = "S: the true value lies in the band (lower bound .. D, Thm 4.1)"
 
@@ -88,8 +88,10 @@ def _draw(ax, x, y, sampler, method, bound):
     color, width, label = SAMPLER_COLOR[sampler], 1.4, curve_label(sampler, method, bound)
     if (sampler, method, bound) == ("poisson", "pld", "lower"):  # on top of the upper bound, within 1% of it
         color, width, label = "lightskyblue", 1.0, label + " (light dashes on the upper)"
-    ax.plot(x, y, linestyle=linestyle, marker=marker, ms=3, markevery=max(1, len(x) // 12) if marker else None,
-            color=color, lw=width, zorder=zorder, label=label)
+    hollow = sampler == "deterministic"  # thin, on top: visible where the S lower bound meets it (Fig. 3)
+    ax.plot(x, y, linestyle=linestyle, marker=marker, ms=3.5 if hollow else 3, mfc="none" if hollow else None,
+            markevery=max(1, len(x) // 12) if marker else None, color=color, lw=0.9 if hollow else width,
+            zorder=zorder, label=label)
 
 
 def _shuffle_band(ax, x, lower, exact):
