@@ -127,3 +127,19 @@ def test_the_command_reports_whatever_has_run(partial_run, capsys):
     text = (partial_run / "results/REPORT.md").read_text()
     assert "| chua24_fig2 | complete | 2/0/0 |" in text  # the two fig2 claims (one crossing each bound)
     assert "| chua25_fig1 | not run |" in text and "| chua24_thm41 | not run |" in text
+
+
+def test_every_experiment_has_a_reading_and_the_agreement_follows_the_verdicts():
+    """The report's per-figure reading (papers/messages.py): one (paper, ours) pair per registered
+    experiment, and 'says what the paper says' only when no claim of the figure failed."""
+    from dpsampling.papers.messages import MESSAGES, agreement
+    from dpsampling.papers.registry import EXPERIMENTS
+
+    assert set(MESSAGES) == set(EXPERIMENTS)
+    assert all(paper and ours for paper, ours in MESSAGES.values())
+    assert agreement(["reproduced", "reproduced"]).startswith("says what the paper says (")
+    assert agreement(["reproduced", "not_reproduced"]).startswith("says what the paper says in part")
+    assert agreement(["not_reproduced"]).startswith("does not say")
+    assert agreement(["reproduced", "undecided_at_this_scale"]).startswith("says what the paper says where decided")
+    assert agreement(["reproduced", "not_at_paper_setting"]).startswith("run off the paper's setting")
+    assert agreement([]) == "no claims checked"

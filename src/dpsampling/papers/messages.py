@@ -80,8 +80,8 @@ MESSAGES: dict[str, tuple[str, str]] = {  # experiment id -> (the paper's messag
         "The add PLD has an atom at -ln(0.1 + 0.9/e).",
         "The same atom, of mass 1/2."),
     "lebeda24_sigma_vs_rate": (
-        "WOR needs exactly twice Poisson's sigma under substitution; at small rates WOR eps = 10 needs more noise "
-        "than Poisson eps = 1.",
+        "WOR needs exactly twice Poisson's sigma for the same eps (Prop. 9); the curves bend near sigma ~1 (Poisson) "
+        "and ~2 (WOR); at small rates WOR eps = 10 needs more noise than Poisson eps = 1.",
         "The same, to the bisection's width."),
     "lebeda24_table1": (
         "eps of Poisson ~1 against WOR > 10 at every delta (sigma 0.8, rate 0.001, 10,000 steps).",
@@ -116,6 +116,8 @@ def agreement(verdicts) -> str:
         head = "run off the paper's setting: not comparable"
     elif judged == 0:
         head = "not decided"
+    elif counts.get("not_reproduced", 0) == 0 and counts.get("undecided_at_this_scale"):
+        head = "says what the paper says where decided"
     elif counts.get("not_reproduced", 0) == 0:
         head = "says what the paper says"
     elif counts.get("reproduced", 0) == 0:
