@@ -19,7 +19,8 @@ from dpsampling.io import read_table
 ROOT = Path(__file__).resolve().parents[1]
 TINY = ".test/config/config.yaml"
 TIMING_COLUMNS = {"seconds", "wall_seconds", "cpu_seconds", "elapsed_s", "runtime_s", "sampling_seconds",
-                  "sampling_cpu_seconds", "threads"}  # how long and on how many threads: never compared
+                  "sampling_cpu_seconds", "threads",  # how long and on how many threads: never compared
+                  "numerator_cpu_seconds", "denominator_cpu_seconds", "ratio"}  # timing.parquet (chua25 timing.py)
 
 
 def copy_workflow(target: Path, with_results_of: Path | None = None) -> Path:
