@@ -16,9 +16,8 @@ CHUA24_UNITS = {"epsilon_vs_sigma": "(sigma, T) points x 3 samplers", "delta_vs_
 
 
 def _chua24_units(kind: str, spec: dict) -> float:
-    """Units of work whose cost does not depend on their number (measured on the quick config):
-    eps(delta) evaluations at one (sigma, T) per sampler; one delta(eps) curve per sampler (a
-    PLD or a C-grid scan, whatever the number of eps values); one Thm 4.1 grid point."""
+    """Units of work: eps(delta) evaluations at one (sigma, T) per sampler; one delta(eps) curve per
+    sampler; one Thm 4.1 grid point. Their cost is not uniform: see _calibration."""
     if kind == "epsilon_vs_sigma":
         return 3.0 * (len(spec["sigmas"]) + len(spec.get("compare_steps", [])) * len(spec.get("compare_sigmas", spec["sigmas"])))
     if kind == "delta_vs_epsilon":
@@ -26,18 +25,30 @@ def _chua24_units(kind: str, spec: dict) -> float:
     return float(len(spec["sigmas"]) * len(spec["steps"]) * len(spec["epochs"]) * spec["epsilon_grid"]["num"])
 
 
-def _chua24_slice(kind: str, spec: dict) -> dict:
-    """A small piece of the experiment at its own settings, for calibration: the median sigma; two
-    eps values; one sigma and two eps values of the Thm 4.1 grid (every T and K, which set the cost)."""
-    small = dict(spec)
-    grid = spec.get("epsilon_grid")
+def _calibration(kind: str, spec: dict, timed: Callable[[dict], float]) -> float:
+    """CPU seconds of the whole experiment from ``timed(small spec)`` of a few small pieces at its own
+    settings (measured on the quick config, 2026-11-25: one eps(delta) point costs 20x more at
+    sigma 0.3 than at 2.0; a delta(eps) curve is a fixed cost plus a cost per eps; a Thm 4.1 grid
+    point costs the same at every sigma, mostly per (T, K) setting):
+
+    - eps vs sigma: the smallest and the largest sigma at the main T, the cost at every other sigma
+      interpolated log-linearly in log sigma (compare points counted at the main T: an upper estimate);
+    - delta vs eps: every sampler at 2 and at 6 eps values (no claimed points), extrapolated
+      linearly to the grid's number of eps values;
+    - Thm 4.1: the median sigma on the whole (T, K, eps) grid, times the number of sigmas."""
     if kind == "epsilon_vs_sigma":
-        small.update(sigmas=[float(np.median(spec["sigmas"]))], compare_steps=[], compare_sigmas=[])
-    elif kind == "delta_vs_epsilon":
-        small.update(epsilon_grid=dict(grid, num=2), epsilon_points=[])
-    else:
-        small.update(sigmas=spec["sigmas"][:1], epsilon_grid=dict(grid, num=2))
-    return small
+        sigmas = sorted(spec["sigmas"])
+        ends = [sigmas[0], sigmas[-1]] if len(sigmas) > 1 else sigmas
+        costs = [max(timed(dict(spec, sigmas=[sigma], compare_steps=[], compare_sigmas=[])), 1e-6) for sigma in ends]
+        wanted = [*spec["sigmas"], *(spec.get("compare_sigmas", spec["sigmas"]) * len(spec.get("compare_steps", [])))]
+        log_cost = np.interp(np.log(wanted), np.log(ends), np.log(costs))
+        return float(np.exp(log_cost).sum())
+    if kind == "delta_vs_epsilon":
+        grid = spec["epsilon_grid"]
+        few, more = (timed(dict(spec, epsilon_grid=dict(grid, num=n), epsilon_points=[])) for n in (2, 6))
+        per_eps = max(more - few, 0.0) / 4
+        return max(few - 2 * per_eps, 0.0) + per_eps * (grid["num"] + len(spec.get("epsilon_points", [])))
+    return timed(dict(spec, sigmas=[float(np.median(spec["sigmas"]))])) * len(spec["sigmas"])
 
 
 COST_KEYS = ("steps", "compare_steps", "sigma", "epochs")  # spec entries the cost per unit depends on
@@ -65,9 +76,9 @@ def chua24_cost(kind: str, compute: Callable):
         rate = rates.measured(experiment, "bounds.parquet", lambda parameters: _chua24_units(kind, parameters["spec"]),
                               comparable)
         if rate is None:
-            small = _chua24_slice(kind, spec)
-            rate = rates.calibrate(f"{experiment} ({_chua24_units(kind, small):g} evaluations)",
-                                   lambda: (cpu_seconds(lambda: compute(small, settings)), _chua24_units(kind, small)))
+            rate = rates.calibrate(f"{experiment} (a few pieces, see chua24.cost._calibration)",
+                                   lambda: (_calibration(kind, spec, lambda small: cpu_seconds(lambda: compute(small, settings))),
+                                            _chua24_units(kind, spec)))
         return Work(experiment, _chua24_units(kind, spec), CHUA24_UNITS[kind], *rate)
 
     return chua24_work
