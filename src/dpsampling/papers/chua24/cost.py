@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from dpsampling.papers.chua24.curves import epsilon_grid
 from dpsampling.pipeline.estimate import Rates, Work, cpu_seconds
 
 # --- chua24: deterministic accountants ----------------------------------------------------
@@ -28,13 +29,13 @@ def _chua24_units(kind: str, spec: dict) -> float:
 def _calibration(kind: str, spec: dict, timed: Callable[[dict], float]) -> float:
     """CPU seconds of the whole experiment from ``timed(small spec)`` of a few small pieces at its own
     settings (measured on the quick config, 2026-11-25: one eps(delta) point costs 20x more at
-    sigma 0.3 than at 2.0; a delta(eps) curve is a fixed cost plus a cost per eps; a Thm 4.1 grid
+    sigma 0.3 than at 2.0; a delta(eps) curve is a fixed cost plus a cost per eps value; a Thm 4.1 grid
     point costs the same at every sigma, mostly per (T, K) setting):
 
     - eps vs sigma: the smallest and the largest sigma at the main T, the cost at every other sigma
       interpolated log-linearly in log sigma (compare points counted at the main T: an upper estimate);
-    - delta vs eps: every sampler at 2 and at 6 eps values (no claimed points), extrapolated
-      linearly to the grid's number of eps values;
+    - delta vs eps: every sampler at about 8 and 4 of the eps values it is evaluated at, spread over
+      the grid (the cost of one eps depends on its value), extrapolated linearly to all of them;
     - Thm 4.1: the median sigma on the whole (T, K, eps) grid, times the number of sigmas."""
     if kind == "epsilon_vs_sigma":
         sigmas = sorted(spec["sigmas"])
@@ -44,10 +45,13 @@ def _calibration(kind: str, spec: dict, timed: Callable[[dict], float]) -> float
         log_cost = np.interp(np.log(wanted), np.log(ends), np.log(costs))
         return float(np.exp(log_cost).sum())
     if kind == "delta_vs_epsilon":
-        grid = spec["epsilon_grid"]
-        few, more = (timed(dict(spec, epsilon_grid=dict(grid, num=n), epsilon_points=[])) for n in (2, 6))
-        per_eps = max(more - few, 0.0) / 4
-        return max(few - 2 * per_eps, 0.0) + per_eps * (grid["num"] + len(spec.get("epsilon_points", [])))
+        every = epsilon_grid(spec)  # the eps values the curves are evaluated at
+        step = max(1, -(-len(every) // 8))
+        pieces = [every[::step], every[::2 * step]]  # about 8 and 4 of them, spread over the grid
+        more, fewer = (timed(dict(spec, epsilon_grid=dict(spec["epsilon_grid"], num=0), epsilon_points=list(map(float, p))))
+                       for p in pieces)
+        per_eps = max(more - fewer, 0.0) / max(len(pieces[0]) - len(pieces[1]), 1)
+        return max(more - per_eps * len(pieces[0]), 0.0) + per_eps * len(every)
     return timed(dict(spec, sigmas=[float(np.median(spec["sigmas"]))])) * len(spec["sigmas"])
 
 
