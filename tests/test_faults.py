@@ -124,3 +124,21 @@ def test_a_lock_is_removed_only_when_its_process_is_gone(tmp_path):
     assert "stale" in recover(tmp_path, dry_run=True)[0] and (locks / "0.output.lock").exists()
     assert recover(tmp_path)[0].startswith(f"Removed the lock of Snakemake process {record['pid']}")
     assert not (locks / "0.output.lock").exists()
+
+
+def test_figures_are_written_whole_or_not_at_all(tmp_path):
+    """atomic_paths: the writer gets hidden temporary paths with the final suffix (matplotlib picks
+    the format by it); they replace the final files only when the block completes."""
+    from dpsampling.io import atomic_paths
+
+    pdf, png = tmp_path / "fig.pdf", tmp_path / "fig.png"
+    pdf.write_text("old pdf")
+    with pytest.raises(KeyboardInterrupt), atomic_paths(pdf, png) as (tmp_pdf, tmp_png):
+        assert tmp_pdf.suffix == ".pdf" and tmp_png.suffix == ".png" and tmp_pdf.name.startswith(".")
+        tmp_pdf.write_text("half")
+        raise KeyboardInterrupt
+    assert pdf.read_text() == "old pdf" and not png.exists() and sorted(tmp_path.iterdir()) == [pdf]
+    with atomic_paths(pdf, png) as (tmp_pdf, tmp_png):
+        tmp_pdf.write_text("new pdf")
+        tmp_png.write_text("new png")
+    assert pdf.read_text() == "new pdf" and png.read_text() == "new png" and sorted(tmp_path.iterdir()) == [pdf, png]
