@@ -13,6 +13,7 @@ from dpsampling.io import check_output_dir
 from dpsampling.papers.registry import PAPERS, experiment_code, experiment_module, experiment_targets, wildcard
 from dpsampling.pipeline.code_inputs import import_closure
 from dpsampling.pipeline.config import ConfigError, check_config
+from dpsampling.pipeline.recovery import made_by, record_owner, recover, to_recompute
 from dpsampling.pipeline.report import experiment_summary
 from dpsampling.pipeline.workflow import spec_lookup
 
@@ -60,6 +61,23 @@ include: "workflow/rules/benchmarks.smk"  # opt-in target `benchmarks`, not in `
 include: "workflow/rules/report.smk"  # keep last: it reads the rules above
 
 
+# made_here(path): the workflow makes that result file (a rule's output, in a configured experiment's folder)
+made_here = made_by(EXPERIMENT_TARGETS, workflow.rules)
+# What a killed run or a damaged file left, repaired before the DAG is built (main process only;
+# a dry run only reports): a damaged or foreign result file is moved to <name>.damaged and becomes
+# a target until it is made again (Snakemake never remakes a missing intermediate file on its
+# own); the lock of a Snakemake killed on this host is removed; one line each
+# (dpsampling.pipeline.recovery, docs/COMMANDS.md "Interrupted runs and damaged files").
+if workflow.is_main_process:
+    for _line in recover(".", dry_run=workflow.output_settings.dryrun, ours=made_here):
+        print(_line, file=sys.stderr)
+RECOMPUTE = to_recompute(".", ours=made_here)
+
+
+onstart:
+    record_owner(".", local_jobs=JOBS_RUN_HERE)  # holds the lock: a later run may remove it once this process is gone
+
+
 for _experiment, _files in EXPERIMENT_TARGETS.items():  # one target rule per experiment id
 
     rule:
@@ -67,6 +85,7 @@ for _experiment, _files in EXPERIMENT_TARGETS.items():  # one target rule per ex
             _experiment
         input:
             _files,
+            [f for f in RECOMPUTE if f.startswith(f"results/{_experiment}/")],
 
 
 for _paper in PAPERS:  # and one per paper: all of its experiments
@@ -76,12 +95,14 @@ for _paper in PAPERS:  # and one per paper: all of its experiments
             _paper.name
         input:
             [f for e, files in EXPERIMENT_TARGETS.items() if e.startswith(f"{_paper.name}_") for f in files],
+            [f for f in RECOMPUTE if f.startswith(f"results/{_paper.name}_")],
 
 
 rule all:
     default_target: True
     input:
         [f for files in EXPERIMENT_TARGETS.values() for f in files],
+        RECOMPUTE,
         "results/claims.csv",
         "results/claims.md",
         "results/REPORT.md",

@@ -2,9 +2,10 @@
 
 import sys
 
-from dpsampling.io import read_table
+from dpsampling.io import atomic_paths, read_table
 from dpsampling.papers.chua25.fig1 import plot
 
 sys.stderr = open(snakemake.log[0], "w", buffering=1)
 runs, document = read_table(snakemake.input[0], snakemake.params.expected)
-plot(runs, document["parameters"], snakemake.output.pdf, snakemake.output.png)
+with atomic_paths(snakemake.output.pdf, snakemake.output.png) as (pdf, png):  # never a half-written figure
+    plot(runs, document["parameters"], pdf, png)

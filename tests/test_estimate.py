@@ -194,4 +194,84 @@ def test_without_a_gpu_benchmark_the_cpu_rate_is_used_and_labelled(tmp_path):
 def test_the_table_shows_gpu_hours():
     works = [Work("chua25_fig2", 1e6, "kernel steps", 1e-3, "x", gpu_seconds=7200.0), Work("chua24_fig1", 10, "u", 360.0, "y")]
     text = format_estimate(works, [])
-    assert "+ 2 GPU-h" in text and text.splitlines()[-1].endswith("+ 2 GPU-hours (one GPU per sampling job)")
+    total = next(line for line in text.splitlines() if line.startswith("total"))
+    assert "+ 2 GPU-h" in text and total.endswith("+ 2 GPU-hours (one GPU per sampling job)")
+
+
+class FakeClock:
+    """time.process_time for the estimate module: advanced by hand, so that the logic is tested, not this machine."""
+
+    def __init__(self):
+        self.now = 0.0
+
+    def __call__(self):
+        return self.now
+
+
+def _work_and_compile(clock, fake):
+    """1 s of work, a 5 s compilation during which a called function compiles for 2 s (counted
+    once, inside the outer one), 1 s of work: 2 s of work and 7 s of compiling in all."""
+    fake.now += 1.0
+    clock.on_start(None)
+    fake.now += 5.0
+    clock.on_start(None)
+    fake.now += 2.0
+    clock.on_end(None)
+    clock.on_end(None)
+    fake.now += 1.0
+
+
+def test_compile_time_is_kept_out_of_the_rate_and_reported_apart(monkeypatch):
+    from dpsampling.pipeline import estimate as estimate_module
+
+    fake = FakeClock()
+    monkeypatch.setattr(estimate_module.time, "process_time", fake)
+    clock = estimate_module.compile_clock()
+
+    def demo_work(experiment, config, rates):
+        rate = rates.calibrate("demo kernel", lambda: (estimate_module.cpu_seconds(lambda: _work_and_compile(clock, fake)),
+                                                       2.0))
+        return Work(experiment, 10.0, "demo units", *rate)
+
+    monkeypatch.setitem(ESTIMATORS, "demo24", demo_work)
+    config = {"demo24": {"fig1": {}, "fig2": {}}}
+    rates = Rates(use_benchmarks=False, job_start=lambda experiment: 0.5)
+    works, unknown = estimate(config, rates, jobs={"demo24_fig1": 3})
+    first, second = works
+    assert unknown == []
+    assert first.seconds_per_unit == 1.0  # 2 s of work for 2 units: the 7 s of compiling left out
+    assert first.compile_seconds == 7.0 and second.compile_seconds == 0.0  # compiled once, by the first calibration
+    assert first.compute_hours == 10.0 / 3600 and first.start_hours == 3 * 0.5 / 3600
+    assert first.core_hours == first.compute_hours + first.start_hours
+    assert second.jobs == 0 and second.core_hours == second.compute_hours == 10.0 / 3600
+    text = format_estimate(works, unknown, cores=2)
+    assert "Numba compilation, apart: 7 CPU s" in text and "3 x 0.5" in text
+
+
+def test_a_previous_run_gives_the_rate_less_its_job_starts(tmp_path):
+    _previous_run(tmp_path, TINY, cpu_seconds=12.0)  # one job
+    rates = FixedRates()
+    rates.root, rates.use_benchmarks = tmp_path, True
+    rates.job_start = lambda experiment: 2.0
+    work = ESTIMATORS["chua24.thm41"]("chua24_thm41", TINY, rates)
+    assert work.seconds_per_unit == pytest.approx((12.0 - 2.0) / _grid_points(TINY["chua24"]["thm41"]))
+    assert "less 2 s of 1 job starts" in work.source
+    rates.job_start = lambda experiment: 11.5  # nearly all of it start-up: says nothing about the work
+    work = ESTIMATORS["chua24.thm41"]("chua24_thm41", TINY, rates)
+    assert work.source == "fixed" and rates.calibrated
+
+
+def test_jobs_are_counted_per_experiment_from_a_dry_run():
+    from dpsampling.pipeline.estimate import count_benchmarked_jobs
+
+    dry_run = """rule sample_chua25_losses:
+    output: results/chua25_fig4/samples/left/add/naive/shard-0.parquet
+    benchmark: benchmarks/chua25_fig4/samples/left/add/naive/shard-0.tsv
+rule merge_chua25_delta:
+    benchmark: benchmarks/chua25_fig4/merge_delta.tsv
+rule compute_chua24_bounds:
+    benchmark: benchmarks/chua24_fig3/compute_bounds.tsv
+rule plot_chua24_figure:
+    output: figures/chua24_fig3.pdf
+"""
+    assert count_benchmarked_jobs(dry_run) == {"chua25_fig4": 2, "chua24_fig3": 1}

@@ -23,11 +23,12 @@ TIMING_COLUMNS = {"seconds", "wall_seconds", "cpu_seconds", "elapsed_s", "runtim
                   "numerator_cpu_seconds", "denominator_cpu_seconds", "ratio"}  # timing.parquet (chua25 timing.py)
 
 
-def copy_workflow(target: Path, with_results_of: Path | None = None) -> Path:
+def copy_workflow(target: Path, with_results_of: Path | None = None, profile: bool = False) -> Path:
     """The workflow's files under ``target`` (and, optionally, the results and Snakemake
-    metadata of an earlier run, so that run counts as done)."""
+    metadata of an earlier run, so that run counts as done; with ``profile``, the workflow
+    profile profiles/default too, which Snakemake then loads as in a checkout)."""
     target.mkdir(parents=True, exist_ok=True)
-    for name in ("Snakefile", "workflow", "scripts", "config", ".test"):
+    for name in ("Snakefile", "workflow", "scripts", "config", ".test", *(("profiles",) if profile else ())):
         source = ROOT / name
         (shutil.copytree if source.is_dir() else shutil.copy)(source, target / name)
     if with_results_of is not None:
@@ -137,6 +138,29 @@ def kill_job_halfway(directory: Path, targets: list[str], rule: str, marker: str
     finally:
         if process.poll() is None:
             process.kill()
+    return {"killed": killed, "returncode": process.returncode, "output": output}
+
+
+def kill_dag_during(directory: Path, targets: list[str], rule: str, options=(), timeout=300) -> dict:
+    """Start ``snakemake targets`` in ``directory`` in a session of its own; once a job of ``rule``
+    runs its script, SIGKILL the whole session (Snakemake and every job: ``kill -9`` of the process
+    group, as a power cut or the OOM killer would). Returns what happened."""
+    process = subprocess.Popen(snakemake_command(*targets, *options), cwd=directory, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    deadline, killed = time.monotonic() + timeout, None
+    try:
+        while time.monotonic() < deadline and process.poll() is None:
+            job = find_job_process(process.pid, rule, "")
+            if job is not None:
+                killed = [process.pid, job]
+                os.killpg(process.pid, signal.SIGKILL)
+                break
+            time.sleep(0.05)
+        output, _ = process.communicate(timeout=max(1.0, deadline - time.monotonic()))
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
     return {"killed": killed, "returncode": process.returncode, "output": output}
 
 

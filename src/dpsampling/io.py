@@ -5,7 +5,9 @@ the parameters it was computed from, plus the package and dependency versions. W
 atomic (``write_atomically``: a temporary file in the same folder, then ``os.replace``; the one
 atomic write of the package and its scripts), so an interrupted job leaves no half-written
 result. ``read_table`` refuses a file that is not readable Parquet or
-whose recorded parameters differ from the ones the caller expects.
+whose recorded parameters differ from the ones the caller expects; ``result_file_problem`` says,
+from a file's Parquet footer and metadata alone (no data read), whether it is damaged or foreign
+(what the workflow checks before every run, ``dpsampling.pipeline.recovery``).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import json
 import os
 import platform
 import secrets
+from contextlib import contextmanager
 from importlib import metadata as importlib_metadata
 from pathlib import Path
 
@@ -24,6 +27,7 @@ import pyarrow.parquet as pq
 from dpsampling import __version__
 
 METADATA_KEY = b"dpsampling"
+PARQUET_MAGIC = b"PAR1"  # the first and last four bytes of every Parquet file
 DEPENDENCIES = ("numpy", "scipy", "pandas", "pyarrow", "numba", "dp-accounting", "matplotlib", "snakemake")
 
 
@@ -90,6 +94,26 @@ def write_atomically(path, write) -> Path:
     return path
 
 
+@contextmanager
+def atomic_paths(*paths):
+    """Temporary paths in the folders of ``paths`` (hidden, same suffix: ``.<stem>.<hex>.tmp<suffix>``,
+    so that a writer choosing its format by the suffix, like matplotlib, still can), renamed over
+    ``paths`` once the block completes; removed if it fails. For writers that take a path
+    (figures): readers see the old files or the new ones, never a part."""
+    finals = [Path(path) for path in paths]
+    temporaries = []
+    for final in finals:
+        final.parent.mkdir(parents=True, exist_ok=True)
+        temporaries.append(final.with_name(f".{final.stem}.{secrets.token_hex(8)}.tmp{final.suffix}"))
+    try:
+        yield temporaries
+        for temporary, final in zip(temporaries, finals):
+            os.replace(temporary, final)
+    finally:
+        for temporary in temporaries:
+            temporary.unlink(missing_ok=True)
+
+
 def write_text_atomically(path, text: str) -> Path:
     """Write ``text`` to ``path`` atomically (``write_atomically``)."""
     return write_atomically(path, lambda tmp: Path(tmp).write_text(text))
@@ -120,6 +144,42 @@ def read_metadata(path) -> dict:
     if raw is None:
         raise ValueError(f"{path} has no dpsampling metadata; it was not written by this package")
     return json.loads(raw)
+
+
+def result_file_problem(path) -> str | None:
+    """Why ``path`` cannot be a result of this package, or None when it can: checked from its
+    Parquet header, footer and ``dpsampling`` metadata only (cheap: no data page is read).
+
+    Damaged: not Parquet (no PAR1 header), truncated (no PAR1 footer, or a footer longer than the
+    file), or a footer pyarrow cannot parse. Foreign: readable Parquet without this package's
+    metadata, or with metadata that is not its JSON document. A file whose data pages alone are
+    damaged passes (its reader fails, naming it)."""
+    path = Path(path)
+    size = path.stat().st_size
+    if size < 12:
+        return f"damaged: {size} bytes, too short for Parquet"
+    with path.open("rb") as handle:
+        head = handle.read(4)
+        handle.seek(size - 8)
+        tail = handle.read(8)
+    if head != PARQUET_MAGIC:
+        return "damaged: not a Parquet file (no PAR1 header)"
+    if tail[4:] != PARQUET_MAGIC:
+        return "damaged: truncated (no Parquet footer)"
+    footer = int.from_bytes(tail[:4], "little")
+    if footer + 12 > size:
+        return f"damaged: truncated (a {footer}-byte footer in a {size}-byte file)"
+    try:
+        document = read_metadata(path)
+    except json.JSONDecodeError:
+        return "foreign: its dpsampling metadata is not JSON"
+    except ValueError as error:
+        foreign = "no dpsampling metadata" in str(error)
+        return "foreign: no dpsampling metadata (not written by this package)" if foreign else \
+            "damaged: unreadable Parquet footer"
+    if not isinstance(document, dict) or not isinstance(document.get("parameters"), dict):
+        return "foreign: its dpsampling metadata records no parameters"
+    return None
 
 
 def read_table(path, expected_parameters: dict | None = None) -> tuple[pd.DataFrame, dict]:

@@ -19,7 +19,10 @@ Estimated CPU core-hours per experiment of a config, before running it: the work
 for (accountant evaluations, training example-passes, Monte Carlo samples x steps) times the
 CPU seconds per unit measured on this machine -- from a previous run's benchmarks/ when it had
 the same numerical settings, otherwise by a short calibration run of the experiment's kernel
-(about a minute at paper scale on 2 cores). Config files are merged as snakemake does:
+(about a minute at paper scale on 2 cores) -- plus the start of each job (a dry run counts the
+jobs; a new Python importing the experiment's module times one start). Numba compilation is
+measured apart and kept out of every rate: a fresh checkout pays it about once (compiled kernels
+are cached), and it is shown in its own column. Config files are merged as snakemake does:
 config/config.yaml, then each --configfile in order.
 
 examples:
@@ -82,7 +85,15 @@ def load_config(directory: Path, configfiles: list) -> dict:
 
 def _estimate(args) -> int:
     from dpsampling.papers import registry  # noqa: F401  (registers each paper's cost model)
-    from dpsampling.pipeline.estimate import Rates, estimate, format_estimate, log
+    from dpsampling.pipeline.estimate import (
+        JobStarts,
+        Rates,
+        benchmarked_jobs,
+        config_experiments,
+        estimate,
+        format_estimate,
+        log,
+    )
 
     if args.cores is None or args.cores < 1:
         raise ValueError(f"--cores must be an integer >= 1; got {args.cores!r}")
@@ -90,15 +101,22 @@ def _estimate(args) -> int:
     if not (directory / "Snakefile").is_file():
         raise ValueError(f"--directory must be the workflow folder (with a Snakefile); got {args.directory!r}")
     config = load_config(directory, args.configfile)
+    log("counting the jobs (snakemake --forceall --dry-run) ...")
+    jobs, counted = benchmarked_jobs(directory, [Path(f).resolve() for f in args.configfile])
+    starts = JobStarts()
+    log("timing the start of one job per experiment ...")
+    starts.measure(config_experiments(config) if jobs else [])
     works, unknown = estimate(config, Rates(directory, use_benchmarks=not args.no_benchmarks, progress=log,
-                                            gpu_benchmark=args.gpu_benchmark))
+                                            gpu_benchmark=args.gpu_benchmark, job_start=starts), jobs)
     if args.json:
-        print(json.dumps({"configfiles": args.configfile, "experiments": [dict(w.__dict__, core_hours=w.core_hours, gpu_hours=w.gpu_hours)
-                                                                              for w in works],
+        rows = [dict(w.__dict__, compute_hours=w.compute_hours, start_hours=w.start_hours, core_hours=w.core_hours,
+                     compile_hours=w.compile_hours, gpu_hours=w.gpu_hours) for w in works]
+        print(json.dumps({"configfiles": args.configfile, "experiments": rows, "jobs": counted,
                           "total_core_hours": sum(w.core_hours for w in works),
+                          "total_compile_hours": sum(w.compile_hours for w in works),
                           "total_gpu_hours": sum(w.gpu_hours for w in works), "not_estimated": unknown}, indent=2))
     else:
-        print(f"# estimated CPU core-hours for {', '.join(args.configfile) or 'config/config.yaml'}")
+        print(f"# estimated CPU core-hours for {', '.join(args.configfile) or 'config/config.yaml'} ({counted})")
         print(format_estimate(works, unknown, args.cores))
     return 0
 

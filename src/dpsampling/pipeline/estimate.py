@@ -44,12 +44,16 @@ The estimate is a model: linear in the units, with the per-unit cost measured at
 
 from __future__ import annotations
 
+import importlib.util
 import json
+import os
 import re
+import subprocess
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from dpsampling.io import read_metadata
@@ -70,10 +74,31 @@ class Work:
     source: str
     gpu_seconds: float = 0.0
     """GPU seconds on top of the CPU work (the part of the experiment that runs on a GPU)."""
+    jobs: int = 0
+    """Benchmarked jobs of the experiment in the workflow (a dry run counts them; 0: not counted)."""
+    job_start_seconds: float = 0.0
+    """CPU seconds one of its jobs spends starting (Python and the imports of its script)."""
+    compile_seconds: float = 0.0
+    """CPU seconds of Numba compilation while calibrating it: not in ``core_hours``; a fresh
+    checkout pays about this once (compiled kernels are cached), reported apart."""
+
+    @property
+    def compute_hours(self) -> float:
+        """The work itself: units x seconds per unit."""
+        return self.units * self.seconds_per_unit / 3600
+
+    @property
+    def start_hours(self) -> float:
+        return self.jobs * self.job_start_seconds / 3600
 
     @property
     def core_hours(self) -> float:
-        return self.units * self.seconds_per_unit / 3600
+        """The work and the start of its jobs (Numba compilation apart: ``compile_hours``)."""
+        return self.compute_hours + self.start_hours
+
+    @property
+    def compile_hours(self) -> float:
+        return self.compile_seconds / 3600
 
     @property
     def gpu_hours(self) -> float:
@@ -96,12 +121,16 @@ def register(block: str):
 class Rates:
     """Seconds per unit of work: from a previous run's benchmarks, or a calibration timing."""
 
-    def __init__(self, root=".", use_benchmarks: bool = True, progress=None, gpu_benchmark=None):
+    def __init__(self, root=".", use_benchmarks: bool = True, progress=None, gpu_benchmark=None, job_start=None):
         self.root = Path(root)
         self.use_benchmarks = use_benchmarks
         self.progress = progress or (lambda message: None)
         self.gpu_benchmark_path = self.root / (gpu_benchmark or GPU_BENCHMARK)
         self._calibrated: dict = {}
+        self.job_start = job_start or (lambda experiment: 0.0)
+        """experiment -> CPU seconds one of its jobs spends starting (``JobStarts``; none by default)."""
+        self.compile_seconds = 0.0
+        """Numba compilation during the calibrations so far (``compile_clock``), kept out of every rate."""
 
     def gpu_benchmark(self) -> tuple[dict | None, str]:
         """(the GPU benchmark document, where it is) or (None, why there is none): the JSON of
@@ -134,13 +163,21 @@ class Rates:
         if not comparable(parameters):
             return None
         units = units_of(parameters)
-        return totals["cpu_s"] / units, f"benchmarks: {totals['cpu_s']:.0f} CPU s / {units:g} units of {path}"
+        start = totals["jobs"] * self.job_start(experiment)
+        work = totals["cpu_s"] - start
+        if work < 0.1 * totals["cpu_s"]:  # nearly all start-up: the run says nothing about the work
+            return None
+        less = f" less {start:.0f} s of {totals['jobs']} job starts" if start else ""
+        return work / units, f"benchmarks: {totals['cpu_s']:.0f} CPU s{less} / {units:g} units of {path}"
 
     def cached(self, key: str, function: Callable):
         """``function()`` (a calibration timing), run once per key."""
         if key not in self._calibrated:
             self.progress(f"calibrating {key} ...")
+            clock = compile_clock()
+            compiled = clock.seconds
             self._calibrated[key] = function()
+            self.compile_seconds += clock.seconds - compiled
         return self._calibrated[key]
 
     def calibrate(self, key: str, timing: Callable[[], tuple]):
@@ -149,11 +186,106 @@ class Rates:
         return seconds / units, f"calibration: {seconds:.2f} CPU s for {units:g} units"
 
 
+class CompileClock:  # a numba.core.event.Listener (registered as one, see compile_clock)
+    """CPU seconds this process spends compiling Numba functions: the outermost ``numba:compile``
+    events (a function compiled while compiling another counts once). Loading a compiled
+    function from Numba's cache is not compiling and is not counted."""
+
+    def __init__(self):
+        self.seconds = 0.0
+        self._depth = 0
+        self._start = 0.0
+
+    def on_start(self, event) -> None:
+        if self._depth == 0:
+            self._start = time.process_time()
+        self._depth += 1
+
+    def on_end(self, event) -> None:
+        self._depth -= 1
+        if self._depth == 0:
+            self.seconds += time.process_time() - self._start
+
+
+_CLOCK: CompileClock | None = None
+
+
+def compile_clock() -> CompileClock:
+    """The process's compile clock, listening to Numba from the first call on."""
+    global _CLOCK
+    if _CLOCK is None:
+        from numba.core import event
+
+        listener = type("CompileListener", (CompileClock, event.Listener), {})
+        _CLOCK = listener()
+        event.register("numba:compile", _CLOCK)
+    return _CLOCK
+
+
 def cpu_seconds(function) -> float:
-    """CPU seconds of this process spent in ``function()``."""
-    start = time.process_time()
+    """CPU seconds of this process spent in ``function()``, less the time spent compiling Numba
+    functions meanwhile (which ``compile_clock()`` counts apart): the cost of the work itself."""
+    clock = compile_clock()
+    start, compiled = time.process_time(), clock.seconds
     function()
-    return time.process_time() - start
+    return max(time.process_time() - start - (clock.seconds - compiled), 0.0)
+
+
+def start_seconds(module: str) -> float:
+    """CPU seconds of a new Python process that imports ``module`` and exits: what a job spends
+    before its work (its script imports the experiment's module and the library)."""
+    process = subprocess.Popen([sys.executable, "-c", f"import {module}"], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(process.pid, 0)
+    process.returncode = os.waitstatus_to_exitcode(status)
+    return usage.ru_utime + usage.ru_stime
+
+
+class JobStarts:
+    """experiment -> CPU seconds one of its jobs spends starting: ``start_seconds`` of its module
+    (``dpsampling.papers.<paper>.<name>``), measured once each, several at a time (``measure``)."""
+
+    def __init__(self):
+        self.seconds: dict[str, float] = {}
+
+    @staticmethod
+    def module(experiment: str) -> str:
+        paper, name = experiment.split("_", 1)
+        module = f"dpsampling.papers.{paper}.{name}"
+        return module if importlib.util.find_spec(module) is not None else "dpsampling.io"
+
+    def measure(self, experiments) -> None:
+        todo = [e for e in experiments if e not in self.seconds]
+        with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+            self.seconds.update(zip(todo, pool.map(lambda e: start_seconds(self.module(e)), todo)))
+
+    def __call__(self, experiment: str) -> float:
+        if experiment not in self.seconds:
+            self.measure([experiment])
+        return self.seconds[experiment]
+
+
+BENCHMARK_LINE = re.compile(r"^\s*benchmark: benchmarks/([^/\s]+)/", re.MULTILINE)
+
+
+def count_benchmarked_jobs(dry_run: str) -> dict[str, int]:
+    """experiment -> jobs with a benchmark under benchmarks/<experiment>/, from a dry run's text."""
+    counts: dict[str, int] = {}
+    for experiment in BENCHMARK_LINE.findall(dry_run):
+        counts[experiment] = counts.get(experiment, 0) + 1
+    return counts
+
+
+def benchmarked_jobs(directory, configfiles=()) -> tuple[dict[str, int] | None, str]:
+    """(experiment -> its benchmarked jobs in a whole run of the workflow, how they were counted),
+    from ``snakemake --forceall --dry-run``; (None, why) when the dry run fails."""
+    command = [sys.executable, "-m", "snakemake", "--forceall", "--dry-run", "--cores", "1",
+               *(["--configfile", *map(str, configfiles)] if configfiles else [])]
+    result = subprocess.run(command, cwd=directory, capture_output=True, text=True)
+    if result.returncode != 0:
+        last = (result.stderr.strip().splitlines() or ["no output"])[-1]
+        return None, f"job start-up not counted: the dry run failed ({last})"
+    return count_benchmarked_jobs(result.stdout + result.stderr), "jobs counted by snakemake --forceall --dry-run"
 
 
 def config_experiments(config: dict) -> list[str]:
@@ -171,16 +303,23 @@ def estimator_for(experiment: str):
     return ESTIMATORS.get(f"{paper}.{name}") or ESTIMATORS.get(paper)
 
 
-def estimate(config: dict, rates: Rates) -> tuple[list[Work], list[str]]:
+def estimate(config: dict, rates: Rates, jobs: dict | None = None) -> tuple[list[Work], list[str]]:
     """(Work of each experiment of the config with a family registered by its paper's cost model
-    (``dpsampling.papers.registry`` imports them all), experiments without one)."""
+    (``dpsampling.papers.registry`` imports them all), experiments without one). ``jobs``:
+    experiment -> its benchmarked jobs (``benchmarked_jobs``), each costing ``rates.job_start``
+    to start; the Numba compilation measured while calibrating an experiment is recorded apart
+    (``Work.compile_seconds``)."""
     works, unknown = [], []
     for experiment in config_experiments(config):
         function = estimator_for(experiment)
         if function is None:
             unknown.append(experiment)
-        else:
-            works.append(function(experiment, config, rates))
+            continue
+        compiled = rates.compile_seconds
+        work = function(experiment, config, rates)
+        count = (jobs or {}).get(experiment, 0)
+        works.append(replace(work, compile_seconds=rates.compile_seconds - compiled, jobs=count,
+                             job_start_seconds=rates.job_start(experiment) if count else 0.0))
     return works, unknown
 
 
@@ -189,20 +328,28 @@ def _hours(work: Work) -> str:
 
 
 def format_estimate(works: list[Work], unknown: list[str], cores: int | None = None) -> str:
-    """The table printed by ``dpsampling estimate``."""
+    """The table printed by ``dpsampling estimate``: per experiment its work (units x CPU s/unit),
+    its jobs' start-up (jobs x CPU s each), core-hours (the two), and the Numba compilation
+    measured apart (CPU seconds)."""
     name = max([16, *(len(w.experiment) for w in works)])
     unit = max([28, *(len(w.unit) for w in works)])
-    lines = [f"{'experiment':<{name}} {'units of work':>14}  {'unit':<{unit}} {'CPU s/unit':>10} {'core-hours':>10}  rate from"]
+    lines = [f"{'experiment':<{name}} {'units of work':>14}  {'unit':<{unit}} {'CPU s/unit':>10} {'jobs x start s':>14} "
+             f"{'core-hours':>10} {'compile s':>9}  rate from"]
     for w in works:
+        starts = f"{w.jobs} x {w.job_start_seconds:.2g}" if w.jobs else "-"
         lines.append(f"{w.experiment:<{name}} {w.units:>14.4g}  {w.unit:<{unit}} {w.seconds_per_unit:>10.3g} "
-                     f"{_hours(w)}  {w.source}")
+                     f"{starts:>14} {_hours(w)} {w.compile_seconds:>9.3g}  {w.source}")
     total = sum(w.core_hours for w in works)
+    compiled = sum(w.compile_hours for w in works)
     gpu_total = sum(w.gpu_hours for w in works)
-    lines.append(f"{'total':<{name}} {'':>14}  {'':<{unit}} {'':>10} {total:>10.3g}"
+    lines.append(f"{'total':<{name}} {'':>14}  {'':<{unit}} {'':>10} {'':>14} {total:>10.3g} {compiled * 3600:>9.3g}"
                  + (f" + {gpu_total:.3g} GPU-hours (one GPU per sampling job)" if gpu_total else ""))
+    lines.append(f"Core-hours: the work ({sum(w.compute_hours for w in works):.3g}) and the start of the jobs "
+                 f"({sum(w.start_hours for w in works):.3g}). Numba compilation, apart: {compiled * 3600:.3g} CPU s "
+                 "measured here, paid about once by a fresh checkout (compiled kernels are cached).")
     if cores:
-        lines.append(f"On {cores} cores: at least {total / cores:.3g} hours of wall time (perfect parallelism; "
-                     "the longest single job is a floor too).")
+        lines.append(f"On {cores} cores: at least {(total + compiled) / cores:.3g} hours of wall time (perfect "
+                     "parallelism; the longest single job is a floor too).")
     for name in unknown:
         lines.append(f"{name}: no estimator registered (see dpsampling.pipeline.estimate); not included in the total")
     return "\n".join(lines)

@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from dpsampling.papers.chua24.curves import epsilon_grid
 from dpsampling.pipeline.estimate import Rates, Work, cpu_seconds
 
 # --- chua24: deterministic accountants ----------------------------------------------------
@@ -16,9 +17,8 @@ CHUA24_UNITS = {"epsilon_vs_sigma": "(sigma, T) points x 3 samplers", "delta_vs_
 
 
 def _chua24_units(kind: str, spec: dict) -> float:
-    """Units of work whose cost does not depend on their number (measured on the quick config):
-    eps(delta) evaluations at one (sigma, T) per sampler; one delta(eps) curve per sampler (a
-    PLD or a C-grid scan, whatever the number of eps values); one Thm 4.1 grid point."""
+    """Units of work: eps(delta) evaluations at one (sigma, T) per sampler; one delta(eps) curve per
+    sampler; one Thm 4.1 grid point. Their cost is not uniform: see _calibration."""
     if kind == "epsilon_vs_sigma":
         return 3.0 * (len(spec["sigmas"]) + len(spec.get("compare_steps", [])) * len(spec.get("compare_sigmas", spec["sigmas"])))
     if kind == "delta_vs_epsilon":
@@ -26,18 +26,33 @@ def _chua24_units(kind: str, spec: dict) -> float:
     return float(len(spec["sigmas"]) * len(spec["steps"]) * len(spec["epochs"]) * spec["epsilon_grid"]["num"])
 
 
-def _chua24_slice(kind: str, spec: dict) -> dict:
-    """A small piece of the experiment at its own settings, for calibration: the median sigma; two
-    eps values; one sigma and two eps values of the Thm 4.1 grid (every T and K, which set the cost)."""
-    small = dict(spec)
-    grid = spec.get("epsilon_grid")
+def _calibration(kind: str, spec: dict, timed: Callable[[dict], float]) -> float:
+    """CPU seconds of the whole experiment from ``timed(small spec)`` of a few small pieces at its own
+    settings (measured on the quick config, 2026-11-25: one eps(delta) point costs 20x more at
+    sigma 0.3 than at 2.0; a delta(eps) curve is a fixed cost plus a cost per eps value; a Thm 4.1 grid
+    point costs the same at every sigma, mostly per (T, K) setting):
+
+    - eps vs sigma: the smallest and the largest sigma at the main T, the cost at every other sigma
+      interpolated log-linearly in log sigma (compare points counted at the main T: an upper estimate);
+    - delta vs eps: every sampler at about 8 and 4 of the eps values it is evaluated at, spread over
+      the grid (the cost of one eps depends on its value), extrapolated linearly to all of them;
+    - Thm 4.1: the median sigma on the whole (T, K, eps) grid, times the number of sigmas."""
     if kind == "epsilon_vs_sigma":
-        small.update(sigmas=[float(np.median(spec["sigmas"]))], compare_steps=[], compare_sigmas=[])
-    elif kind == "delta_vs_epsilon":
-        small.update(epsilon_grid=dict(grid, num=2), epsilon_points=[])
-    else:
-        small.update(sigmas=spec["sigmas"][:1], epsilon_grid=dict(grid, num=2))
-    return small
+        sigmas = sorted(spec["sigmas"])
+        ends = [sigmas[0], sigmas[-1]] if len(sigmas) > 1 else sigmas
+        costs = [max(timed(dict(spec, sigmas=[sigma], compare_steps=[], compare_sigmas=[])), 1e-6) for sigma in ends]
+        wanted = [*spec["sigmas"], *(spec.get("compare_sigmas", spec["sigmas"]) * len(spec.get("compare_steps", [])))]
+        log_cost = np.interp(np.log(wanted), np.log(ends), np.log(costs))
+        return float(np.exp(log_cost).sum())
+    if kind == "delta_vs_epsilon":
+        every = epsilon_grid(spec)  # the eps values the curves are evaluated at
+        step = max(1, -(-len(every) // 8))
+        pieces = [every[::step], every[::2 * step]]  # about 8 and 4 of them, spread over the grid
+        more, fewer = (timed(dict(spec, epsilon_grid=dict(spec["epsilon_grid"], num=0), epsilon_points=list(map(float, p))))
+                       for p in pieces)
+        per_eps = max(more - fewer, 0.0) / max(len(pieces[0]) - len(pieces[1]), 1)
+        return max(more - per_eps * len(pieces[0]), 0.0) + per_eps * len(every)
+    return timed(dict(spec, sigmas=[float(np.median(spec["sigmas"]))])) * len(spec["sigmas"])
 
 
 COST_KEYS = ("steps", "compare_steps", "sigma", "epochs")  # spec entries the cost per unit depends on
@@ -65,9 +80,9 @@ def chua24_cost(kind: str, compute: Callable):
         rate = rates.measured(experiment, "bounds.parquet", lambda parameters: _chua24_units(kind, parameters["spec"]),
                               comparable)
         if rate is None:
-            small = _chua24_slice(kind, spec)
-            rate = rates.calibrate(f"{experiment} ({_chua24_units(kind, small):g} evaluations)",
-                                   lambda: (cpu_seconds(lambda: compute(small, settings)), _chua24_units(kind, small)))
+            rate = rates.calibrate(f"{experiment} (a few pieces, see chua24.cost._calibration)",
+                                   lambda: (_calibration(kind, spec, lambda small: cpu_seconds(lambda: compute(small, settings))),
+                                            _chua24_units(kind, spec)))
         return Work(experiment, _chua24_units(kind, spec), CHUA24_UNITS[kind], *rate)
 
     return chua24_work
