@@ -128,6 +128,8 @@ class SubstitutionPhase:
         return "wor-substitution"
 
     def __getattr__(self, name):  # sigma, steps, epochs, sampling_rate: the phase's
+        if name == "phase":  # not set yet (copy, pickle): no recursion
+            raise AttributeError(name)
         return getattr(self.phase, name)
 
     def gaussian_weight(self) -> float | None:
