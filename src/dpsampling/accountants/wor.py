@@ -17,9 +17,11 @@ multiplier sigma / 2 (max over directions). Delta and eps queries refine the dis
 (``accountants.pld_bounds``, shared by all rows) until upper and lower bound of every row agree
 to ``relative_accuracy``, or ``min_discretization`` is reached.
 
-Substitution (Appendix D): the upper bound self-composes the pair whose curve is the pointwise
-maximum of the two single-step curves (connect-the-dots: on the certified engine's grids,
-``certified.curves``, or dp-accounting's, ``substitution.pld_from_curve``); the lower bound is the
+Substitution (Appendix D): the upper bound self-composes a pair whose curve is Theorem 14's bound
+(remove curve for eps >= 0, add curve below; the pointwise maximum of the two): on the certified
+engine, that curve realized exactly as a pair of distributions (``certified.substitution``, which
+proves it; upper and lower laws, refined until they meet), on dp-accounting, the connect-the-dots
+PLD of the maximum curve (``substitution.pld_from_curve``); the lower bound is the
 larger of the two directions' lower bounds -- each is the curve of a pair of substitution
 neighbours (Section 7: (-1,...,-1,1) vs (-1,...,-1,-1) and back). RDP: dp-accounting's
 WOR replace-one bound (Wang et al. 2019) at noise multiplier sigma / 2.
@@ -160,17 +162,15 @@ def _substitution_accuracy(out: dict, kind: str, relative_accuracy: float) -> di
 
 
 def _certified_substitution_upper(kind: str, values, run: WorAccounting, relative_accuracy: float) -> np.ndarray:
-    """The Appendix D upper bound on the certified engine: the connect-the-dots pair of the
-    single-step maximum curve on the engine's grids (``certified.curves``), composed, max over
-    its two directions."""
-    from dpsampling.accountants.certified.curves import composed_curve_upper
-    from dpsampling.accountants.certified.engine import DEFAULT_MAX_GRID_POINTS
-    from dpsampling.accountants.certified.steps import log_sd
+    """The Appendix D upper bound on the certified engine: Theorem 14's curve realized as a pair
+    of distributions (``certified.substitution``; its remove and add directions agree), composed
+    and refined until its own upper and lower laws meet to a tenth of ``relative_accuracy`` (the
+    bracket's gap is then the pair's, not the grid's; ~1 s at T = 2,344)."""
+    from dpsampling.accountants.certified.substitution import substitution_bounds
 
-    upper, _ = composed_curve_upper(_single_step_max_curve(run), substitution_epsilon_max(run),
-                                    log_sd(run.sigma / 2.0, run.rate), run.compositions, values, kind,
-                                    relative_accuracy, DEFAULT_MAX_GRID_POINTS)
-    return upper.max(axis=1)
+    bounds, _, _ = substitution_bounds(run.sigma, run.steps, run.epochs, run.rate, values, kind,
+                                       min(relative_accuracy, 0.5) / 10.0)
+    return bounds[:, 2, 1]
 
 
 def substitution_delta(epsilon, run: WorAccounting, discretization: float = 1e-4,

@@ -32,17 +32,34 @@ from .engine import DELTA_FLOOR, EPSILON_FLOOR
 from .laws import Laws, PointsLaw, charged_excess, prune_points
 
 
-def curve_points(curve, h: float, epsilon_max: float) -> PointsLaw:
-    """The connect-the-dots law of ``curve`` (vectorised delta(eps)) on the grid of step h."""
+def curve_points(curve, h: float, epsilon_max: float, dual=None) -> PointsLaw:
+    """The connect-the-dots law of ``curve`` (vectorised delta(eps)) on the grid of step h.
+
+    Below eps = 0 the slopes are differences of delta values near 1 divided by alpha = e^eps:
+    an error e in delta(-epsilon_max) becomes e e^epsilon_max of Q's mass at the lowest point,
+    and under T compositions T times that in every add delta (at epsilon_max 16, 1e-12 gives
+    ~1e-5 a step). With ``dual`` (the curve of the swapped pair, delta'(eps) = 1 - e^eps +
+    e^eps delta(-eps); the curve itself for a symmetric pair) they come from u = alpha delta'(-eps)
+    = delta - (1 - alpha) instead, with no cancellation: slopes + 1 = differences of u over
+    differences of alpha, Q's mass at 0 is delta'(epsilon_max) and the total mass is exactly
+    1 - delta'(epsilon_max)."""
     m = max(1, math.ceil(epsilon_max / h))
     eps = np.arange(-m, m + 1) * h
-    delta = np.asarray(curve(eps), dtype=float)
     alpha = np.exp(eps)
-    slopes = np.empty(eps.size + 1)
-    slopes[0] = (delta[0] - 1.0) / alpha[0]
-    slopes[1:-1] = np.diff(delta) / np.diff(alpha)
-    slopes[-1] = 0.0
-    return PointsLaw(-m, np.maximum(np.diff(slopes), 0.0), remove_excess=float(delta[-1]), add_excess=0.0)
+    if dual is None:
+        delta = np.asarray(curve(eps), dtype=float)
+        slopes = np.empty(eps.size + 1)
+        slopes[0] = (delta[0] - 1.0) / alpha[0]
+        slopes[1:-1] = np.diff(delta) / np.diff(alpha)
+        slopes[-1] = 0.0
+        return PointsLaw(-m, np.maximum(np.diff(slopes), 0.0), remove_excess=float(delta[-1]), add_excess=0.0)
+    left, right = alpha[:m + 1], alpha[m:]  # alpha <= 1 and alpha >= 1 (both hold alpha = 1)
+    u = left * np.asarray(dual(-eps[:m + 1]), dtype=float)
+    delta = np.asarray(curve(eps[m:]), dtype=float)
+    shifted = np.concatenate([[u[0] / left[0]], np.diff(u) / np.diff(left)])  # slopes + 1, left of 1
+    slopes = np.concatenate([np.diff(delta) / np.diff(right), [0.0]])  # right of 1
+    masses = np.concatenate([np.diff(shifted), [slopes[0] + 1.0 - shifted[-1]], np.diff(slopes)])
+    return PointsLaw(-m, np.maximum(masses, 0.0), remove_excess=float(delta[-1]), add_excess=0.0)
 
 
 def _upper_rows(laws: Laws, values: np.ndarray, kind: str) -> np.ndarray:
@@ -68,13 +85,14 @@ def _largest_move(before: np.ndarray, after: np.ndarray, floor: float) -> float:
 
 
 def composed_curve_upper(curve, epsilon_max: float, sd_one: float, compositions: int, values, kind: str,
-                         accuracy: float, max_grid_points: int) -> tuple[np.ndarray, dict]:
+                         accuracy: float, max_grid_points: int, dual=None) -> tuple[np.ndarray, dict]:
     """Upper bounds (n, 2: remove, add) at ``values`` of ``compositions`` independent steps each
     dominated by ``curve``'s connect-the-dots pair; the grid steps are the engine's for a step of
     log-scale ``sd_one`` (``compose``). Each refinement halves them and keeps the smaller bound,
     until no row moves by more than ``accuracy`` (relative; rows at or below the engine's
     DELTA_FLOOR / EPSILON_FLOOR not counted), or the next level would pass
-    ``max_grid_points``. Returns the bounds and how they were computed."""
+    ``max_grid_points``; ``dual``: as ``curve_points`` (give it whenever the curve's values near
+    delta = 1 are not exact). Returns the bounds and how they were computed."""
     accuracy = check_open_unit("accuracy", accuracy)
     max_grid_points = check_int_at_least("max_grid_points", max_grid_points, 2)
     values = np.asarray(values, dtype=float)
@@ -83,7 +101,7 @@ def composed_curve_upper(curve, epsilon_max: float, sd_one: float, compositions:
     with progress.bar("connect-the-dots upper bound: refinements") as bar:
         while True:
             h = level_step(sd_one, 1, refinement)
-            points = prune_points(curve_points(curve, h, epsilon_max), h)
+            points = prune_points(curve_points(curve, h, epsilon_max, dual), h)
             laws, largest = power(TwoGrid(Laws(points, None, h), None, h), compositions, sd_one, refinement)
             bar.update()
             rows = _upper_rows(laws, values, kind)

@@ -1,0 +1,153 @@
+"""WOR under substitution: the tightest single-step dominating pair, as laws the engine composes.
+
+Setting (lebeda24 Sec. 7, App. D). A WOR step draws a batch of b of n (q = b / n) and releases the
+sum of its clipped gradients plus N(0, sigma^2 I); substitution neighbours differ in one example.
+The base mechanism (a batch's sum) under substitution moves by at most 2, so it is dominated by
+N(2, sigma^2) vs N(0, sigma^2), and Theorem 14 (= Zhu et al. 2022, Prop. 30) bounds the curve of
+one step, for every pair of neighbours, by
+
+    f(a) = H_a(A || B)  for a >= 1,        f(a) = H_a(B || A)  for a < 1,
+
+A = (1 - q) N(0, sigma^2) + q N(2, sigma^2), B = N(0, sigma^2). In the engine's units (distance 1,
+s = sigma / 2, ``steps``) dA/dB = L = (1 - q) + q Y under B, E_B[L] = 1.
+
+**The pair realizing f (proof).** Let Q* be the law of a ratio L* >= 0 made of three parts:
+(i) on (1, inf): the law of L under B restricted to {L > 1}; (ii) an atom at 1 of mass
+m_1 = 1 - B(L > 1) - A(L > 1); (iii) on (0, 1): L* = 1 / L with weight L dB on {L > 1}
+(Q*(L* in d(1/l)) = l B(L in dl)), and P* = L* Q*. With c = 1 / (2 s) (data units: 1 / sigma),
+B(L > 1) = Phi(-c) and A(L > 1) = (1 - q) Phi(-c) + q Phi(c), so m_1 = (1 - q)(1 - 2 Phi(-c)) >= 0:
+Q* is a probability law (parts (i) + (iii) have mass B(L > 1) + E_B[L; L > 1]) and E_Q*[L*] =
+E_B[L; L > 1] + m_1 + B(L > 1) = 1 (no mass of P* at infinity). Its curve is f:
+- a >= 1: H_a(P* || Q*) = E_Q*[(L* - a)_+] = E_B[(L - a)_+; L > 1] = E_B[(L - a)_+] = H_a(A || B);
+- a < 1: E_Q*[(L* - a)_+] = 1 - a + E_Q*[(a - L*)_+], and only part (iii) has L* < a, so this is
+  1 - a + E_B[L (a - 1/L)_+; L > 1] = 1 - a + E_B[(a L - 1)_+] = E_B[(1 - a L)_+] = H_a(B || A).
+So (P*, Q*) dominates every WOR step under substitution (Theorem 14), and by the composition
+theorem of dominating pairs (Zhu et al. 2022, Thm 10; adaptive steps) (P*, Q*)^T dominates T
+steps: ``delta(eps) <= H_{e^eps}(P*^T || Q*^T)``, in both orders of the neighbours (the pair is
+symmetric: the curve of (Q*, P*) is 1 - a + a f(1/a) = f(a), so remove and add agree).
+
+**No single-step pair does better.** f is attained at every a: for a >= 1 by the datasets
+(-1, ..., -1, 1) vs (-1, ..., -1, -1), for a < 1 by the same two in the other order (lebeda24
+Sec. 7). Any pair dominating the step has a curve >= f everywhere, hence (Blackwell) is a
+post-processing-above of (P*, Q*), and its T-fold product dominates (P*, Q*)^T. Any tighter bound
+must use that the two halves of f are attained by different pairs of neighbours (notes:
+/work/notes/integrations-research.md, "WOR substitution").
+
+**Laws.** Part (i) is ``steps._cells_laws`` on the cells k >= 0 of L (grid point g_0 = 1): the
+upper law spreads each cell onto its ends with the mean kept, the lower law keeps its
+conditional mean. Part (iii) is their mirror image: cell [g_k, g_{k+1}) of L becomes cell
+[g_{-k-1}, g_{-k}) of L* with Q*-mass E_B[L; cell] and first moment B(cell). The mirror of the
+upper law (mass g_j p_j at g_{-j} for mass p_j at g_j) is exactly the mean-kept spread of each
+mirrored cell onto its ends (mass g_k P_k - E_k / expm1(h) at g_{-k}, E_k e^h / expm1(h) at
+g_{-k-1}, with P_k, E_k = E_B[L - g_k; cell]): an upper law in convex order; the mirror of a
+conditional-mean atom (mass m at e^v) is the conditional-mean atom of the mirrored cell (mass
+m e^v at e^{-v}): a lower law (Jensen). The atom m_1 is exact. Top tail: the upper law moves the
+mass of L above its top point g_hi down to g_hi (``remove_excess`` += its first moment lost, as in
+``steps``); mirrored, that point at g_{-hi} carries the tail's exact first moment B(L > g_hi) but
+only mass g_hi B(L > g_hi) of its E_B[L; L > g_hi]: the difference is the spread of the mirrored
+tail onto {0, g_{-hi}} (a convex-order upper bound), whose mass at 0 the engine charges to the
+add direction as "1 - mass" (``laws.charged_excess``). The lower law keeps both tails as open
+cells at their conditional means. The engine composes these laws (``compose.power``) and refines
+until the two laws of (P*, Q*)^T meet: the gap it reports is the discretization error of the
+upper bound, not the gap to the true curve.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.special import erf
+
+from .compose import STEP_POINTS, TAIL_BUDGET, TwoGrid, level_step, power
+from .engine import DEFAULT_MAX_GRID_POINTS, Phase, refined
+from .laws import Laws, MeansLaw, PointsLaw, _merge_atoms, prune_points
+from .steps import _cells_laws, _top_log_y, log_sd
+
+DISTANCE = 2.0  # a substitution moves a batch's sum by at most 2 (data in the unit ball)
+
+
+def atom_at_one(sigma: float, q: float) -> float:
+    """m_1 = (1 - q)(1 - 2 Phi(-c)) = (1 - q) erf(c / sqrt 2), c = 1 / (2 sigma) (module docstring;
+    ``sigma`` in the engine's units, distance 1)."""
+    return (1.0 - q) * float(erf(1.0 / (2.0 * sigma * math.sqrt(2.0))))
+
+
+def top_index(sigma: float, q: float, h: float, tail: float) -> int:
+    """Index of the top point g_hi of L's upper law: E[L; L > g_hi] <= ``tail`` (as ``steps``)."""
+    return max(math.ceil(math.log1p(q * math.expm1(_top_log_y(sigma, q, tail))) / h), 2)
+
+
+def symmetric_step(sigma: float, q: float, h: float, tail: float) -> tuple[PointsLaw, MeansLaw]:
+    """(upper, lower) laws of L* under Q* on the grid of step h (module docstring), for the WOR
+    step at noise ``sigma`` in the engine's units (data sigma / 2) and rate q < 1; ``tail``
+    bounds the first moment of L above the top point."""
+    k_hi = top_index(sigma, q, h, tail)
+    up, low = _cells_laws(q, sigma, 0, k_hi, h, lowest=False, top=True)
+    atom = atom_at_one(sigma, q)
+    j = np.arange(up.p.size)  # up.k0 = 0: up.p[j] sits at g_j
+    p = np.zeros(2 * k_hi + 1)
+    p[k_hi:] += up.p
+    p[k_hi::-1] += np.exp(j * h) * up.p  # mirror: mass g_j p_j at g_{-j}
+    p[k_hi] += atom
+    upper = prune_points(PointsLaw(-k_hi, p, remove_excess=up.remove_excess, add_excess=0.0), h)
+    keep = low.m > 0
+    m, lv = low.m[keep], low.lv[keep]
+    mass = np.concatenate([m, m * np.exp(lv), [atom]])
+    log_value = np.concatenate([lv, -lv, [0.0]])
+    return upper, _merge_atoms(mass, log_value, h)
+
+
+def symmetric_laws(sigma: float, q: float, compositions: int, refinement: int) -> tuple[Laws, int]:
+    """Laws of (P*, Q*)^compositions at ``refinement`` (one grid; steps as ``compose``) and the
+    largest array length used."""
+    sd_one = math.sqrt(2.0) * log_sd(sigma, q)  # L* has about twice the variance of L
+    tail = TAIL_BUDGET / compositions
+    h = level_step(sd_one, 1, refinement)
+    top = math.log1p(q * math.expm1(_top_log_y(sigma, q, tail)))
+    h = max(h, 2.0 * top / STEP_POINTS)
+    upper, lower = symmetric_step(sigma, q, h, tail)
+    laws, largest = power(TwoGrid(Laws(upper, lower, h), None, h), compositions, sd_one, refinement)
+    return laws, max(largest, upper.p.size)
+
+
+@dataclass(frozen=True)
+class SubstitutionPhase:
+    """A WOR phase under substitution, as the engine's ``refined`` takes phases: its laws are
+    those of (P*, Q*)^(steps x epochs) (rate 1: the Gaussian mechanism at distance 2, exactly)."""
+
+    phase: Phase
+
+    def __post_init__(self):
+        if self.phase.sampler != "wor":
+            raise ValueError(f"sampler must be wor for the substitution pair; got {self.phase.sampler!r}")
+
+    @property
+    def sampler(self) -> str:
+        return "wor-substitution"
+
+    def __getattr__(self, name):  # sigma, steps, epochs, sampling_rate: the phase's
+        if name == "phase":  # not set yet (copy, pickle): no recursion
+            raise AttributeError(name)
+        return getattr(self.phase, name)
+
+    def gaussian_weight(self) -> float | None:
+        return self.phase.gaussian_weight()
+
+    def laws(self, refinement: int) -> tuple[Laws, int]:
+        p = self.phase
+        return symmetric_laws(p.sigma / DISTANCE, p.sampling_rate, p.steps * p.epochs, refinement)
+
+
+def substitution_bounds(sigma: float, steps: int, epochs: int, rate: float, values, kind: str,
+                        accuracy: float = 0.01, max_grid_points: int = DEFAULT_MAX_GRID_POINTS):
+    """Bounds of (P*, Q*)^(steps x epochs) at ``values`` (eps for kind "delta", delta for
+    "epsilon"), as ``engine.refined``: ((n, 3, 2) [remove, add, max] x [lower, upper], gaps,
+    attrs). The upper bounds are certified upper bounds of WOR under substitution; the lower ones
+    bound (P*, Q*)^T from below and measure the discretization only."""
+    phase = SubstitutionPhase(Phase("wor", sigma, steps, epochs, rate))
+    bounds, gaps, attrs = refined((phase,), np.asarray(values, dtype=float), kind, accuracy, max_grid_points,
+                                  ("max",))
+    attrs = dict(attrs, method="certified: Theorem 14 pair (P*, Q*) composed (wor substitution)")
+    return bounds, gaps, attrs
