@@ -1,15 +1,49 @@
-"""dpsampling: privacy accounting of DP-SGD batch samplers.
+"""dpsampling: privacy accounting of DP-SGD batch samplers, with certified bounds.
 
-Samplers (what a data loader does) live apart from accountants (what it costs):
-``dpsampling.accountants`` holds the deterministic (D), Poisson (P) and shuffle (S)
-accountants of Chua et al. (ICML 2024); every accountant reports both adjacency
-directions -- ``remove`` = D(P||Q) and ``add`` = D(Q||P) -- and their maximum.
+    from dpsampling import Accountant, Phase
+    run = Phase("poisson", 1.1, sampling_rate=256 / 60_000, epochs=20)
+    Accountant(run).get_epsilon(1e-5)        # the certified upper bound on eps
+    Accountant(run).epsilon_bounds([1e-5])   # lower and upper bounds, every direction
+
+Samplers (what a data loader does, ``dpsampling.batches``) live apart from accountants (what it
+costs, ``dpsampling.accountants``); every accountant reports both adjacency directions --
+``remove`` = D(P||Q) and ``add`` = D(Q||P) -- and their maximum. The face is imported on first
+use, so ``import dpsampling`` stays light.
 """
+
+import importlib
 
 __version__ = "0.1.0"
 
 SAMPLERS = ("deterministic", "shuffle", "poisson", "balls_and_bins", "wor")
-"""Batch sampler names shared by the code, the CLI and the config schema."""
+"""Batch sampler names shared by the code, the CLI and the config schema (their registry:
+``accountants.samplers``)."""
 
 DIRECTIONS = ("remove", "add")
 """Adjacency directions: remove = D_{e^eps}(P||Q), add = D_{e^eps}(Q||P)."""
+
+_FACE = {
+    "Phase": "dpsampling.accountants.run",
+    "Accountant": "dpsampling.accountants.accountant",
+    "AccountingError": "dpsampling.accountants.frames",
+    "Calibration": "dpsampling.accountants.calibrate",
+    "calibrate_sigma": "dpsampling.accountants.calibrate",
+    "compare_epsilons": "dpsampling.accountants.compare",
+    "compare_sigmas": "dpsampling.accountants.compare",
+    "load_schedule": "dpsampling.accountants.schedule",
+    "wide": "dpsampling.accountants.frames",
+    "statement": "dpsampling.accountants.frames",
+}
+
+
+def __getattr__(name):
+    if name in _FACE:
+        return getattr(importlib.import_module(_FACE[name]), name)
+    raise AttributeError(f"module 'dpsampling' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted([*globals(), *_FACE])
+
+
+__all__ = ["DIRECTIONS", "SAMPLERS", "__version__", *_FACE]

@@ -6,7 +6,7 @@ Grid: g_k = exp(k h) for integer k; cell k = [g_k, g_{k+1}). Two representations
 - means (lower bound): mass ``m[i]`` at ``exp(lv[i])`` with exp(lv[i]) in cell k0+i, except that
   the first cell stands for [0, g_{k0+1}) and the last for [g_{k1}, inf) ("special" cells).
 
-``accountants.ballsbins_pld``'s docstring says why each operation gives a bound.
+``certified.ballsbins``' docstring says why each operation gives a bound.
 """
 
 from __future__ import annotations

@@ -173,7 +173,7 @@ def subsampled_laws(sigma: float, rate: float, compositions: int, refinement: in
 
 
 def ballsbins_run_laws(sigma: float, steps: int, epochs: int, refinement: int) -> tuple[Laws, int]:
-    """Laws of balls-and-bins (``ballsbins_pld``'s construction, same grids) and the largest
+    """Laws of balls-and-bins (``ballsbins``' construction, same grids) and the largest
     array length used."""
     coarsest, scale = COARSEST_STEP, SPREAD_SCALE
     sd_top = ballsbins_laws.log_sd_of_average(sigma, steps)

@@ -16,21 +16,25 @@ eps_upper <= EPSILON_FLOOR not counted, nor delta rows whose upper bound is with
 EXCESS_FLOOR_FACTOR of the tail and FFT-rounding terms), when the next refinement's arrays
 would pass ``max_grid_points``, or when a refinement no longer halves the gap of any row still
 above the accuracy (the frame says not converged, and each row how close it got).
+
+Rounding: inside the kept range each FFT entry keeps its computed value, and an error in one
+factor reaches the T-fold product once per copy. ``rounding_floor`` charges ROUNDING_PER_STEP per
+composed step to every delta (added to the upper, taken off the lower bound), so that lower <=
+upper holds however long the run; a delta query below it is answered at that floor, an eps query
+for a delta below it has no finite upper bound (the face refuses it, ``accountants.accountant``).
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 
 from ... import progress
-from ...validation import check_int_at_least, check_open_unit, check_positive, check_rate
-from .. import deterministic
+from ..closed_form import gaussian
 from ..relations import DIRECTION_NAMES
 from . import _kernels
-from .compose import ballsbins_run_laws, subsampled_laws
+from .compose import subsampled_laws
 from .laws import Laws, charged_excess
 
 ENGINE_VERSION = 2  # 2: heavy upper tails on a coarse grid (compose.TwoGrid), tilts exp(theta x)
@@ -41,99 +45,43 @@ EXCESS_FLOOR_FACTOR = 100.0
 EPSILON_FLOOR = 1e-4
 DEFAULT_MAX_GRID_POINTS = 2**21  # ~1 GB at the largest (a single step's law, FFT at 3 tilts)
 MIN_SIGMA = 0.05  # below, log Y's grid passes exp's range
-CERTIFIED_SAMPLERS = ("poisson", "wor", "balls_and_bins", "deterministic")
-
-
-@dataclass(frozen=True)
-class Phase:
-    """``steps`` steps per epoch for ``epochs`` epochs of one sampler at noise ``sigma``.
-
-    poisson, wor: each step samples at ``sampling_rate`` (default 1 / steps); balls_and_bins:
-    each example in one uniformly random step of the epoch; deterministic: each example in
-    exactly one step of the epoch (Gaussian mechanism, sensitivity 1, once per epoch)."""
-
-    sampler: str
-    sigma: float
-    steps: int
-    epochs: int = 1
-    sampling_rate: float | None = None
-
-    def __post_init__(self):
-        if self.sampler not in CERTIFIED_SAMPLERS:
-            allowed = ", ".join(CERTIFIED_SAMPLERS)
-            why = " (shuffle has no upper bound to compose)" if self.sampler == "shuffle" else ""
-            raise ValueError(f"sampler must be one of {allowed}{why}; got {self.sampler!r}")
-        sigma = check_positive("sigma", self.sigma)
-        if sigma < MIN_SIGMA:
-            raise ValueError(f"sigma must be >= {MIN_SIGMA} for the certified bounds; got {self.sigma!r}")
-        object.__setattr__(self, "sigma", sigma)
-        object.__setattr__(self, "steps", check_int_at_least("steps", self.steps, 1))
-        object.__setattr__(self, "epochs", check_int_at_least("epochs", self.epochs, 1))
-        if self.sampler in ("poisson", "wor"):
-            rate = 1.0 / self.steps if self.sampling_rate is None else check_rate("sampling_rate", self.sampling_rate)
-            object.__setattr__(self, "sampling_rate", rate)
-        elif self.sampling_rate is not None:
-            raise ValueError(f"sampling_rate applies to samplers poisson and wor only; got {self.sampling_rate!r} "
-                             f"with sampler {self.sampler!r}")
-
-    def gaussian_weight(self) -> float | None:
-        """(s / sigma)^2 of the Gaussian mechanism this phase is (deterministic: one step of
-        sensitivity 1 per epoch; poisson and wor at rate 1: every step), None if it is not one."""
-        if self.sampler == "deterministic":
-            return self.epochs / self.sigma**2
-        if self.sampler in ("poisson", "wor") and self.sampling_rate >= 1.0:
-            return self.steps * self.epochs * (_distance(self.sampler) / self.sigma) ** 2
-        return None
-
-    def laws(self, refinement: int) -> tuple[Laws, int]:
-        """The two laws of this phase's likelihood ratio at ``refinement``, and the largest
-        array length used to build them."""
-        if self.sampler == "balls_and_bins":
-            return ballsbins_run_laws(self.sigma, self.steps, self.epochs, refinement)
-        weight = self.gaussian_weight()
-        if weight is not None:
-            return gaussian_laws(weight, refinement)
-        sigma = self.sigma / _distance(self.sampler)
-        return subsampled_laws(sigma, self.sampling_rate, self.steps * self.epochs, refinement)
-
-    def as_dict(self) -> dict:
-        return {"sampler": self.sampler, "sigma": self.sigma, "steps": self.steps, "epochs": self.epochs,
-                "sampling_rate": self.sampling_rate}
-
-
-def _distance(sampler: str) -> float:
-    """WOR's pair is Poisson's at distance 2 (lebeda24 Thm 10.2): its sigma counts as sigma / 2."""
-    return 2.0 if sampler == "wor" else 1.0
+ROUNDING_PER_STEP = 1e-15  # FFT rounding charged per composed step (rounding_floor)
 
 
 def gaussian_weight(phases) -> float | None:
     """(s / sigma)^2 of the one Gaussian mechanism a run of Gaussian phases is (weights add
     under composition), None if some phase is not a Gaussian mechanism."""
-    weights = [phase.gaussian_weight() for phase in phases]
+    weights = [phase.spec.gaussian_weight(phase) for phase in phases]
     return None if any(w is None for w in weights) else float(sum(weights))
+
+
+def rounding_floor(phases) -> float:
+    """The FFT rounding charged to every delta of the run: ROUNDING_PER_STEP per composed step
+    (first-order propagation: an error in one factor reaches the product once per copy), 0 for
+    a run answered in closed form."""
+    if gaussian_weight(phases) is not None:
+        return 0.0
+    return ROUNDING_PER_STEP * sum(phase.steps for phase in phases if phase.spec.gaussian_weight(phase) is None)
 
 
 def gaussian_laws(weight: float, refinement: int) -> tuple[Laws, int]:
     """The laws of one Gaussian mechanism with (s / sigma)^2 = ``weight`` (its T-fold product
-    is one Gaussian mechanism: no composition, no composition error)."""
-    sigma = 1.0 / math.sqrt(weight)
-    if sigma < MIN_SIGMA:
-        raise ValueError(f"the Gaussian phases of this run together are a Gaussian mechanism with sigma {sigma:.3g}; "
-                         f"in a run with other samplers it must be >= {MIN_SIGMA} for the certified grid")
-    return subsampled_laws(sigma, 1.0, 1, refinement)
+    is one Gaussian mechanism: no composition, no composition error; 1 / sqrt(weight) >=
+    MIN_SIGMA, checked where the run is described)."""
+    return subsampled_laws(1.0 / math.sqrt(weight), 1.0, 1, refinement)
 
 
-def run_laws(phases: tuple[Phase, ...], refinement: int) -> tuple[Laws, int]:
+def run_laws(phases, refinement: int) -> tuple[Laws, int]:
     """The laws of the whole run (product over phases; its Gaussian phases first combined into
     one Gaussian mechanism) and the largest array length used."""
-    gaussian = [phase for phase in phases if phase.gaussian_weight() is not None]
+    gaussian_phases = [phase for phase in phases if phase.spec.gaussian_weight(phase) is not None]
     result, largest = None, 0
-    if gaussian:
-        result, largest = gaussian_laws(gaussian_weight(gaussian), refinement)
+    if gaussian_phases:
+        result, largest = gaussian_laws(gaussian_weight(gaussian_phases), refinement)
     for phase in phases:
-        if phase.gaussian_weight() is not None:
+        if phase.spec.gaussian_weight(phase) is not None:
             continue
-        laws, used = phase.laws(refinement)
+        laws, used = phase.spec.laws(phase, refinement)
         largest = max(largest, used)
         result = laws if result is None else result.times(laws)
         largest = max(largest, result.size)
@@ -144,30 +92,33 @@ def _point_logs(laws: Laws) -> np.ndarray:
     return (laws.points.k0 + np.arange(laws.points.p.size)) * laws.h
 
 
-def delta_rows(laws: Laws, epsilons: np.ndarray) -> np.ndarray:
-    """(n_eps, 4): remove lower, remove upper, add lower, add upper."""
+def delta_rows(laws: Laws, epsilons: np.ndarray, rounding: float) -> np.ndarray:
+    """(n_eps, 4): remove lower, remove upper, add lower, add upper; ``rounding`` is added to
+    the upper and taken off the lower bounds (``rounding_floor``)."""
     lv = _point_logs(laws)
     points, means = laws.points, laws.means
     remove_excess, add_excess = charged_excess(points, laws.h)
     out = np.empty((epsilons.size, 4))
     for i, eps in enumerate(epsilons):
-        out[i, 0] = _kernels.hockey_stick(means.m, means.lv, eps, True)
-        out[i, 1] = _kernels.hockey_stick(points.p, lv, eps, True) + remove_excess
-        out[i, 2] = _kernels.hockey_stick(means.m, means.lv, eps, False)
-        out[i, 3] = _kernels.hockey_stick(points.p, lv, eps, False) + add_excess
+        out[i, 0] = _kernels.hockey_stick(means.m, means.lv, eps, True) - rounding
+        out[i, 1] = _kernels.hockey_stick(points.p, lv, eps, True) + remove_excess + rounding
+        out[i, 2] = _kernels.hockey_stick(means.m, means.lv, eps, False) - rounding
+        out[i, 3] = _kernels.hockey_stick(points.p, lv, eps, False) + add_excess + rounding
     return np.clip(out, 0.0, 1.0)
 
 
-def epsilon_rows(laws: Laws, deltas: np.ndarray) -> np.ndarray:
-    """(n_delta, 4): remove lower, remove upper, add lower, add upper (eps >= 0)."""
+def epsilon_rows(laws: Laws, deltas: np.ndarray, rounding: float) -> np.ndarray:
+    """(n_delta, 4): remove lower, remove upper, add lower, add upper (eps >= 0; the upper bound
+    inf where the tail and rounding terms alone reach delta)."""
     lv = _point_logs(laws)
     points, means = laws.points, laws.means
     excesses = charged_excess(points, laws.h)
     out = np.empty((deltas.size, 4))
     for i, delta in enumerate(deltas):
         for j, remove in enumerate((True, False)):
-            out[i, 2 * j] = _kernels.epsilon_for_delta(means.m, means.lv, 0.0, delta, remove, False)
-            out[i, 2 * j + 1] = _kernels.epsilon_for_delta(points.p, lv, excesses[j], delta, remove, True)
+            out[i, 2 * j] = _kernels.epsilon_for_delta(means.m, means.lv, 0.0, min(delta + rounding, 1.0), remove,
+                                                       False)
+            out[i, 2 * j + 1] = _kernels.epsilon_for_delta(points.p, lv, excesses[j] + rounding, delta, remove, True)
     return out
 
 
@@ -178,21 +129,13 @@ def with_max(rows: np.ndarray) -> np.ndarray:
 
 
 def direction_gaps(bounds: np.ndarray, floor: float) -> np.ndarray:
-    """(n, 3): the relative gap (upper - lower) / upper per row and direction (0 where upper <= floor)."""
+    """(n, 3): the relative gap (upper - lower) / upper per row and direction, 0 where upper <=
+    floor (the refinement's stopping rule: below the floor no finer grid helps)."""
     lower, upper = bounds[..., 0], bounds[..., 1]
     counted = upper > floor
     with np.errstate(invalid="ignore", divide="ignore"):
         gaps = np.where(np.isinf(upper), np.inf, (upper - lower) / np.where(counted, upper, 1.0))
     return np.where(counted, gaps, 0.0)
-
-
-def direction_columns(directions) -> list[int]:
-    """Indices into DIRECTION_NAMES of a non-empty selection of directions."""
-    directions = (directions,) if isinstance(directions, str) else tuple(directions)
-    unknown = [d for d in directions if d not in DIRECTION_NAMES]
-    if not directions or unknown:
-        raise ValueError(f"directions must be a non-empty selection of {', '.join(DIRECTION_NAMES)}; got {directions!r}")
-    return sorted({DIRECTION_NAMES.index(d) for d in directions})
 
 
 def exact_gaussian_rows(weight: float, values: np.ndarray, kind: str) -> np.ndarray:
@@ -201,51 +144,48 @@ def exact_gaussian_rows(weight: float, values: np.ndarray, kind: str) -> np.ndar
     (the pair is symmetric), lower = upper."""
     sensitivity = math.sqrt(weight)
     if kind == "delta":
-        exact = deterministic.gaussian_delta(values, 1.0, sensitivity)
+        exact = gaussian.gaussian_delta(values, 1.0, sensitivity)
     else:
-        exact = np.array([deterministic.gaussian_epsilon(d, 1.0, sensitivity) for d in values])
+        exact = np.array([gaussian.gaussian_epsilon(d, 1.0, sensitivity) for d in values])
     return np.repeat(exact[:, None], 4, axis=1)
 
 
-def refined(phases, values: np.ndarray, kind: str, accuracy: float, max_grid_points: int,
-            directions=DIRECTION_NAMES):
-    """Bounds at ``values`` (eps for kind "delta", delta for "epsilon"). A run of Gaussian
-    mechanisms only is answered by its closed form; any other is refined until every row's gap
-    in ``directions`` is <= accuracy, the next level would pass max_grid_points, or a refinement
-    no longer halves the gap of any row still open (rounding, not the grid, limits it then).
-    Returns ((n, 3, 2) bounds, (n, 3) gaps per row and direction, attrs)."""
-    accuracy = check_open_unit("accuracy", accuracy)
-    max_grid_points = check_int_at_least("max_grid_points", max_grid_points, 2)
-    columns = direction_columns(directions)
+def refined(phases, values: np.ndarray, kind: str, accuracy: float, max_grid_points: int, columns):
+    """Bounds at ``values`` (eps for kind "delta", delta for "epsilon") of a validated run.
+    A run of Gaussian mechanisms only is answered by its closed form; any other is refined until
+    every row's gap in the directions ``columns`` (indices into DIRECTION_NAMES) is <= accuracy,
+    the next level would pass max_grid_points, or a refinement no longer halves the gap of any
+    row still open (rounding, not the grid, limits it then).
+    Returns ((n, 3, 2) bounds, attrs)."""
     refined_names = [DIRECTION_NAMES[c] for c in columns]
     weight = gaussian_weight(phases)
     if weight is not None:
         bounds = with_max(exact_gaussian_rows(weight, values, kind))
         attrs = {"method": "exact Gaussian mechanism (chua24 Prop. 3.1)", "engine_version": ENGINE_VERSION,
                  "gaussian_sigma": 1.0 / math.sqrt(weight), "grid_step": 0.0, "grid_points_largest": 0,
-                 "max_grid_points": int(max_grid_points), "accuracy_requested": accuracy, "accuracy_reached": 0.0,
-                 "accuracy_floor": 0.0, "excess": 0.0, "refinements": 0, "converged": True,
+                 "max_grid_points": int(max_grid_points), "accuracy_reached": 0.0, "accuracy_floor": 0.0,
+                 "excess": 0.0, "rounding": 0.0, "refinements": 0, "converged": True,
                  "directions_refined": refined_names}
-        return bounds, np.zeros((values.size, 3)), attrs
-    rows_of = (lambda laws: delta_rows(laws, values)) if kind == "delta" else (lambda laws: epsilon_rows(laws, values))
+        return bounds, attrs
+    rounding = rounding_floor(phases)
     best, refinement, previous = None, 0, None
-    label = " + ".join(f"{p.sampler}(sigma={p.sigma:g}, T={p.steps}, K={p.epochs})" for p in phases)
+    label = " + ".join(f"{p.sampler}(sigma={p.sigma:g}, {p.steps} steps)" for p in phases)
     with progress.bar(f"certified bounds [{label}]: refinements") as bar:
         while True:
             laws, largest = run_laws(phases, refinement)
             bar.update()
             if refinement == 0 and largest > max_grid_points:
                 raise ValueError(f"max_grid_points must be at least {largest} for {label}; got {max_grid_points}")
-            bounds = with_max(rows_of(laws))
+            rows = delta_rows(laws, values, rounding) if kind == "delta" else epsilon_rows(laws, values, rounding)
+            bounds = with_max(rows)
             if best is None:
                 best = bounds
             else:
                 best[..., 0] = np.maximum(best[..., 0], bounds[..., 0])
                 best[..., 1] = np.minimum(best[..., 1], bounds[..., 1])
-            excess = max(charged_excess(laws.points, laws.h))
+            excess = max(charged_excess(laws.points, laws.h)) + rounding
             floor = max(DELTA_FLOOR, EXCESS_FLOOR_FACTOR * excess) if kind == "delta" else EPSILON_FLOOR
-            all_gaps = direction_gaps(best, floor)
-            gaps = np.max(all_gaps[:, columns], axis=1)
+            gaps = np.max(direction_gaps(best, floor)[:, columns], axis=1)
             worst = float(np.max(gaps)) if gaps.size else 0.0
             converged = worst <= accuracy
             open_rows = gaps > accuracy
@@ -257,18 +197,6 @@ def refined(phases, values: np.ndarray, kind: str, accuracy: float, max_grid_poi
             refinement += 1
     attrs = {"method": "certified", "engine_version": ENGINE_VERSION, "grid_step": laws.h,
              "grid_points_largest": int(largest), "max_grid_points": int(max_grid_points),
-             "accuracy_requested": accuracy, "accuracy_reached": worst, "accuracy_floor": floor,
-             "excess": excess, "refinements": refinement + 1, "converged": converged,
-             "directions_refined": refined_names}
-    return best, all_gaps, attrs
-
-
-def as_phases(phases) -> tuple[Phase, ...]:
-    """A Phase, or a non-empty sequence of them, as a tuple."""
-    if isinstance(phases, Phase):
-        return (phases,)
-    phases = tuple(phases)
-    if not phases or not all(isinstance(p, Phase) for p in phases):
-        raise ValueError(f"phases must be a Phase or a non-empty sequence of Phase; got {phases!r}")
-    return phases
-
+             "accuracy_reached": worst, "accuracy_floor": floor, "excess": excess, "rounding": rounding,
+             "refinements": refinement + 1, "converged": converged, "directions_refined": refined_names}
+    return best, attrs

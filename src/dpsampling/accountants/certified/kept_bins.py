@@ -39,7 +39,7 @@ from __future__ import annotations
 import math
 
 from ...validation import check_int_at_least, check_positive
-from .engine import Phase
+from ..run import Phase
 
 
 def kept_bins_phase(sigma: float, steps: int, epochs: int) -> Phase:
@@ -47,7 +47,8 @@ def kept_bins_phase(sigma: float, steps: int, epochs: int) -> Phase:
     with each example's bin kept (module docstring): one epoch at sigma / sqrt(epochs)."""
     sigma = check_positive("sigma", sigma)
     epochs = check_int_at_least("epochs", epochs, 1)
-    return Phase("balls_and_bins", sigma / math.sqrt(epochs), check_int_at_least("steps", steps, 1), 1)
+    return Phase("balls_and_bins", sigma / math.sqrt(epochs), steps_per_epoch=check_int_at_least("steps", steps, 1),
+                 epochs=1)
 
 
 def kept_bins_phases(sigma: float, cycle_length: int, iterations: int) -> tuple[Phase, Phase]:

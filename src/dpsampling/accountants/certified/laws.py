@@ -1,6 +1,6 @@
 """Discrete laws of a likelihood ratio on the grid g_k = exp(k h), and what the engine does to them.
 
-Two representations travel together (proofs: ``accountants.ballsbins_pld``):
+Two representations travel together (proofs: ``certified.ballsbins``):
 - ``PointsLaw`` (upper bound): mass at grid points, dominating the true law in convex order;
 - ``MeansLaw`` (lower bound): one atom per cell at the conditional mean, dominated in convex order.
 For independent X, Z >= 0 both orders are kept by the product X Z, and by

@@ -20,7 +20,7 @@ The upper law spreads each cell onto its ends with the mean kept (convex order);
 keeps one atom per cell at its conditional mean (Jensen). Above the top point g_hi, chosen so
 that E[L; L > g_hi] <= tail, the upper law moves the mass down to g_hi (free for add; for
 remove E[(L - g_hi)_+] is added to ``remove_excess``); the lower law keeps it as an open-ended
-top cell at its conditional mean. q = 1 is the Gaussian mechanism itself (``ballsbins_pld``'s
+top cell at its conditional mean. q = 1 is the Gaussian mechanism itself (``ballsbins``'s
 law of Y).
 """
 

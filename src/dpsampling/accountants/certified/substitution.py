@@ -60,12 +60,16 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import erf
 
+from ..reference import rdp
 from .compose import STEP_POINTS, TAIL_BUDGET, TwoGrid, level_step, power
-from .engine import DEFAULT_MAX_GRID_POINTS, Phase, refined
+from .engine import refined
 from .laws import Laws, MeansLaw, PointsLaw, _merge_atoms, prune_points
 from .steps import _cells_laws, _top_log_y, log_sd
 
 DISTANCE = 2.0  # a substitution moves a batch's sum by at most 2 (data in the unit ball)
+UPPER_METHOD = "certified: Theorem 14 pair (P*, Q*) composed (lebeda24 App. D)"
+RDP_METHOD = "RDP, WOR replace-one (Wang et al. 2019, dp-accounting)"
+LOWER_METHOD = "certified lower law of the remove/add pair (lebeda24 Section 7)"
 
 
 def atom_at_one(sigma: float, q: float) -> float:
@@ -112,42 +116,48 @@ def symmetric_laws(sigma: float, q: float, compositions: int, refinement: int) -
     return laws, max(largest, upper.p.size)
 
 
+class _PairSpec:
+    """The engine's view of (P*, Q*) (``engine.run_laws`` asks a phase's ``spec`` for its laws)."""
+
+    @staticmethod
+    def laws(phase, refinement: int) -> tuple[Laws, int]:
+        return symmetric_laws(phase.sigma / DISTANCE, phase.sampling_rate, phase.steps, refinement)
+
+    @staticmethod
+    def gaussian_weight(phase) -> float | None:
+        """Rate 1: every step is the Gaussian mechanism at distance 2, exactly."""
+        return phase.steps * (DISTANCE / phase.sigma) ** 2 if phase.sampling_rate >= 1.0 else None
+
+
 @dataclass(frozen=True)
 class SubstitutionPhase:
-    """A WOR phase under substitution, as the engine's ``refined`` takes phases: its laws are
-    those of (P*, Q*)^(steps x epochs) (rate 1: the Gaussian mechanism at distance 2, exactly)."""
+    """A WOR phase under substitution as the engine composes it: (P*, Q*)^steps."""
 
-    phase: Phase
-
-    def __post_init__(self):
-        if self.phase.sampler != "wor":
-            raise ValueError(f"sampler must be wor for the substitution pair; got {self.phase.sampler!r}")
-
-    @property
-    def sampler(self) -> str:
-        return "wor-substitution"
-
-    def __getattr__(self, name):  # sigma, steps, epochs, sampling_rate: the phase's
-        if name == "phase":  # not set yet (copy, pickle): no recursion
-            raise AttributeError(name)
-        return getattr(self.phase, name)
-
-    def gaussian_weight(self) -> float | None:
-        return self.phase.gaussian_weight()
-
-    def laws(self, refinement: int) -> tuple[Laws, int]:
-        p = self.phase
-        return symmetric_laws(p.sigma / DISTANCE, p.sampling_rate, p.steps * p.epochs, refinement)
+    sigma: float
+    steps: int
+    sampling_rate: float
+    sampler: str = "wor-substitution"
+    spec = _PairSpec()
 
 
-def substitution_bounds(sigma: float, steps: int, epochs: int, rate: float, values, kind: str,
-                        accuracy: float = 0.01, max_grid_points: int = DEFAULT_MAX_GRID_POINTS):
-    """Bounds of (P*, Q*)^(steps x epochs) at ``values`` (eps for kind "delta", delta for
-    "epsilon"), as ``engine.refined``: ((n, 3, 2) [remove, add, max] x [lower, upper], gaps,
-    attrs). The upper bounds are certified upper bounds of WOR under substitution; the lower ones
-    bound (P*, Q*)^T from below and measure the discretization only."""
-    phase = SubstitutionPhase(Phase("wor", sigma, steps, epochs, rate))
-    bounds, gaps, attrs = refined((phase,), np.asarray(values, dtype=float), kind, accuracy, max_grid_points,
-                                  ("max",))
-    attrs = dict(attrs, method="certified: Theorem 14 pair (P*, Q*) composed (wor substitution)")
-    return bounds, gaps, attrs
+def substitution_bounds(phase, quantity: str, values: np.ndarray, accuracy: float, max_grid_points: int):
+    """((n, 3, 2) bounds, (lower, upper) methods, attrs) of a validated WOR phase under substitution,
+    every direction the same (the relation is symmetric). Upper: the smaller of (P*, Q*)^T's
+    certified upper bound (module docstring) and dp-accounting's RDP bound for WOR under
+    replace-one (Wang et al. 2019), each row naming which. Lower: the add/remove pair of the run
+    (realised by substitution neighbours, lebeda24 Sec. 7), the larger direction."""
+    pair = SubstitutionPhase(phase.sigma, phase.steps, phase.sampling_rate)
+    upper_bounds, upper_attrs = refined((pair,), values, quantity, accuracy, max_grid_points, [2])
+    lower_bounds, lower_attrs = refined((phase,), values, quantity, accuracy, max_grid_points, [2])
+    certified = upper_bounds[:, 2, 1]
+    alternative = rdp.query(rdp.wor_substitution(phase.sigma, phase.sampling_rate, phase.steps), quantity, values)
+    use_rdp = alternative < certified
+    bounds = np.empty((values.size, 3, 2))
+    bounds[..., 0] = lower_bounds[:, 2, 0][:, None]
+    bounds[..., 1] = np.where(use_rdp, alternative, certified)[:, None]
+    bounds[..., 0] = np.minimum(bounds[..., 0], bounds[..., 1])  # both valid; equal up to rounding at most
+    upper_method = np.where(use_rdp, RDP_METHOD, UPPER_METHOD)[:, None].repeat(3, axis=1)
+    attrs = {"method": "lebeda24 Theorem 14 pair (upper) and Section 7 pair (lower)", "upper_bound": upper_attrs,
+             "lower_bound": lower_attrs, "certified_upper": certified.tolist(), "rdp_upper": alternative.tolist(),
+             "converged": bool(upper_attrs["converged"] and lower_attrs["converged"])}
+    return bounds, (LOWER_METHOD, upper_method), attrs

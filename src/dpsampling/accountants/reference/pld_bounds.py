@@ -1,6 +1,6 @@
 """Guaranteed bounds from dp-accounting PLDs, with the discretization refined until they meet.
 
-Both Poisson (``accountants.poisson``) and WOR (``accountants.wor``) go through here. For a
+Both Poisson and WOR (``reference.pld``) go through here. For a
 discretization interval d, the pessimistic (connect-the-dots) PLD gives an upper bound and the
 optimistic (privacy-buckets, rounding down) PLD a lower bound on delta(eps) per direction, and
 so on eps(delta). The optimistic PLD rounds every single-step loss down by up to d, so after k
@@ -43,10 +43,11 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from dp_accounting.pld import pld_pmf
 
 from dpsampling import DIRECTIONS
-from dpsampling.validation import check_positive
+from dpsampling.lazy import lazy_import
+
+dp_accounting = lazy_import("dp_accounting")
 
 REFINEMENT_FACTOR = 4.0
 TAIL_MASS_TRUNCATION = 1e-15  # dp-accounting's default for self_compose, passed explicitly
@@ -79,7 +80,7 @@ def direction_pmfs(pld, pessimistic: bool) -> dict:
         probs = np.asarray(dense._probs, dtype=float)
         # upper: drop the negative round-off; lower: count it three times (see the module docstring)
         probs = np.maximum(probs, 0.0) if pessimistic else probs + 2.0 * np.minimum(probs, 0.0)
-        out[direction] = pld_pmf.DensePLDPmf(dense._discretization, dense._lower_loss, probs,
+        out[direction] = dp_accounting.pld.pld_pmf.DensePLDPmf(dense._discretization, dense._lower_loss, probs,
                                              dense._infinity_mass, pessimistic)
     return out
 
@@ -213,9 +214,8 @@ def refined_bounds(build, kind: str, values, relative_accuracy: float, max_discr
     the interval) is rebuilt at a finer interval only while its bounds still move by more than a
     quarter of the target; the optimistic one (first-order error) at every level.
     """
-    relative_accuracy = check_positive("relative_accuracy", relative_accuracy)
-    interval = check_positive("pld discretization", max_discretization)
-    minimum = min(check_positive("pld min_discretization", min_discretization), interval)
+    interval = max_discretization
+    minimum = min(min_discretization, interval)
     values = np.asarray(values, dtype=float)
     n = len(values)
     out = {f"{d}_{b}": np.full(n, math.inf if b == "upper" else -math.inf) for d in DIRECTIONS for b in BOUNDS}

@@ -19,15 +19,15 @@ Since every set gives a valid bound, the maximum over a C grid (the paper: 0..10
 is a lower bound, and a local refinement around the best grid point is kept only where it
 raises it. The eps lower bound for a target delta is, per set, eps_E = log((P(E) - delta)/Q(E))
 (delta_S(eps) > delta for every eps < eps_E), maximised the same way. Upper bound: Thm 4.1,
-delta_S <= delta_D.
+delta_S <= delta_D. ``steps`` is T, the steps per epoch; the arguments are those of a validated
+run (``accountants.run``).
 """
 
 from __future__ import annotations
 
 import numpy as np
-from scipy import optimize, special
-
-from dpsampling.validation import check_array, check_int_at_least, check_nonnegative, check_open_unit, check_positive
+import scipy
+from scipy import special
 
 DEFAULT_C_GRID = (0.0, 100.0, 0.01)
 """(start, stop, step) of the C grid: the paper's 0 to 100 in steps of 0.01."""
@@ -35,9 +35,6 @@ DEFAULT_C_GRID = (0.0, 100.0, 0.01)
 
 def c_grid(start: float = 0.0, stop: float = 100.0, step: float = 0.01) -> np.ndarray:
     """The grid start, start + step, ..., stop (inclusive)."""
-    if not stop > start:
-        raise ValueError(f"C grid stop must be greater than start {start}; got {stop}")
-    step = check_positive("C grid step", step)
     return start + step * np.arange(int(round((stop - start) / step)) + 1)
 
 
@@ -121,7 +118,7 @@ def _best(objective, grid, pairs, setting, target, refine):
             v = objective(f[:, j], s[:, j], target)[0]
             return -v if np.isfinite(v) else np.inf
 
-        result = optimize.minimize_scalar(
+        result = scipy.optimize.minimize_scalar(
             negative, bounds=(best_c - step, best_c + step), method="bounded", options={"xatol": 1e-9}
         )
         if result.success and -result.fun > best_value:
@@ -135,10 +132,6 @@ def _direction_grid(grid: np.ndarray, direction: str) -> np.ndarray:
     if direction == "remove":
         return grid
     return np.unique(np.concatenate([-grid, grid]))
-
-
-def _check(sigma, steps, epochs):
-    return check_positive("sigma", sigma), check_int_at_least("steps", steps, 1), check_int_at_least("epochs", epochs, 1)
 
 
 def _best_per_direction(objective, queries, sigma, steps, epochs, grid, refine) -> dict:
@@ -161,13 +154,9 @@ def shuffle_delta_lower(epsilon, sigma: float, steps: int, epochs: int = 1, grid
 
     Returns ``{"remove": array, "add": array, "max": array, "c_remove": array, "c_add": array}``.
     """
-    eps = check_array("epsilon", epsilon, check_nonnegative)
-    sigma, steps, epochs = _check(sigma, steps, epochs)
-    return _best_per_direction(_delta_for_sets, eps, sigma, steps, epochs, grid, refine)
+    return _best_per_direction(_delta_for_sets, np.atleast_1d(epsilon), sigma, steps, epochs, grid, refine)
 
 
 def shuffle_epsilon_lower(delta, sigma: float, steps: int, epochs: int = 1, grid=None, refine: bool = True) -> dict:
     """Lower bounds on eps_S(delta) per direction and their maximum (0 where no set beats delta)."""
-    deltas = check_array("delta", delta, check_open_unit)
-    sigma, steps, epochs = _check(sigma, steps, epochs)
-    return _best_per_direction(_eps_for_sets, deltas, sigma, steps, epochs, grid, refine)
+    return _best_per_direction(_eps_for_sets, np.atleast_1d(delta), sigma, steps, epochs, grid, refine)

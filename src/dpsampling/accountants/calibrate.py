@@ -1,0 +1,138 @@
+"""Calibrate the noise: the smallest sigma whose certified eps upper bound meets a target.
+
+One bisection for every sampler, relation and run: every phase's sigma is scaled by one factor c
+(one phase: its sigma is c times the one given), and c is bisected in log scale until the
+smallest c shown sufficient (eps_upper(delta) <= target: a guarantee) and the largest c not
+shown sufficient are within ``rtol`` of each other. Each evaluation answers both bounds, so the
+largest c shown insufficient (eps_lower(delta) > target: no accountant can certify it) is kept
+too; where that is not within ``rtol`` of the sufficient one (a loose bracket, e.g. shuffle's),
+a second bisection on the lower bound narrows it. The words matter: "not shown sufficient" is
+not "insufficient".
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from dpsampling.accountants.accountant import Accountant
+from dpsampling.accountants.run import as_phases
+from dpsampling.validation import check_open_unit, check_positive
+
+DEFAULT_RTOL = 1e-3
+"""Relative width of the final bracket on sigma."""
+MAX_SIGMA = 1e4
+SMALLEST_SIGMA = 1e-3  # for samplers without a grid limit (min_sigma 0)
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """The answer of ``calibrate_sigma``. ``scale``: c shown sufficient; ``scale_not_shown``: the
+    largest c tried that was not shown sufficient; ``scale_insufficient``: the largest c shown
+    insufficient (None if none was found within the search). ``sigma...``: the same for a
+    one-phase run (c times its sigma). ``phases``: the run at the sufficient scale."""
+
+    phases: tuple
+    target_epsilon: float
+    delta: float
+    relation: str
+    accuracy: float
+    rtol: float
+    scale: float
+    scale_not_shown: float
+    scale_insufficient: float | None
+    evaluations: int
+    epsilon_upper: float = field(repr=False)
+
+    def _of(self, scale: float | None) -> float | None:
+        if scale is None or len(self.phases) != 1:
+            return None
+        return self.phases[0].sigma / self.scale * scale
+
+    @property
+    def sigma(self) -> float | None:
+        """sigma shown sufficient (one-phase runs)."""
+        return self._of(self.scale)
+
+    @property
+    def sigma_not_shown_sufficient(self) -> float | None:
+        return self._of(self.scale_not_shown)
+
+    @property
+    def sigma_shown_insufficient(self) -> float | None:
+        return self._of(self.scale_insufficient)
+
+    def as_dict(self) -> dict:
+        return {"sigma_sufficient": self.sigma, "sigma_not_shown_sufficient": self.sigma_not_shown_sufficient,
+                "sigma_shown_insufficient": self.sigma_shown_insufficient, "scale": self.scale,
+                "scale_not_shown": self.scale_not_shown, "scale_insufficient": self.scale_insufficient,
+                "epsilon_upper": self.epsilon_upper, "target_epsilon": self.target_epsilon, "delta": self.delta,
+                "relation": self.relation, "accuracy": self.accuracy, "rtol": self.rtol,
+                "evaluations": self.evaluations, "phases": [p.as_dict() for p in self.phases]}
+
+
+def calibrate_sigma(phases, target_epsilon: float, delta: float, *, relation: str = "add_or_remove",
+                    accuracy: float = 0.01, rtol: float = DEFAULT_RTOL, **options) -> Calibration:
+    """The smallest scale of every phase's sigma shown sufficient for (target_epsilon, delta)
+    under ``relation`` (module docstring). ``options``: the Accountant's (method, max_grid_points)."""
+    phases = as_phases(phases)
+    target = check_positive("target_epsilon", target_epsilon)
+    delta = check_open_unit("delta", delta)
+    rtol = check_open_unit("rtol", rtol)
+    Accountant(phases, relation=relation, accuracy=accuracy, **options)  # checks the options once
+    smallest = max(max(p.spec.min_sigma, SMALLEST_SIGMA) / p.sigma for p in phases)
+    largest = min(MAX_SIGMA / p.sigma for p in phases)
+    seen: dict[float, tuple[float, float]] = {}
+
+    def bounds(c: float) -> tuple[float, float]:
+        if c not in seen:
+            scaled = tuple(p.with_sigma(p.sigma * c) for p in phases)
+            frame = Accountant(scaled, relation=relation, accuracy=accuracy, refine="relation",
+                               **options).epsilon_bounds([delta])
+            row = frame[frame["direction"] == frame.attrs["headline"]].iloc[0]
+            seen[c] = (float(row["epsilon_lower"]), float(row["epsilon_upper"]))
+        return seen[c]
+
+    def sufficient(c: float) -> bool:
+        return bounds(c)[1] <= target
+
+    low, high = _bracket(sufficient, 1.0, smallest, largest, target, phases)
+    while high / low - 1.0 > rtol:
+        mid = math.sqrt(low * high)
+        low, high = (low, mid) if sufficient(mid) else (mid, high)
+    shown_insufficient = [c for c, (lower, _) in seen.items() if lower > target]
+    insufficient = max(shown_insufficient) if shown_insufficient else None
+    if insufficient is not None and low / insufficient - 1.0 > rtol:
+        a, b = insufficient, low  # lower(a) > target; refine towards the largest c shown insufficient
+        while b / a - 1.0 > rtol:
+            mid = math.sqrt(a * b)
+            a, b = (mid, b) if bounds(mid)[0] > target else (a, mid)
+        insufficient = a
+    return Calibration(tuple(p.with_sigma(p.sigma * high) for p in phases), target, delta, relation, accuracy, rtol,
+                       high, low, insufficient, len(seen), bounds(high)[1])
+
+
+def _bracket(sufficient, start: float, smallest: float, largest: float, target: float, phases):
+    """(low, high): c = low not shown sufficient, c = high shown sufficient."""
+    if sufficient(start):
+        high = start
+        while True:
+            low = max(high / 2.0, smallest)
+            if not sufficient(low):
+                return low, high
+            if low == smallest:
+                raise ValueError(f"target_epsilon must be small enough that the smallest sigma allowed "
+                                 f"({smallest * phases[0].sigma:.3g}) does not already meet it; got {target!r}")
+            high = low
+    low = start
+    while True:
+        high = min(low * 2.0, largest)
+        if sufficient(high):
+            return low, high
+        if high == largest:
+            raise ValueError(f"target_epsilon must be reachable with sigma <= {MAX_SIGMA:g} for this run; got "
+                             f"{target!r}")
+        low = high
+
+
+__all__ = ["DEFAULT_RTOL", "Calibration", "calibrate_sigma"]

@@ -1,0 +1,139 @@
+"""The one result shape: a long frame, one row per query value and direction, checked before it
+leaves the library; and the one wide view made from it.
+
+Long frame (``bounds_frame``): columns ``epsilon`` (a delta query) or ``delta`` (an eps query),
+``direction`` (remove, add, max), ``{quantity}_lower``, ``{quantity}_upper``, ``accuracy`` (the
+relative gap (upper - lower) / upper reached in that row), ``converged`` (gap <= the accuracy
+asked for), ``lower_method`` and ``upper_method`` (how each bound was computed; where several
+valid upper bounds exist the row holds the smallest and names it). ``frame.attrs``: the run
+(``phases``), the ``relation`` and its ``headline`` row, the accuracy asked for, the package
+version and how the bounds were computed (engine grid, refinements, ...).
+
+``wide`` makes one row per query value: the relation's headline bounds, then each direction's.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from dpsampling import __version__
+from dpsampling.accountants.relations import DIRECTION_NAMES
+
+QUANTITY = {"delta": "epsilon", "epsilon": "delta"}
+"""The query key of each answered quantity: delta bounds are answered at eps values, and back."""
+
+
+class AccountingError(RuntimeError):
+    """An answer failed its own checks (lower above upper, not a number): a fault of this library,
+    never of the input; nothing is returned."""
+
+
+def relative_gaps(lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
+    """(upper - lower) / upper (0 where both are 0, inf where upper is inf and lower is not)."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        gaps = np.where(upper > 0, (upper - lower) / np.where(upper > 0, upper, 1.0), 0.0)
+    return np.where(np.isinf(upper), np.where(np.isinf(lower), 0.0, np.inf), gaps)
+
+
+def check_bounds(bounds: np.ndarray, quantity: str, values: np.ndarray) -> None:
+    """Every row: no NaN, 0 <= lower <= upper (delta: <= 1), else AccountingError (one line)."""
+    lower, upper = bounds[..., 0], bounds[..., 1]
+    bad = np.isnan(bounds).any(axis=-1) | (lower < 0) | (lower > upper)
+    if quantity == "delta":
+        bad |= upper > 1.0
+    if bad.any():
+        row, column = np.argwhere(bad)[0]
+        raise AccountingError(f"internal error: the {quantity} bounds at {QUANTITY[quantity]} = {values[row]:g} "
+                              f"({DIRECTION_NAMES[column]}) are [{lower[row, column]!r}, {upper[row, column]!r}], "
+                              "not a valid bracket; please report it with the command that produced it")
+
+
+def bounds_frame(quantity: str, values: np.ndarray, bounds: np.ndarray, methods, accuracy: float,
+                 attrs: dict) -> pd.DataFrame:
+    """The long frame of ``bounds`` ((n, 3, 2): value x direction x (lower, upper)), checked.
+    ``methods``: (lower, upper) method names, each a string or an (n, 3) array of strings."""
+    check_bounds(bounds, quantity, values)
+    n = values.size
+    lower, upper = bounds[..., 0], bounds[..., 1]
+    gaps = relative_gaps(lower, upper)
+    lower_method, upper_method = (np.broadcast_to(np.asarray(m, dtype=object), (n, 3)).reshape(-1) for m in methods)
+    frame = pd.DataFrame({
+        QUANTITY[quantity]: np.repeat(values, 3),
+        "direction": np.tile(DIRECTION_NAMES, n),
+        f"{quantity}_lower": lower.reshape(-1),
+        f"{quantity}_upper": upper.reshape(-1),
+        "accuracy": gaps.reshape(-1),
+        "converged": (gaps <= accuracy).reshape(-1),
+        "lower_method": lower_method,
+        "upper_method": upper_method,
+    })
+    frame.attrs.update(attrs, accuracy_requested=accuracy, version=__version__)
+    return frame
+
+
+def quantity_of(frame: pd.DataFrame) -> str:
+    """"delta" or "epsilon": what a long frame bounds."""
+    return "delta" if "delta_upper" in frame.columns else "epsilon"
+
+
+def wide(frame: pd.DataFrame, headline: str | None = None) -> pd.DataFrame:
+    """One row per query value: {q}_lower, {q}_upper, accuracy, converged and the methods of the
+    ``headline`` row (default: the frame's, attrs["headline"]), then {direction}_{q}_{lower,upper}
+    for remove, add and max. Extra columns (e.g. ``sampler``) that are constant per value are kept."""
+    quantity = quantity_of(frame)
+    key = QUANTITY[quantity]
+    headline = headline or frame.attrs.get("headline", "max")
+    groups = [c for c in frame.columns if c not in ("direction", f"{quantity}_lower", f"{quantity}_upper", "accuracy",
+                                                    "converged", "lower_method", "upper_method")]
+    if key not in groups:
+        groups = [key, *groups]
+    top = frame[frame["direction"] == headline].set_index(groups)
+    out = top[[f"{quantity}_lower", f"{quantity}_upper", "accuracy", "converged", "lower_method",
+               "upper_method"]].copy()
+    for direction in DIRECTION_NAMES:
+        rows = frame[frame["direction"] == direction].set_index(groups)
+        for bound in ("lower", "upper"):
+            out[f"{direction}_{quantity}_{bound}"] = rows[f"{quantity}_{bound}"]
+    out = out.reset_index()
+    out.attrs.update(frame.attrs, headline=headline)
+    return out
+
+
+def headline_value(frame: pd.DataFrame, bound: str = "upper") -> float:
+    """The one number a single-value query answers: the headline row's ``bound``."""
+    quantity = quantity_of(frame)
+    rows = frame[frame["direction"] == frame.attrs.get("headline", "max")]
+    if len(rows) != 1:
+        raise ValueError(f"frame must hold one query value; got {len(rows)}")
+    return float(rows[f"{quantity}_{bound}"].iloc[0])
+
+
+def statement(frame: pd.DataFrame, sampler: str | None = None) -> str:
+    """The sentence a paper or model card should carry for an eps query: the headline row's
+    certified upper bound at the first delta, with delta, the relation, the sampler, the accuracy
+    and the package version. ``sampler`` picks one block of a compare frame. Where the upper
+    bound is not the sampler's own (a sampler bracketed by a closed form) the sentence says so."""
+    if quantity_of(frame) != "epsilon":
+        raise ValueError("frame must answer an eps query (epsilon_bounds); got delta bounds")
+    rows = frame if sampler is None else frame[frame["sampler"] == sampler]
+    if rows.empty:
+        raise ValueError(f"sampler must be one of the frame's samplers; got {sampler!r}")
+    headline = frame.attrs.get("headline", "max")
+    row = rows[rows["direction"] == headline].iloc[0]
+    phases = frame.attrs.get("phases", [])
+    name = sampler or " then ".join(p["sampler"] for p in phases) or "the run"
+    relation = frame.attrs.get("relation", "add_or_remove").replace("_", "-")
+    eps, delta = row["epsilon_upper"], row["delta"]
+    bracket = f"[{row['epsilon_lower']:.4g}, {eps:.4g}]"
+    version = frame.attrs.get("version", __version__)
+    if row["converged"]:
+        how = f"certified upper bound, within {100 * frame.attrs.get('accuracy_requested', 0.01):.3g}% of the lower bound"
+    else:
+        how = f"certified upper bound; the bracket {bracket} did not reach the accuracy asked for"
+    sentence = (f"Report: ({eps:.4g}, {delta:.3g})-DP under {relation} adjacency for {name} ({how}; "
+                f"dpsampling {version}).")
+    if not row.get("tight_pair", frame.attrs.get("tight_pair", True)):
+        sentence += (f" {name} has no certified bound of its own: the upper bound is that of deterministic batches "
+                     f"(chua24 Thm 4.1) and the true eps lies in {bracket}.")
+    return sentence

@@ -1,0 +1,43 @@
+"""RDP upper bounds from dp-accounting (Mironov 2017 conversion, its default orders).
+
+- ``poisson``: the Poisson subsampled Gaussian (Mironov et al. 2019), which bounds both
+  directions (the RDP of the remove/add pair); WOR's add/remove pair is Poisson's at sigma / 2;
+- ``wor_substitution``: WOR under replace-one (Wang et al. 2019) at noise multiplier sigma / 2
+  (the base mechanism's substitution sensitivity is 2).
+"""
+
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+
+from dpsampling.lazy import lazy_import
+
+dp_accounting = lazy_import("dp_accounting")
+_REFERENCE_SIZE = 10**9  # dp-accounting's WOR bound depends on the rate only (sample size / dataset size)
+
+
+def poisson(sigma: float, rate: float, steps: int):
+    """RDP accountant of ``steps`` Poisson subsampled Gaussian steps (sensitivity 1)."""
+    logging.getLogger("absl").setLevel(logging.ERROR)
+    accountant = dp_accounting.rdp.RdpAccountant()
+    accountant.compose(dp_accounting.PoissonSampledDpEvent(rate, dp_accounting.GaussianDpEvent(sigma)), steps)
+    return accountant
+
+
+def wor_substitution(sigma: float, rate: float, steps: int):
+    """RDP accountant of ``steps`` WOR steps under replace-one, noise multiplier sigma / 2."""
+    logging.getLogger("absl").setLevel(logging.ERROR)
+    batch = max(1, round(rate * _REFERENCE_SIZE))
+    event = dp_accounting.SampledWithoutReplacementDpEvent(_REFERENCE_SIZE, batch,
+                                                           dp_accounting.GaussianDpEvent(sigma / 2.0))
+    accountant = dp_accounting.rdp.RdpAccountant(neighboring_relation=dp_accounting.NeighboringRelation.REPLACE_ONE)
+    accountant.compose(dp_accounting.SelfComposedDpEvent(event, steps))
+    return accountant
+
+
+def query(accountant, quantity: str, values) -> np.ndarray:
+    """delta at each eps (quantity "delta") or eps at each delta ("epsilon")."""
+    ask = accountant.get_delta if quantity == "delta" else accountant.get_epsilon
+    return np.array([float(ask(float(v))) for v in np.atleast_1d(values)])

@@ -1,0 +1,200 @@
+"""The run description: one phase of training (a sampler, its noise and how long it runs), checked
+once, here. Everything below takes a ``Phase`` and checks nothing again.
+
+A phase is given in the vocabulary of the libraries users come from, resolved by one rule:
+
+- ``steps``: the phase's total number of steps (Opacus' steps, dp_accounting's count);
+- ``epochs`` with ``steps_per_epoch`` (or with ``dataset_size`` and ``batch_size``, T = ceil(n / b);
+  for poisson and wor also with the rate alone, T = ceil(1 / q)): K epochs of T steps;
+- ``steps`` and ``epochs`` together are refused: ``--steps`` has meant steps per epoch in this
+  tool's past and means total steps in Opacus; asking for one of them removes the doubt;
+- poisson and wor (rate-based) need their sampling rate q: ``sampling_rate``, or ``dataset_size``
+  and ``batch_size`` (q = b / n); there is no default rate. Only q and the total steps enter their
+  accounting;
+- deterministic, shuffle and balls_and_bins (epoch-based) are described by T steps per epoch and K
+  epochs (each example in exactly one batch per epoch); ``steps`` alone is one epoch of that many
+  steps (with ``dataset_size`` and ``batch_size``: K = steps / T, which must be a whole number).
+
+Bad input raises one ``ValueError`` naming the argument, the value and what is allowed.
+"""
+
+from __future__ import annotations
+
+import math
+
+from dpsampling.accountants.samplers import SAMPLER_NAMES, sampler_spec
+from dpsampling.validation import check_int_at_least, check_positive, check_rate
+
+RUN_FIELDS = ("steps", "epochs", "steps_per_epoch", "sampling_rate", "dataset_size", "batch_size")
+"""The keywords that describe how long a phase runs and how it samples (``Phase``)."""
+
+
+def _steps_per_epoch_of_rate(rate: float) -> int:
+    """T = ceil(1 / q), with 1 / q first rounded to 12 digits (1 / (1/3) is 3, not 4)."""
+    return max(1, math.ceil(round(1.0 / rate, 12)))
+
+
+class Phase:
+    """``sampler`` at noise multiplier ``sigma`` (noise std / clip norm) for a number of steps.
+
+    Keywords (module docstring): ``steps`` (total) or ``epochs`` (with ``steps_per_epoch``, or
+    ``dataset_size`` and ``batch_size``); ``sampling_rate`` (poisson, wor). Resolved attributes:
+    sampler, sigma, steps (total), steps_per_epoch, epochs, sampling_rate (None for epoch-based
+    samplers), dataset_size, batch_size (None when not given)."""
+
+    __slots__ = ("batch_size", "dataset_size", "epochs", "sampler", "sampling_rate", "sigma", "steps",
+                 "steps_per_epoch")
+
+    def __init__(self, sampler: str, sigma: float, *, steps=None, epochs=None, steps_per_epoch=None,
+                 sampling_rate=None, dataset_size=None, batch_size=None):
+        spec = sampler_spec(sampler)
+        sigma = check_positive("sigma", sigma)
+        spec.check_sigma(sigma)
+        n, b = _dataset(dataset_size, batch_size)
+        if spec.rate_based:
+            rate = _rate(sampler, sampling_rate, n, b)
+            per_epoch = steps_per_epoch
+            if per_epoch is None and epochs is not None:
+                per_epoch = math.ceil(n / b) if n is not None else _steps_per_epoch_of_rate(rate)
+            total, per_epoch, count = _length(sampler, steps, epochs, per_epoch, epoch_based=False)
+        else:
+            if sampling_rate is not None:
+                raise ValueError(f"sampling_rate applies to samplers poisson and wor only ({sampler} is described by "
+                                 f"its steps per epoch and epochs); got {sampling_rate!r}")
+            rate = None
+            per_epoch = steps_per_epoch
+            if per_epoch is None and n is not None:
+                per_epoch = math.ceil(n / b)
+            total, per_epoch, count = _length(sampler, steps, epochs, per_epoch, epoch_based=True)
+        for name, value in (("sampler", sampler), ("sigma", sigma), ("steps", total), ("epochs", count),
+                            ("steps_per_epoch", per_epoch), ("sampling_rate", rate), ("dataset_size", n),
+                            ("batch_size", b)):
+            object.__setattr__(self, name, value)
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"Phase is immutable; got an assignment to {name!r}")
+
+    def _key(self) -> tuple:
+        return tuple(getattr(self, name) for name in self.__slots__)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Phase) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{k}={v!r}" for k, v in self.as_dict().items() if k not in ("sampler", "sigma")
+                           and v is not None)
+        return f"Phase({self.sampler!r}, sigma={self.sigma!r}, {fields})"
+
+    @property
+    def spec(self):
+        """The sampler's registry entry (``samplers.Sampler``)."""
+        return sampler_spec(self.sampler)
+
+    @property
+    def expected_batch_size(self) -> float | None:
+        """q n (rate-based) or n / T (epoch-based), None without a dataset size."""
+        if self.dataset_size is None:
+            return None
+        if self.sampling_rate is not None:
+            return self.sampling_rate * self.dataset_size
+        return self.dataset_size / self.steps_per_epoch
+
+    def with_sigma(self, sigma: float) -> Phase:
+        """The same phase at another noise multiplier."""
+        phase = object.__new__(Phase)
+        for name in self.__slots__:
+            object.__setattr__(phase, name, getattr(self, name))
+        sigma = check_positive("sigma", sigma)
+        self.spec.check_sigma(sigma)
+        object.__setattr__(phase, "sigma", sigma)
+        return phase
+
+    def as_dict(self) -> dict:
+        """Every resolved attribute (what a result records of its run)."""
+        return {"sampler": self.sampler, "sigma": self.sigma, "steps": self.steps,
+                "steps_per_epoch": self.steps_per_epoch, "epochs": self.epochs, "sampling_rate": self.sampling_rate,
+                "dataset_size": self.dataset_size, "batch_size": self.batch_size,
+                "expected_batch_size": self.expected_batch_size}
+
+    def describe(self) -> str:
+        """One line: the run accounted for, in full."""
+        size = "" if self.expected_batch_size is None else f", expected batch size {self.expected_batch_size:.6g}"
+        data = "" if self.dataset_size is None else f" of {self.dataset_size:,} examples"
+        if self.sampling_rate is not None:
+            passes = self.steps * self.sampling_rate
+            return (f"{self.sampler}, sigma {self.sigma:g}: {self.steps:,} steps at sampling rate "
+                    f"{self.sampling_rate:.6g}{size}{data} ({passes:.4g} expected passes over the data)")
+        return (f"{self.sampler}, sigma {self.sigma:g}: {self.epochs:,} epoch(s) of {self.steps_per_epoch:,} steps "
+                f"({self.steps:,} steps){size}{data}")
+
+
+def _dataset(dataset_size, batch_size) -> tuple[int | None, int | None]:
+    if (dataset_size is None) != (batch_size is None):
+        given, missing = ("dataset_size", "batch_size") if batch_size is None else ("batch_size", "dataset_size")
+        raise ValueError(f"{missing} must be given with {given} (they describe the run together); got "
+                         f"{given} alone")
+    if dataset_size is None:
+        return None, None
+    n = check_int_at_least("dataset_size", dataset_size, 1)
+    b = check_int_at_least("batch_size", batch_size, 1)
+    if b > n:
+        raise ValueError(f"batch_size must be in [1, dataset_size = {n}]; got {batch_size!r}")
+    return n, b
+
+
+def _rate(sampler: str, sampling_rate, n, b) -> float:
+    if sampling_rate is None and n is None:
+        raise ValueError(f"sampling_rate must be given for sampler {sampler} (or dataset_size and batch_size, "
+                         "q = batch_size / dataset_size); got neither (there is no default rate)")
+    if sampling_rate is None:
+        return b / n
+    rate = check_rate("sampling_rate", sampling_rate)
+    if n is not None and not math.isclose(rate, b / n, rel_tol=1e-9):
+        raise ValueError(f"sampling_rate must equal batch_size / dataset_size = {b / n:.10g} when both are given; "
+                         f"got {sampling_rate!r}")
+    return rate
+
+
+def _length(sampler: str, steps, epochs, per_epoch, epoch_based: bool) -> tuple[int, int | None, int | None]:
+    """(total steps, steps per epoch, epochs) from the keywords given (module docstring); a
+    rate-based phase given by its total steps alone has no epochs (None, None)."""
+    if steps is not None and epochs is not None:
+        raise ValueError(f"steps must not be given with epochs: steps is the total number of steps; give "
+                         f"epochs with steps_per_epoch (or dataset_size and batch_size) instead; got steps={steps!r} "
+                         f"and epochs={epochs!r}")
+    if per_epoch is not None:
+        per_epoch = check_int_at_least("steps_per_epoch", per_epoch, 1)
+    if steps is not None:
+        total = check_int_at_least("steps", steps, 1)
+        if per_epoch is None:
+            return (total, total, 1) if epoch_based else (total, None, None)
+        if total % per_epoch:
+            raise ValueError(f"steps must be a whole number of epochs of {per_epoch:,} steps for sampler {sampler}; "
+                             f"got {steps!r}")
+        return total, per_epoch, total // per_epoch
+    if epochs is None:
+        if per_epoch is not None:
+            return per_epoch, per_epoch, 1
+        raise ValueError(f"steps or epochs must be given for sampler {sampler} (steps: the total; epochs: with "
+                         "steps_per_epoch, or dataset_size and batch_size); got neither")
+    count = check_int_at_least("epochs", epochs, 1)
+    if per_epoch is None:
+        raise ValueError(f"steps_per_epoch (or dataset_size and batch_size) must be given with epochs for sampler "
+                         f"{sampler}; got epochs={epochs!r} alone")
+    return per_epoch * count, per_epoch, count
+
+
+def as_phases(phases) -> tuple[Phase, ...]:
+    """A Phase, or a non-empty sequence of them, as a tuple."""
+    if isinstance(phases, Phase):
+        return (phases,)
+    phases = tuple(phases) if not isinstance(phases, (str, bytes)) else ()
+    if not phases or not all(isinstance(p, Phase) for p in phases):
+        raise ValueError(f"phases must be a Phase or a non-empty sequence of Phase; got {phases!r}")
+    return phases
+
+
+__all__ = ["RUN_FIELDS", "SAMPLER_NAMES", "Phase", "as_phases"]

@@ -1,0 +1,87 @@
+"""Schedules of phases from YAML: a training run that changes sigma, batch size or sampler.
+
+    phases:
+      - {sampler: poisson, sigma: 0.8, steps: 1000, sampling_rate: 0.01}          # warm-up
+      - {sampler: balls_and_bins, sigma: 1.0, steps_per_epoch: 500, epochs: 4}    # main phase
+
+Each phase takes the keywords of ``run.Phase`` (``sampler``, ``sigma``, and ``steps`` (total) or
+``epochs`` with ``steps_per_epoch`` / ``dataset_size`` and ``batch_size``; ``sampling_rate`` for
+poisson and wor), with the same rules and no defaults. A sampler without a dominating pair
+(shuffle) cannot be composed and is refused. Numbers may be written as YAML floats (``4e-3``,
+which YAML 1.1 reads as a string, is read as the number). Every error is one line naming the
+file, the phase, the field, the value and what is allowed.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import yaml
+
+from dpsampling.accountants.run import RUN_FIELDS, Phase
+from dpsampling.accountants.samplers import SAMPLERS
+
+FIELDS = ("sampler", "sigma", *RUN_FIELDS)
+COMPOSABLE = tuple(name for name, spec in SAMPLERS.items() if spec.composable)
+_NUMBER = re.compile(r"^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$")
+
+
+class ScheduleError(ValueError):
+    """A schedule file that cannot be used; the message is one line."""
+
+
+def _number(value):
+    """A YAML scalar as a number where it is one: YAML 1.1 reads 4e-3 (no dot) as a string."""
+    if isinstance(value, str) and _NUMBER.match(value.strip()):
+        number = float(value)
+        return int(number) if number.is_integer() and not re.search(r"[.eE]", value) else number
+    return value
+
+
+def _phase(where: str, index: int, entry) -> Phase:
+    at = f"{where}: phase {index + 1}"
+    if not isinstance(entry, dict):
+        raise ScheduleError(f"{at}: must be a mapping with fields {', '.join(FIELDS)}; got {entry!r}")
+    unknown = sorted(set(entry) - set(FIELDS))
+    if unknown:
+        raise ScheduleError(f"{at}: unknown field {unknown[0]!r}; allowed: {', '.join(FIELDS)}")
+    for field in ("sampler", "sigma"):
+        if field not in entry:
+            raise ScheduleError(f"{at}: field {field!r} is missing (required: sampler, sigma and the run's length)")
+    sampler = entry["sampler"]
+    if sampler not in COMPOSABLE:
+        raise ScheduleError(f"{at}: field 'sampler' is {sampler!r}; allowed: {', '.join(COMPOSABLE)} (a sampler "
+                            "without a dominating pair cannot be composed)")
+    values = {field: _number(value) for field, value in entry.items() if field != "sampler"}
+    for field, value in values.items():
+        integer = field not in ("sigma", "sampling_rate")
+        kind = int if integer else (int, float)
+        if isinstance(value, bool) or not isinstance(value, kind):
+            raise ScheduleError(f"{at}: field {field!r} is {value!r}; allowed: {'an integer' if integer else 'a number'}")
+    try:
+        return Phase(sampler, **values)
+    except ValueError as error:
+        raise ScheduleError(f"{at}: {error}") from None
+
+
+def load_schedule(path) -> tuple[Phase, ...]:
+    """The phases of a schedule file (module docstring)."""
+    path = Path(path)
+    if not path.is_file():
+        raise ScheduleError(f"{path}: schedule file not found")
+    try:
+        document = yaml.safe_load(path.read_text())
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        line = f" (line {mark.line + 1})" if mark is not None else ""
+        raise ScheduleError(f"{path}: not valid YAML{line}") from None
+    if not isinstance(document, dict) or "phases" not in document:
+        raise ScheduleError(f"{path}: must be a mapping with a list 'phases'")
+    extra = sorted(set(document) - {"phases"})
+    if extra:
+        raise ScheduleError(f"{path}: unknown key {extra[0]!r}; allowed: phases")
+    phases = document["phases"]
+    if not isinstance(phases, list) or not phases:
+        raise ScheduleError(f"{path}: 'phases' must be a non-empty list; got {phases!r}")
+    return tuple(_phase(str(path), i, entry) for i, entry in enumerate(phases))
