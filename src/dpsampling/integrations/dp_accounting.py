@@ -85,8 +85,10 @@ class CertifiedAccountant(PrivacyAccountant):
 
     def _maybe_compose(self, event, count: int, do_compose: bool):
         try:
-            merged = merge(parts(event, count, self.neighboring_relation), self._parts)
-            self._check_run(merged)
+            items = parts(event, count, self.neighboring_relation)
+            # supports() asks with count 0: the structure is checked as if composed once
+            self._check_run(merge([(part, max(n, 1)) for part, n in items], self._parts))
+            merged = merge(items, self._parts)
         except Unsupported as error:
             return PrivacyAccountant.CompositionErrorDetails(invalid_event=error.event, error_message=error.reason)
         if do_compose:

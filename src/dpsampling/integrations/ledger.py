@@ -137,7 +137,7 @@ def parts(event, count: int, relation) -> list[tuple[Part, int]]:
     Raises ``Unsupported`` for what the project cannot certify and ValueError for bad values."""
     if not isinstance(count, numbers.Integral) or isinstance(count, bool) or count < 0:
         raise Unsupported(event, f"count must be a non-negative integer; got {count!r}")
-    if isinstance(event, dp_accounting.NoOpDpEvent) or count == 0:
+    if isinstance(event, dp_accounting.NoOpDpEvent):
         return []
     if isinstance(event, dp_accounting.SelfComposedDpEvent):
         inner = event.count
@@ -191,10 +191,11 @@ def parts(event, count: int, relation) -> list[tuple[Part, int]]:
 
 
 def merge(items, into: dict | None = None) -> dict:
-    """{Part: total count}, first-seen order kept."""
+    """{Part: total count}, first-seen order kept; parts counted 0 times are left out."""
     merged = dict(into or {})
     for part, count in items:
-        merged[part] = merged.get(part, 0) + count
+        if count:
+            merged[part] = merged.get(part, 0) + count
     return merged
 
 
