@@ -48,8 +48,8 @@ from dp_accounting import NeighboringRelation, PrivacyAccountant
 
 from dpsampling.accountants.accountant import Accountant
 from dpsampling.accountants.certified.engine import DEFAULT_MAX_GRID_POINTS
-from dpsampling.accountants.frames import bounds_frame, check_bounds, headline_value, relative_gaps, statement
-from dpsampling.accountants.relations import DIRECTION_NAMES, relation_direction
+from dpsampling.accountants.frames import headline_value, statement
+from dpsampling.integrations.bounds import constant_frame, run_frame
 from dpsampling.integrations.events import KeptBinsDpEvent, RandomAllocationDpEvent, ShuffledDpEvent
 from dpsampling.integrations.ledger import (
     RELATIONS,
@@ -133,34 +133,16 @@ class CertifiedAccountant(PrivacyAccountant):
         return self._answers[key]
 
     def _compute(self, quantity: str, values: np.ndarray, headline_only: bool) -> pd.DataFrame:
+        attrs = {"neighboring_relation": self.neighboring_relation.name, "dp_event": repr(self.ledger)}
         reason = trivial_reason(self._parts)
         phases = self.phases()
         if reason is not None or not phases:
-            return self._constant_frame(quantity, values, reason)
-        relation = self.relation
-        refine = "relation" if headline_only else "all"
-        upper = Accountant(phases, relation=relation, accuracy=self.accuracy, refine=refine,
-                           max_grid_points=self.max_grid_points)
-        frame = upper.epsilon_bounds(values) if quantity == "epsilon" else upper.delta_bounds(values)
-        lower_phases = self.phases(lower=True)
-        if lower_phases != phases:
-            dominated = Accountant(lower_phases, relation=relation, accuracy=self.accuracy, refine=refine,
-                                   max_grid_points=self.max_grid_points)
-            low = dominated.epsilon_bounds(values) if quantity == "epsilon" else dominated.delta_bounds(values)
-            frame = _lower_from(frame, low, quantity, values, self.accuracy)
-        frame.attrs.update(neighboring_relation=self.neighboring_relation.name, dp_event=repr(self.ledger))
+            return constant_frame(quantity, values, self.accuracy, reason, attrs)
+        frame = run_frame(phases, self.phases(lower=True), quantity, values, relation=self.relation,
+                          accuracy=self.accuracy, refine="relation" if headline_only else "all",
+                          max_grid_points=self.max_grid_points)
+        frame.attrs.update(attrs)
         return frame
-
-    def _constant_frame(self, quantity: str, values: np.ndarray, reason: str | None) -> pd.DataFrame:
-        """No event (eps = delta = 0, exact) or a trivial one (lower 0, upper eps = inf / delta = 1)."""
-        bounds = np.zeros((values.size, len(DIRECTION_NAMES), 2))
-        if reason is not None:
-            bounds[..., 1] = np.inf if quantity == "epsilon" else 1.0
-        methods = ("no event composed", "no event composed") if reason is None else ("trivial", f"trivial: {reason}")
-        attrs = {"phases": [], "relation": "add_or_remove", "headline": relation_direction("add_or_remove"),
-                 "method": "certified", "refine": "all", "tight_pair": reason is None, "computation": {},
-                 "neighboring_relation": self.neighboring_relation.name, "dp_event": repr(self.ledger)}
-        return bounds_frame(quantity, values, bounds, methods, self.accuracy, attrs)
 
     def epsilon_bounds(self, deltas) -> pd.DataFrame:
         """The face's long frame of eps bounds at each delta: every direction (remove, add, max)."""
@@ -183,20 +165,6 @@ class CertifiedAccountant(PrivacyAccountant):
     def statement(self, target_delta: float) -> str:
         """The sentence to report for this run at ``target_delta`` (``frames.statement``)."""
         return statement(self.epsilon_bounds([target_delta]))
-
-
-def _lower_from(upper: pd.DataFrame, lower: pd.DataFrame, quantity: str, values: np.ndarray,
-                accuracy: float) -> pd.DataFrame:
-    """``upper``'s frame with the lower bounds of the dominated run ``lower`` (same rows)."""
-    frame = upper.copy()
-    low, high = f"{quantity}_lower", f"{quantity}_upper"
-    frame[low] = lower[low].to_numpy()
-    frame["lower_method"] = lower["lower_method"].to_numpy() + " (dominated run)"
-    check_bounds(frame[[low, high]].to_numpy().reshape(values.size, len(DIRECTION_NAMES), 2), quantity, values)
-    gaps = relative_gaps(frame[low].to_numpy(), frame[high].to_numpy())
-    frame["accuracy"], frame["converged"] = gaps, gaps <= accuracy
-    frame.attrs.update(upper.attrs)
-    return frame
 
 
 __all__ = ["CertifiedAccountant", "KeptBinsDpEvent", "RandomAllocationDpEvent", "ShuffledDpEvent"]
