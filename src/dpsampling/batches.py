@@ -282,24 +282,30 @@ class LoaderAccounting:
         return min(1.0, self.accountant(sigma, **options).get_delta(epsilon) + self.truncation_delta_at(epsilon))
 
     def get_epsilon(self, sigma: float, delta: float, **options) -> float:
-        """The certified upper bound on the truncated run's eps at total ``delta``: the smallest eps
-        found with accountant_delta(eps) + delta'(eps) <= delta. delta' is charged at an eps' >=
-        the answer (first ``truncation_epsilon``, raised to the answer if it is larger), so it is a
-        valid delta' for the answer (delta' increases with eps)."""
-        delta = check_open_unit("delta", delta)
-        accountant = self.accountant(sigma, **options)
-        charged_at = self.truncation_epsilon
-        for _ in range(50):
-            spent = self.truncation_delta_at(charged_at)
-            if spent >= delta:
-                raise ValueError(f"delta must exceed the truncation delta {spent:.3g} (at eps {charged_at:g}); "
-                                 f"got {delta:g} (raise max_batch_size or delta)")
-            epsilon = accountant.get_epsilon(delta - spent)
-            if epsilon <= charged_at:
-                return epsilon
-            charged_at = epsilon * (1.0 + 1e-9)
-        raise ValueError(f"delta must leave room for the truncation delta; got {delta:g} (the truncation delta at the "
-                         f"eps found keeps growing: raise max_batch_size)")
+        """The certified upper bound on the truncated run's eps at total ``delta``
+        (``epsilon_with_truncation``)."""
+        return epsilon_with_truncation(self.accountant(sigma, **options).get_epsilon, delta,
+                                       self.truncation_delta_at, self.truncation_epsilon)
+
+
+def epsilon_with_truncation(get_epsilon, delta: float, truncation_delta_at, truncation_epsilon: float) -> float:
+    """The smallest eps found with accountant_delta(eps) + delta'(eps) <= ``delta``: eps =
+    ``get_epsilon(delta - delta'(eps'))`` with delta' charged at an eps' >= the answer (first
+    ``truncation_epsilon``, raised to the answer while it is larger), so it is a valid delta' for the
+    answer (delta' increases with eps). ``get_epsilon``: the accountant's certified upper bound."""
+    delta = check_open_unit("delta", delta)
+    charged_at = check_nonnegative("truncation_epsilon", truncation_epsilon)
+    for _ in range(50):
+        spent = truncation_delta_at(charged_at)
+        if spent >= delta:
+            raise ValueError(f"delta must exceed the truncation delta {spent:.3g} (at eps {charged_at:g}); got "
+                             f"{delta:g} (raise max_batch_size or delta)")
+        epsilon = get_epsilon(delta - spent) if spent else get_epsilon(delta)
+        if epsilon <= charged_at:
+            return epsilon
+        charged_at = epsilon * (1.0 + 1e-9)
+    raise ValueError(f"delta must leave room for the truncation delta; got {delta:g} (the truncation delta at the eps "
+                     "found keeps growing: raise max_batch_size)")
 
 
 @dataclass(frozen=True)
