@@ -225,27 +225,24 @@ def _register(cls: type, force: bool) -> str:
 
 def get_noise_multiplier(*, target_epsilon: float, target_delta: float, sample_rate: float, epochs: float | None = None,
                          steps: int | None = None, sampler: str = DEFAULT_SAMPLER, steps_per_epoch: int | None = None,
-                         relation: str = DEFAULT_RELATION, accuracy: float = 0.01, rtol: float = 1e-3) -> float:
+                         **options) -> float:
     """Opacus' ``get_noise_multiplier`` for every sampler: the smallest noise multiplier shown
-    sufficient (certified eps upper bound <= target_epsilon; the face's ``calibrate_sigma``).
-    Exactly one of ``epochs`` / ``steps``; as in Opacus, steps = int(epochs / sample_rate).
-    Epoch-based samplers: T = ``steps_per_epoch`` (default round(1 / sample_rate)), whole epochs
-    ceil(steps / T)."""
+    sufficient (certified eps upper bound <= target_epsilon; the face's ``calibrate_sigma``, whose
+    ``relation``, ``accuracy`` and ``rtol`` are the ``options``). Exactly one of ``epochs`` /
+    ``steps``; as in Opacus, steps = int(epochs / sample_rate). Epoch-based samplers: T =
+    ``steps_per_epoch`` (default round(1 / sample_rate)), whole epochs ceil(steps / T)."""
     if (epochs is None) == (steps is None):
         raise ValueError(f"exactly one of epochs and steps must be given; got epochs={epochs!r}, steps={steps!r}")
     sample_rate = check_rate("sample_rate", sample_rate)
     if steps is None:
         steps = int(check_nonnegative("epochs", epochs) / sample_rate)
     steps = check_int_at_least("steps", steps, 1)
-    if sampler_spec(sampler).rate_based:
-        cls = accountant_class(sampler, relation=relation, accuracy=accuracy)
-    else:
-        per_epoch = steps_per_epoch or max(1, round(1.0 / sample_rate))
-        cls = accountant_class(sampler, steps_per_epoch=per_epoch, relation=relation, accuracy=accuracy)
-    accountant = cls()
+    run = {"relation": options.get("relation", DEFAULT_RELATION)}
+    if not sampler_spec(sampler).rate_based:
+        run["steps_per_epoch"] = steps_per_epoch or max(1, round(1.0 / sample_rate))
+    accountant = accountant_class(sampler, **run)()
     accountant.history = [(1.0, sample_rate, steps)]
-    return calibrate_sigma(accountant.phases(), target_epsilon, target_delta, relation=relation, accuracy=accuracy,
-                           rtol=rtol).sigma
+    return calibrate_sigma(accountant.phases(), target_epsilon, target_delta, **options).sigma
 
 
 if opacus is not None:  # opacus (and torch) already imported: the default name works at once
