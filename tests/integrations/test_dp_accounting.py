@@ -15,6 +15,11 @@ from dpsampling.accountants.closed_form.gaussian import gaussian_epsilon
 from dpsampling.integrations.dp_accounting import CertifiedAccountant
 from dpsampling.integrations.events import KeptBinsDpEvent, RandomAllocationDpEvent, ShuffledDpEvent
 
+try:  # optional (the bench extra): the PRV accountant, Opacus' default algorithm
+    import prv_accountant
+except ImportError:
+    prv_accountant = None
+
 REPLACE_ONE = dpa.NeighboringRelation.REPLACE_ONE
 DELTA = 1e-5
 
@@ -55,6 +60,20 @@ def test_poisson_pld_estimate_lies_in_our_certified_bracket(sigma, rate, steps):
     delta_row = ours.delta_bounds([1.0]).query("direction == 'max'").iloc[0]
     pld_delta = dpa.pld.PLDAccountant().compose(event, steps).get_delta(1.0)
     assert delta_row["delta_lower"] * (1 - 1e-2) <= pld_delta <= delta_row["delta_upper"] * (1 + 1e-2)
+
+
+@pytest.mark.skipif(prv_accountant is None, reason="prv-accountant is not installed (pip install -e '.[bench]')")
+def test_poisson_on_the_realistic_run_lies_inside_the_prv_bracket():
+    """n 60,000, b 256, 20 epochs, sigma 1.1: our certified remove bracket inside PRV's [lower, upper]."""
+    q, steps = 256 / 60_000, 4_700
+    prv = prv_accountant.PRVAccountant(
+        prvs=[prv_accountant.PoissonSubsampledGaussianMechanism(noise_multiplier=1.1, sampling_probability=q)],
+        max_self_compositions=[steps], eps_error=0.01, delta_error=1e-8)
+    prv_lower, _, prv_upper = prv.compute_epsilon(delta=DELTA, num_self_compositions=[steps])
+    ours = CertifiedAccountant().compose(dpa.PoissonSampledDpEvent(q, gaussian(1.1)), steps)
+    row = ours.epsilon_bounds([DELTA]).query("direction == 'remove'").iloc[0]
+    assert prv_lower <= row["epsilon_lower"] <= row["epsilon_upper"] <= prv_upper
+    assert prv_lower <= ours.get_epsilon(DELTA) <= prv_upper
 
 
 def test_wor_under_add_or_remove_is_poisson_at_half_the_noise():
