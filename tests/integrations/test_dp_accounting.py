@@ -138,8 +138,9 @@ def test_shuffle_is_answered_by_its_bracket_and_is_not_composed():
     assert "no certified bound of its own" in shuffled.statement(DELTA)
     poisson = dpa.PoissonSampledDpEvent(0.1, gaussian(z))
     assert not shuffled.supports(poisson)
-    with pytest.raises(dpa.UnsupportedEventError, match="cannot be composed"):
+    with pytest.raises(dpa.UnsupportedEventError, match="cannot be composed") as error:
         shuffled.compose(poisson)
+    assert str(error.value).endswith(f"caused by subevent {poisson}.")
     assert bracket(shuffled) == (lower, upper)  # a refused event changes nothing
 
 

@@ -2,6 +2,9 @@
 run with ``python -m pytest -m opacus``). Training loops on CPU with a fixed torch seed; the
 checks are on the accountant's history and eps, which do not depend on the data."""
 
+import subprocess
+import sys
+
 import pytest
 
 torch = pytest.importorskip("torch")
@@ -73,3 +76,10 @@ def test_our_balls_and_bins_batch_sampler_with_its_accountant():
     key = ("sampler", "sigma", "steps_per_epoch", "epochs")
     assert [getattr(ran, k) for k in key] == [getattr(loader_run, k) for k in key] == ["balls_and_bins", 1.0, 10, 2]
     assert engine.get_epsilon(DELTA) == sampler.accounting().get_epsilon(1.0, DELTA)
+
+
+def test_importing_after_opacus_registers_the_default_name():
+    code = ("import opacus, dpsampling.integrations.opacus; from opacus.accountants.registry import _ACCOUNTANTS; "
+            "print('dpsampling' in _ACCOUNTANTS)")
+    out = subprocess.run([sys.executable, "-W", "ignore", "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "True"

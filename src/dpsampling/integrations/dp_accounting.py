@@ -89,8 +89,9 @@ class CertifiedAccountant(PrivacyAccountant):
             # supports() asks with count 0: the structure is checked as if composed once
             self._check_run(merge([(part, max(n, 1)) for part, n in items], self._parts))
             merged = merge(items, self._parts)
-        except Unsupported as error:
-            return PrivacyAccountant.CompositionErrorDetails(invalid_event=error.event, error_message=error.reason)
+        except Unsupported as error:  # a run-level refusal names the event being composed
+            return PrivacyAccountant.CompositionErrorDetails(invalid_event=error.event or event,
+                                                             error_message=error.reason)
         if do_compose:
             self._parts = merged
             self._answers.clear()
