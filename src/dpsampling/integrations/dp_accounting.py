@@ -60,7 +60,7 @@ from dpsampling.integrations.ledger import (
     run_relation,
     trivial_reason,
 )
-from dpsampling.validation import check_array, check_nonnegative, check_open_unit
+from dpsampling.validation import check_array, check_int_at_least, check_nonnegative, check_open_unit
 
 
 class CertifiedAccountant(PrivacyAccountant):
@@ -77,7 +77,7 @@ class CertifiedAccountant(PrivacyAccountant):
                              f"relations the project has dominating pairs for); got {neighboring_relation!r}")
         super().__init__(neighboring_relation)
         self.accuracy = check_open_unit("accuracy", accuracy)
-        self.max_grid_points = max_grid_points
+        self.max_grid_points = check_int_at_least("max_grid_points", max_grid_points, 2)
         self._parts: dict = {}
         self._answers: dict = {}
 
@@ -131,7 +131,7 @@ class CertifiedAccountant(PrivacyAccountant):
         key = (quantity, tuple(values), headline_only)
         if key not in self._answers:
             self._answers[key] = self._compute(quantity, values, headline_only)
-        return self._answers[key]
+        return self._answers[key].copy()  # the cache is not the caller's to change
 
     def _compute(self, quantity: str, values: np.ndarray, headline_only: bool) -> pd.DataFrame:
         attrs = {"neighboring_relation": self.neighboring_relation.name, "dp_event": repr(self.ledger)}
