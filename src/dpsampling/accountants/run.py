@@ -45,8 +45,12 @@ class Phase:
     __slots__ = ("batch_size", "dataset_size", "epochs", "sampler", "sampling_rate", "sigma", "steps",
                  "steps_per_epoch")
 
-    def __init__(self, sampler: str, sigma: float, *, steps=None, epochs=None, steps_per_epoch=None,
-                 sampling_rate=None, dataset_size=None, batch_size=None):
+    def __init__(self, sampler: str, sigma: float, **run):
+        unknown = sorted(set(run) - set(RUN_FIELDS))
+        if unknown:
+            raise ValueError(f"{unknown[0]} is not a field of a run; allowed: {', '.join(RUN_FIELDS)}")
+        steps, epochs, steps_per_epoch = run.get("steps"), run.get("epochs"), run.get("steps_per_epoch")
+        sampling_rate, dataset_size, batch_size = run.get("sampling_rate"), run.get("dataset_size"), run.get("batch_size")
         spec = sampler_spec(sampler)
         sigma = check_positive("sigma", sigma)
         spec.check_sigma(sigma)

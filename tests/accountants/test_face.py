@@ -1,0 +1,192 @@
+"""The one face: the run description, the accountant, the result shape, calibration, compare and
+schedules (issue 27), and what they refuse (issue 24.1-3). Deterministic checks."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dpsampling import __version__
+from dpsampling.accountants.accountant import Accountant
+from dpsampling.accountants.calibrate import calibrate_sigma
+from dpsampling.accountants.closed_form.gaussian import gaussian_epsilon
+from dpsampling.accountants.compare import compare_epsilons, compare_sigmas
+from dpsampling.accountants.frames import AccountingError, bounds_frame, statement, wide
+from dpsampling.accountants.reference import rdp
+from dpsampling.accountants.run import Phase
+from dpsampling.accountants.samplers import SAMPLERS
+from dpsampling.accountants.schedule import ScheduleError, load_schedule
+
+MNIST = {"dataset_size": 60_000, "batch_size": 256}
+
+
+def test_opacus_and_dp_accounting_vocabularies_describe_the_same_run():
+    by_epochs = Phase("poisson", 1.1, epochs=20, **MNIST)
+    by_total = Phase("poisson", 1.1, sampling_rate=256 / 60_000, steps=4_700)
+    by_rate_and_epochs = Phase("poisson", 1.1, sampling_rate=256 / 60_000, epochs=20)
+    assert by_epochs.steps == by_total.steps == by_rate_and_epochs.steps == 20 * math.ceil(60_000 / 256)
+    assert by_epochs.sampling_rate == by_total.sampling_rate
+    assert by_epochs.expected_batch_size == 256
+    ours = [Accountant(p).get_epsilon(1e-5) for p in (by_epochs, by_total, by_rate_and_epochs)]
+    assert ours[0] == ours[1] == ours[2]
+
+
+def test_total_steps_are_never_read_as_steps_per_epoch():
+    """The run of issue 24 (4,700 total steps at b/n): eps is that of 20 epochs, not of one."""
+    run = Phase("poisson", 1.1, steps=4_700, **MNIST)
+    one_epoch = Phase("poisson", 1.1, steps=235, **MNIST)
+    frame = Accountant(run).epsilon_bounds([1e-5])
+    assert frame.attrs["phases"][0]["steps"] == 4_700
+    assert Accountant(one_epoch).get_epsilon(1e-5) < 0.5 * frame.set_index("direction").loc["max", "epsilon_lower"]
+
+
+def test_the_run_is_described_in_full():
+    text = Phase("wor", 1.0, epochs=10, **MNIST).describe()
+    for part in ("2,350 steps", "sampling rate 0.00426667", "expected batch size 256", "60,000 examples"):
+        assert part in text, text
+    text = Phase("balls_and_bins", 1.0, epochs=3, **MNIST).describe()
+    assert "3 epoch(s) of 235 steps (705 steps)" in text, text
+
+
+@pytest.mark.parametrize(("fields", "start"), [
+    ({"steps": 4_700}, "sampling_rate must be given"),
+    ({"sampling_rate": 0.01, "steps": 10, "epochs": 2}, "steps must not be given with epochs"),
+    ({"dataset_size": 100, "batch_size": 10, "steps": 25}, None),
+])
+def test_ambiguous_or_incomplete_runs_are_refused_in_one_line(fields, start):
+    if start is None:  # an epoch-based run of 25 steps at 10 steps per epoch is not whole epochs
+        with pytest.raises(ValueError, match="^steps must be a whole number of epochs"):
+            Phase("balls_and_bins", 1.0, **fields)
+        return
+    with pytest.raises(ValueError, match=f"^{start}"):
+        Phase("poisson", 1.0, **fields)
+
+
+def test_get_epsilon_is_the_headline_upper_bound_of_the_relation():
+    phase = Phase("poisson", 0.8, sampling_rate=0.01, steps=1_000)
+    for relation, row in (("add", "add"), ("remove", "remove"), ("add_or_remove", "max")):
+        frame = Accountant(phase, relation=relation, refine="relation").epsilon_bounds([1e-6])
+        assert frame.attrs["headline"] == row
+        upper = frame.set_index("direction").loc[row, "epsilon_upper"]
+        assert Accountant(phase, relation=relation).get_epsilon(1e-6) == upper
+    frame = Accountant(phase).epsilon_bounds([1e-6]).set_index("direction")
+    assert frame.loc["add", "epsilon_upper"] < frame.loc["remove", "epsilon_lower"]  # the directions differ
+
+
+def test_the_gaussian_mechanism_is_answered_exactly():
+    """Deterministic batches: K epochs are the Gaussian mechanism at sensitivity sqrt(K); so is
+    Poisson at rate 1 over K steps (chua24 Prop. 3.1)."""
+    exact = gaussian_epsilon(1e-6, 2.0, math.sqrt(7))
+    for phase in (Phase("deterministic", 2.0, steps_per_epoch=50, epochs=7),
+                  Phase("poisson", 2.0, sampling_rate=1.0, steps=7)):
+        frame = Accountant(phase).epsilon_bounds([1e-6])
+        assert (frame["epsilon_lower"] == exact).all() and (frame["epsilon_upper"] == exact).all()
+
+
+def test_relations_and_compositions_a_sampler_lacks_are_refused():
+    with pytest.raises(ValueError, match="^relation must be one of add, remove, add_or_remove for sampler poisson"):
+        Accountant(Phase("poisson", 1.0, sampling_rate=0.1, steps=10), relation="substitution")
+    shuffle = Phase("shuffle", 1.0, steps_per_epoch=10, epochs=2)
+    with pytest.raises(ValueError, match="^phase 1 \\(shuffle\\) cannot be composed"):
+        Accountant([shuffle, Phase("poisson", 1.0, sampling_rate=0.1, steps=10)])
+    with pytest.raises(ValueError, match="^method dp_accounting applies to one poisson or wor phase"):
+        Accountant(Phase("balls_and_bins", 1.0, steps_per_epoch=10, epochs=2), method="dp_accounting")
+
+
+def test_wor_substitution_reports_the_smallest_valid_upper_bound_and_names_it():
+    """lebeda24's replace-one: the Theorem 14 pair's certified bound or dp-accounting's RDP bound,
+    whichever is smaller, per row; the lower bound is the add/remove pair's."""
+    phase = Phase("wor", 2.0, steps=2_344, **MNIST)
+    frame = Accountant(phase, relation="substitution").epsilon_bounds([1e-5, 1e-2])
+    attrs = frame.attrs["computation"]
+    for row, delta in enumerate((1e-5, 1e-2)):
+        rows = frame[frame["delta"] == delta]
+        smallest = min(attrs["certified_upper"][row], attrs["rdp_upper"][row])
+        assert (rows["epsilon_upper"] == smallest).all()
+        assert rows["upper_method"].str.startswith("RDP").all() == (attrs["rdp_upper"][row] < attrs["certified_upper"][row])
+    assert attrs["rdp_upper"][0] == rdp.query(rdp.wor_substitution(2.0, 256 / 60_000, 2_344), "epsilon", [1e-5])[0]
+    add_remove = Accountant(phase).epsilon_bounds([1e-5]).set_index("direction").loc["max", "epsilon_lower"]
+    assert frame.loc[frame["delta"] == 1e-5, "epsilon_lower"].iloc[0] == add_remove
+
+
+def test_a_bracket_that_is_not_one_never_leaves_the_library():
+    bounds = np.array([[[0.1, 0.2], [0.3, 0.2], [0.3, 0.2]]])
+    with pytest.raises(AccountingError, match="^internal error: the delta bounds at epsilon = 1 \\(add\\)"):
+        bounds_frame("delta", np.array([1.0]), bounds, ("a", "b"), 0.01, {})
+    bounds = np.array([[[np.nan, 0.2], [0.1, 0.2], [0.1, 0.2]]])
+    with pytest.raises(AccountingError):
+        bounds_frame("epsilon", np.array([1e-5]), bounds, ("a", "b"), 0.01, {})
+
+
+def test_the_wide_view_and_the_sentence_to_report():
+    frame = Accountant(Phase("balls_and_bins", 1.0, epochs=2, **MNIST)).epsilon_bounds([1e-5, 1e-6])
+    view = wide(frame)
+    assert list(view["delta"]) == [1e-5, 1e-6]
+    long = frame.set_index(["delta", "direction"])
+    for _, row in view.iterrows():
+        for direction in ("remove", "add", "max"):
+            assert row[f"{direction}_epsilon_upper"] == long.loc[(row["delta"], direction), "epsilon_upper"]
+        assert row["epsilon_upper"] == row["max_epsilon_upper"]
+    sentence = statement(frame)
+    upper = long.loc[(1e-5, "max"), "epsilon_upper"]
+    for part in (f"({upper:.4g}, 1e-05)-DP", "add-or-remove", "balls_and_bins", __version__):
+        assert part in sentence, sentence
+    shuffled = Accountant(Phase("shuffle", 1.0, epochs=2, **MNIST)).epsilon_bounds([1e-5])
+    assert "deterministic batches" in statement(shuffled)
+
+
+def test_one_calibration_shown_sufficient_not_shown_sufficient_and_shown_insufficient():
+    phase = Phase("poisson", 1.0, epochs=5, **MNIST)
+    result = calibrate_sigma(phase, 1.0, 1e-5, rtol=1e-3)
+    assert result.sigma / result.sigma_not_shown_sufficient - 1 <= 1e-3
+    sufficient = Accountant(phase.with_sigma(result.sigma), refine="relation").epsilon_bounds([1e-5])
+    not_shown = Accountant(phase.with_sigma(result.sigma_not_shown_sufficient), refine="relation").epsilon_bounds([1e-5])
+    insufficient = Accountant(phase.with_sigma(result.sigma_shown_insufficient), refine="relation").epsilon_bounds([1e-5])
+
+    def maximum(frame, bound):
+        return frame.set_index("direction").loc["max", f"epsilon_{bound}"]
+
+    assert maximum(sufficient, "upper") <= 1.0 < maximum(not_shown, "upper")
+    assert maximum(insufficient, "lower") > 1.0
+    compared = compare_sigmas(1.0, 1e-5, epochs=5, samplers=("poisson",), **MNIST).iloc[0]
+    assert compared["sigma_sufficient"] == result.sigma
+    assert compared["sigma_shown_insufficient"] == result.sigma_shown_insufficient
+
+
+def test_calibrating_a_schedule_scales_every_phase():
+    phases = [Phase("poisson", 0.8, sampling_rate=0.01, steps=500), Phase("balls_and_bins", 1.0, steps_per_epoch=100,
+                                                                          epochs=2)]
+    result = calibrate_sigma(phases, 2.0, 1e-6)
+    assert result.sigma is None
+    assert [p.sigma for p in result.phases] == [0.8 * result.scale, 1.0 * result.scale]
+    assert Accountant(result.phases).get_epsilon(1e-6) <= 2.0
+
+
+def test_compare_is_the_accountant_per_sampler():
+    frame = compare_epsilons(1.0, 1e-5, epochs=3, **MNIST)
+    assert list(dict.fromkeys(frame["sampler"])) == list(SAMPLERS)
+    for name in SAMPLERS:
+        alone = Accountant(Phase(name, 1.0, epochs=3, **MNIST)).epsilon_bounds([1e-5])
+        block = frame[frame["sampler"] == name].reset_index(drop=True)
+        pd.testing.assert_frame_equal(block[alone.columns], alone)
+
+
+def test_schedules_read_yaml_numbers_and_refuse_in_one_line(tmp_path):
+    path = tmp_path / "run.yaml"
+    path.write_text("phases:\n  - {sampler: poisson, sigma: 0.8, steps: 1000, sampling_rate: 4e-3}\n"
+                    "  - {sampler: balls_and_bins, sigma: 1.0, steps_per_epoch: 500, epochs: 4}\n")
+    phases = load_schedule(path)
+    assert phases[0].sampling_rate == 4e-3 and phases[1].steps == 2_000
+    for entry, message in (("{sampler: shuffle, sigma: 1.0, steps: 10}", "field 'sampler' is 'shuffle'"),
+                           ("{sampler: poisson, sigma: 1.0, steps: 10, epochs: 2, sampling_rate: 0.1}",
+                            "steps must not be given with epochs"),
+                           ("{sampler: poisson, sigma: one, steps: 10, sampling_rate: 0.1}", "field 'sigma' is 'one'"),
+                           ("{sampler: poisson, sigma: 1.0, step: 10}", "unknown field 'step'")):
+        path.write_text(f"phases:\n  - {entry}\n")
+        with pytest.raises(ScheduleError) as error:
+            load_schedule(path)
+        assert str(error.value).startswith(f"{path}: phase 1: ") and message in str(error.value)
+        assert "\n" not in str(error.value)
