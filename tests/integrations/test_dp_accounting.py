@@ -7,6 +7,7 @@ import math
 
 import dp_accounting as dpa
 import numpy as np
+import prv_accountant
 import pytest
 
 from dpsampling import Accountant, Phase
@@ -14,11 +15,6 @@ from dpsampling.accountants.certified.kept_bins import kept_bins_phases
 from dpsampling.accountants.closed_form.gaussian import gaussian_epsilon
 from dpsampling.integrations.dp_accounting import CertifiedAccountant
 from dpsampling.integrations.events import KeptBinsDpEvent, RandomAllocationDpEvent, ShuffledDpEvent
-
-try:  # optional (the bench extra): the PRV accountant, Opacus' default algorithm
-    import prv_accountant
-except ImportError:
-    prv_accountant = None
 
 REPLACE_ONE = dpa.NeighboringRelation.REPLACE_ONE
 DELTA = 1e-5
@@ -62,7 +58,6 @@ def test_poisson_pld_estimate_lies_in_our_certified_bracket(sigma, rate, steps):
     assert delta_row["delta_lower"] * (1 - 1e-2) <= pld_delta <= delta_row["delta_upper"] * (1 + 1e-2)
 
 
-@pytest.mark.skipif(prv_accountant is None, reason="prv-accountant is not installed (pip install -e '.[bench]')")
 def test_poisson_on_the_realistic_run_lies_inside_the_prv_bracket():
     """n 60,000, b 256, 20 epochs, sigma 1.1: our certified remove bracket inside PRV's [lower, upper]."""
     q, steps = 256 / 60_000, 4_700

@@ -5,17 +5,14 @@ KeptBinsDpEvent reads it. Deterministic (the sampler check is structural, on a s
 import dp_accounting as dpa
 import numpy as np
 import pytest
+from jax_privacy import batch_selection
+from jax_privacy.accounting import analysis
+from jax_privacy.experimental import accounting as experimental
 
-jax_privacy = pytest.importorskip("jax_privacy")
-
-from jax_privacy import batch_selection  # noqa: E402
-from jax_privacy.accounting import analysis  # noqa: E402
-from jax_privacy.experimental import accounting as experimental  # noqa: E402
-
-from dpsampling import Accountant  # noqa: E402
-from dpsampling.accountants.certified.kept_bins import kept_bins_phases  # noqa: E402
-from dpsampling.integrations.dp_accounting import CertifiedAccountant  # noqa: E402
-from dpsampling.integrations.jax_privacy import CertifiedAccountantConfig, kept_bins_event  # noqa: E402
+from dpsampling import Accountant
+from dpsampling.accountants.certified.kept_bins import kept_bins_phases
+from dpsampling.integrations.dp_accounting import CertifiedAccountant
+from dpsampling.integrations.jax_privacy import CertifiedAccountantConfig, kept_bins_event
 
 N, B, Z, STEPS, DELTA = 2_000, 20, 1.0, 300, 1e-5
 
