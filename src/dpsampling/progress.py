@@ -9,6 +9,10 @@ from __future__ import annotations
 import sys
 from contextlib import contextmanager
 
+from dpsampling.lazy import lazy_import
+
+tqdm = lazy_import("tqdm")  # loaded with the first bar
+
 _enabled = False
 
 
@@ -27,9 +31,7 @@ def steps(iterable, description: str, total: int | None = None):
     """``iterable``, with a bar of ``description`` when progress is on."""
     if not _enabled:
         return iterable
-    from tqdm import tqdm
-
-    return tqdm(iterable, desc=description, total=total, file=sys.stderr, leave=False, dynamic_ncols=True)
+    return tqdm.tqdm(iterable, desc=description, total=total, file=sys.stderr, leave=False, dynamic_ncols=True)
 
 
 class _Silent:
@@ -46,7 +48,5 @@ def bar(description: str, total: int | None = None):
     if not _enabled:
         yield _Silent()
         return
-    from tqdm import tqdm
-
-    with tqdm(desc=description, total=total, file=sys.stderr, leave=False, dynamic_ncols=True) as progress:
+    with tqdm.tqdm(desc=description, total=total, file=sys.stderr, leave=False, dynamic_ncols=True) as progress:
         yield progress

@@ -57,7 +57,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from dpsampling.io import read_metadata
+from dpsampling.lazy import lazy_import
 from dpsampling.pipeline.report import benchmark_totals, natural_key
+
+numba = lazy_import("numba")  # its compile events, listened to from the first estimate on
 
 PAPER_BLOCK = re.compile(r"[a-z]+[0-9]{2}")
 GPU_BENCHMARK = "benchmarks/gpu.json"
@@ -214,11 +217,9 @@ def compile_clock() -> CompileClock:
     """The process's compile clock, listening to Numba from the first call on."""
     global _CLOCK
     if _CLOCK is None:
-        from numba.core import event
-
-        listener = type("CompileListener", (CompileClock, event.Listener), {})
+        listener = type("CompileListener", (CompileClock, numba.core.event.Listener), {})
         _CLOCK = listener()
-        event.register("numba:compile", _CLOCK)
+        numba.core.event.register("numba:compile", _CLOCK)
     return _CLOCK
 
 

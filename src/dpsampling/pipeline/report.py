@@ -35,6 +35,7 @@ import pyarrow.parquet as pq
 
 from dpsampling import __version__
 from dpsampling.io import read_metadata, write_text_atomically
+from dpsampling.papers import messages as paper_messages
 from dpsampling.pipeline.claims.base import NOT_AT_SETTING, UNDECIDED
 
 EXPERIMENT_ID = re.compile(r"[a-z]+[0-9]{2}_[a-z0-9_]+")
@@ -184,14 +185,11 @@ class ExperimentSummary:
 
     def reading(self) -> tuple[str, str, str] | None:
         """(the paper's message, ours, whether ours says what the paper's says) or None."""
-        messages = self.messages
-        if messages is None:
-            from dpsampling.papers.messages import MESSAGES as messages  # the captions' default; no import cycle
+        messages = paper_messages.MESSAGES if self.messages is None else self.messages
         if self.experiment not in messages:
             return None
-        from dpsampling.papers.messages import agreement
         paper, ours = messages[self.experiment]
-        return paper, ours, agreement(self.claims()["verdict"].tolist())
+        return paper, ours, paper_messages.agreement(self.claims()["verdict"].tolist())
 
     @property
     def message(self) -> str:

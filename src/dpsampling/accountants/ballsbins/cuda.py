@@ -32,6 +32,7 @@ numba.cuda is imported only inside these functions: the package imports without 
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import math
 import warnings
 from contextlib import contextmanager
@@ -58,9 +59,10 @@ _MAX_LAUNCH_CHUNKS = 1 << 18  # threads per launch when chunk_size is not given
 
 
 def _numba_cuda():
-    """numba.cuda, or ImportError with the install hint."""
+    """numba.cuda, or ImportError with the install hint (loaded at the first GPU use: importing it
+    decides the simulator, and the package imports without numba-cuda)."""
     try:
-        from numba import cuda
+        cuda = importlib.import_module("numba.cuda")
     except ImportError as error:  # pragma: no cover - depends on the install
         raise ImportError("the CUDA estimators need numba-cuda: pip install "
                           "'dpsampling[cuda]'") from error
@@ -151,9 +153,8 @@ def _launch_chunks(chunk_size, samples, samples_per_chunk, bytes_per_chunk, free
 
 def _run(setup, chunk_size, epsilons):
     """Launch the kernels chunk after chunk; raw losses (epsilons None) or statistics."""
-    from dpsampling.accountants.ballsbins import _cuda
-
     cuda = _numba_cuda()
+    _cuda = importlib.import_module("dpsampling.accountants.ballsbins._cuda")  # device code: needs numba.cuda
     samples, per_chunk = setup["samples"], setup["samples_per_chunk"]
     states = _chunk_states(setup["seed"], samples, per_chunk)
     n_chunks = states.shape[0]

@@ -24,6 +24,7 @@ import math
 
 import numpy as np
 
+from dpsampling.accountants.ballsbins import cuda as gpu
 from dpsampling.accountants.ballsbins import sampling as cpu
 from dpsampling.accountants.ballsbins.estimates import DeltaEstimate, _check_grid, estimate_delta
 from dpsampling.validation import check_choice, check_int_at_least
@@ -38,9 +39,7 @@ def device_problem(device) -> str | None:
     if device not in DEVICES:
         return f"device must be one of {', '.join(DEVICES)}; got {device!r}"
     if device == "cuda":
-        from dpsampling.accountants.ballsbins.cuda import cuda_available
-
-        if not cuda_available():
+        if not gpu.cuda_available():
             return ("cuda needs a CUDA GPU and none is visible here (nor is NUMBA_ENABLE_CUDASIM=1 set): "
                     "use cpu or auto, or run where a GPU is (with pip install 'dpsampling[cuda]')")
     return None
@@ -54,9 +53,7 @@ def resolve_device(device) -> str:
     if problem:
         raise ValueError(problem)
     if device == "auto":
-        from dpsampling.accountants.ballsbins.cuda import gpu_visible
-
-        return "cuda" if gpu_visible() else "cpu"
+        return "cuda" if gpu.gpu_visible() else "cpu"
     return device
 
 
@@ -65,9 +62,7 @@ def sample_losses(law: cpu.LossLaw, samples, *, seed=0, samples_per_chunk=cpu.DE
     """``sampling.sample_losses`` on ``device``; ``extra["device"]`` records the one that ran."""
     ran = resolve_device(device)
     if ran == "cuda":
-        from dpsampling.accountants.ballsbins.cuda import sample_losses_cuda
-
-        return sample_losses_cuda(law, samples, seed=seed, samples_per_chunk=samples_per_chunk)
+        return gpu.sample_losses_cuda(law, samples, seed=seed, samples_per_chunk=samples_per_chunk)
     result = cpu.sample_losses(law, samples, seed=seed, samples_per_chunk=samples_per_chunk)
     return dataclasses.replace(result, extra=dict(result.extra, device="cpu"))
 
@@ -102,7 +97,5 @@ def loss_statistics(law: cpu.LossLaw, samples, epsilons, *, seed=0,
     ran = resolve_device(device)
     grid = _check_grid(epsilons)
     if ran == "cuda":
-        from dpsampling.accountants.ballsbins.cuda import loss_statistics_cuda
-
-        return loss_statistics_cuda(law, samples, grid, seed=seed, samples_per_chunk=samples_per_chunk)
+        return gpu.loss_statistics_cuda(law, samples, grid, seed=seed, samples_per_chunk=samples_per_chunk)
     return _cpu_statistics(law, samples, grid, seed, samples_per_chunk, piece)
