@@ -15,7 +15,7 @@ from dpsampling.io import write_table
 from dpsampling.papers import registry  # noqa: F401  (registers every paper's cost model)
 from dpsampling.pipeline.estimate import ESTIMATORS, Rates, Work, config_experiments, estimate, format_estimate
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 TINY = yaml.safe_load((ROOT / ".test/config/config.yaml").read_text())
 QUICK = yaml.safe_load((ROOT / "config/config.yaml").read_text())
 PAPER = yaml.safe_load((ROOT / "config/paper.yaml").read_text())
