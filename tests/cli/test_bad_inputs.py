@@ -100,7 +100,8 @@ CLI_CASES = [
      "(there is no default rate)"),
     # argparse
     (_account({"--sigma": "abc"}), E + "argument --sigma: invalid float value: 'abc'"),
-    (_account({"--steps": "1.5"}), E + "argument --steps: invalid int value: '1.5'"),
+    (_account({"--steps": "1.5"}), E + "argument --steps: steps must be an integer >= 1; got 1.5"),
+    (_account({"--steps": "ten"}), E + "argument --steps: invalid whole value: 'ten'"),
     (_account({"--sampler": "uniform"}), E + "argument --sampler: invalid choice: 'uniform' (choose from "
      "{account:--sampler})"),
     (["account", "--sampler", "poisson", "--sigma", "1"], E + "one of the arguments --epsilon --delta is required"),

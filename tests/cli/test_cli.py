@@ -102,8 +102,9 @@ def test_a_delta_below_the_engines_rounding_floor_is_one_line_and_an_eps_query_a
     assert refused.err == ("dpsampling account: error: argument --delta: delta must be above 0.01 for this run (the "
                            "engine charges 0.001 of FFT rounding to every delta: about 1e-15 per composed step); got "
                            "1e-05\n")
-    answered = run(*huge, "--epsilon", "0", "--json")
+    answered = run(*huge[:-1], "1e12", "--epsilon", "0", "--json")  # 1e12 is read as the integer 10**12
     assert answered.code == 0
+    assert json.loads(answered.out)["attrs"]["phases"][0]["steps"] == 10**12
     rows = json.loads(answered.out)["bounds"]
     assert all(0 <= r["delta_lower"] <= r["delta_upper"] <= 1 for r in rows)
     assert all(r["delta_upper"] >= 1e-3 for r in rows)  # the floor is charged, not hidden

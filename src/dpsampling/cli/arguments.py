@@ -14,7 +14,7 @@ import argparse
 
 from dpsampling.accountants.accountant import METHODS, Accountant
 from dpsampling.accountants.certified.engine import DEFAULT_MAX_GRID_POINTS, gaussian_weight
-from dpsampling.accountants.relations import DEFAULT_RELATION, REFINE_CHOICES, RELATIONS
+from dpsampling.accountants.relations import ADD_OR_REMOVE, DEFAULT_RELATION, REFINE_CHOICES, RELATIONS
 from dpsampling.accountants.run import RUN_FIELDS
 from dpsampling.accountants.samplers import relation_help
 
@@ -41,16 +41,26 @@ FLAGS = {
 
 DEFAULT_ACCURACY = 0.01
 
+def whole(text: str):
+    """An integer flag: '1e12' is read as 10**12; a value that is not whole is handed on as a float
+    for the face to refuse (naming the argument and the value)."""
+    try:
+        return int(text)
+    except ValueError:
+        value = float(text)  # argparse turns a ValueError here into 'invalid whole value'
+        return int(value) if value.is_integer() else value
+
+
 RUN_HELP = {
-    "steps": ("N", int, "TOTAL steps of the run (Opacus' steps, dp_accounting's count); epoch-based samplers: "
+    "steps": ("N", whole, "TOTAL steps of the run (Opacus' steps, dp_accounting's count); epoch-based samplers: "
                         "one epoch of N steps, or N / T epochs with --steps-per-epoch. Not with --epochs"),
-    "epochs": ("K", int, "epochs, with --steps-per-epoch, or --dataset-size and --batch-size (T = ceil(N / B)); "
+    "epochs": ("K", whole, "epochs, with --steps-per-epoch, or --dataset-size and --batch-size (T = ceil(N / B)); "
                          "poisson and wor: also with the rate alone (T = ceil(1 / Q))"),
-    "steps_per_epoch": ("T", int, "steps (batches) per epoch"),
+    "steps_per_epoch": ("T", whole, "steps (batches) per epoch"),
     "sampling_rate": ("Q", float, "poisson and wor: the sampling rate q in (0, 1] (or --dataset-size and "
                                   "--batch-size: q = B / N); there is no default rate"),
-    "dataset_size": ("N", int, "examples in the dataset (with --batch-size)"),
-    "batch_size": ("B", int, "(expected) batch size (with --dataset-size)"),
+    "dataset_size": ("N", whole, "examples in the dataset (with --batch-size)"),
+    "batch_size": ("B", whole, "(expected) batch size (with --dataset-size)"),
 }
 
 
@@ -86,7 +96,7 @@ def add_accounting_arguments(parser: argparse.ArgumentParser, relations=RELATION
     group.add_argument("--pld-method", choices=METHODS, default=None,
                        help="certified (the engine, the default) or dp_accounting (dp-accounting's PLD, the "
                             "reference: one poisson or wor run under add/remove)")
-    group.add_argument("--max-grid-points", type=int, metavar="N", default=None,
+    group.add_argument("--max-grid-points", type=whole, metavar="N", default=None,
                        help=f"certified engine: the largest discrete law it may build (default {DEFAULT_MAX_GRID_POINTS:,})")
 
 
@@ -104,9 +114,9 @@ def engine_options(phases, args) -> dict:
         if value is not None and closed:
             raise ValueError(f"{flag} applies where the certified engine refines a grid; {closed}, so it would change "
                              f"nothing; got {flag} {value}")
-    if args.refine is not None and args.relation == "substitution":
-        raise ValueError(f"--refine applies to the add and remove directions; under substitution both are one curve, "
-                         f"refined as a whole; got --refine {args.refine}")
+    if args.refine is not None and (args.relation or DEFAULT_RELATION) not in ADD_OR_REMOVE:
+        raise ValueError(f"--refine applies to the add and remove directions; under {args.relation} both are one "
+                         f"curve, refined as a whole; got --refine {args.refine}")
     return {"method": method, "refine": args.refine or REFINE_CHOICES[0],
             "max_grid_points": DEFAULT_MAX_GRID_POINTS if args.max_grid_points is None else args.max_grid_points}
 
