@@ -205,6 +205,18 @@ def test_a_value_error_from_numpy_is_internal_not_a_usage_error(monkeypatch, cap
     assert err.startswith("dpsampling account: internal error: ValueError: zero-size array") and err.count("\n") == 1
 
 
+def test_a_value_error_at_a_call_in_package_code_is_internal(monkeypatch, capsys):
+    """numpy's C code raising inside one of our functions: the innermost frame is ours but is not
+    a raise of our checks, so it is an internal error (the rule of cli/main.py)."""
+    namespace = {"np": np}
+    source = "\n" * 40 + "def fail(self, deltas):\n    return np.minimum.reduce(np.array([]))\n"
+    exec(compile(source, Accountant.__init__.__code__.co_filename, "exec"), namespace)
+    monkeypatch.setattr(Accountant, "epsilon_bounds", namespace["fail"])
+    assert main(_account({})) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("dpsampling account: internal error: ValueError: zero-size array") and err.count("\n") == 1
+
+
 def test_debug_prints_the_traceback(monkeypatch, capsys):
     _fails_inside(monkeypatch, RuntimeError("boom"))
     assert main([*_account({}), "--debug"]) == 1

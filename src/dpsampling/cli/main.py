@@ -9,9 +9,9 @@ How a command ends (the same for every command):
 
 - 0: the answer on stdout (a table, or one JSON document with ``--json``), printed once at the end;
 - 2: bad input, one line ``dpsampling <command>: error: argument --flag: <the face's message>``
-  on stderr. Bad input is a ``ValueError`` raised by the package's own checks (the face names
-  the argument; ``flags(args)`` gives its flag; a message that names no argument of the table is
-  printed as it is) or an argparse error;
+  on stderr. Bad input is a ``ValueError`` raised by a ``raise`` of the package's own checks (the
+  face names the argument; ``flags(args)`` gives its flag; a message that names no argument of the
+  table is printed as it is) or an argparse error;
 - 1: an internal error (an ``AccountingError``: an answer that failed its own checks, or any
   other exception, including a ``ValueError`` raised outside the package, e.g. by numpy): one
   line saying so, the traceback with ``--debug``;
@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import linecache
 import os
 import signal
 import sys
@@ -80,14 +81,18 @@ def _on_sigint(signum, frame):
 
 
 def _raised_by_package(error: BaseException) -> bool:
-    """Whether the innermost frame of ``error``'s traceback is in dpsampling's own code (one of
-    its checks), not in numpy, pandas or another library it calls."""
+    """Whether ``error`` was raised by a ``raise`` statement of dpsampling's own code (one of its
+    checks), not inside numpy, pandas or another library it calls (their errors surface in a
+    frame of theirs, or at a call in ours)."""
     tb = error.__traceback__
     if tb is None:
         return False
     while tb.tb_next is not None:
         tb = tb.tb_next
-    return Path(tb.tb_frame.f_code.co_filename).resolve().is_relative_to(PACKAGE)
+    filename = tb.tb_frame.f_code.co_filename
+    if not Path(filename).resolve().is_relative_to(PACKAGE):
+        return False
+    return linecache.getline(filename, tb.tb_lineno).lstrip().startswith("raise ")
 
 
 def usage_line(error: ValueError, table: dict) -> str:
