@@ -26,7 +26,7 @@ from dpsampling.accountants.certified.engine import (
     refined,
     rounding_floor,
 )
-from dpsampling.accountants.frames import bounds_frame, headline_value
+from dpsampling.accountants.frames import AccountingError, Refused, bounds_frame, headline_value
 from dpsampling.accountants.relations import (
     ADD_OR_REMOVE,
     DEFAULT_RELATION,
@@ -119,7 +119,15 @@ class Accountant:
         return headline_value(self._headline_only().delta_bounds([epsilon]))
 
     def _answer(self, quantity: str, values: np.ndarray) -> pd.DataFrame:
-        bounds, methods, computation = self._bounds(quantity, values)
+        """The checked long frame; a fault below the face (anything but a refusal) is an
+        AccountingError naming the run, never a ValueError that would read as bad input."""
+        try:
+            bounds, methods, computation = self._bounds(quantity, values)
+        except (Refused, AccountingError):
+            raise
+        except Exception as error:
+            raise AccountingError(f"internal error while computing the {quantity} bounds of {self._label()} under "
+                                  f"{self.relation}: {type(error).__name__}: {error}; please report it") from error
         attrs = {"phases": [phase.as_dict() for phase in self.phases], "relation": self.relation,
                  "headline": self.headline, "method": self.method, "refine": self.refine,
                  "tight_pair": all(phase.spec.tight for phase in self.phases), "computation": computation}

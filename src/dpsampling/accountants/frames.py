@@ -29,6 +29,11 @@ class AccountingError(RuntimeError):
     never of the input; nothing is returned."""
 
 
+class Refused(ValueError):
+    """A run the engine finds, while computing, it cannot answer within its limits (e.g. a grid
+    larger than max_grid_points): a refusal of the input, one line, like every ValueError here."""
+
+
 def relative_gaps(lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
     """(upper - lower) / upper (0 where both are 0, inf where upper is inf and lower is not)."""
     with np.errstate(invalid="ignore", divide="ignore"):

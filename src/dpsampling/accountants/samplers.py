@@ -158,7 +158,7 @@ SAMPLERS = {
         lower_method=CERTIFIED_LOWER, upper_method=CERTIFIED_UPPER,
         doc="a uniformly random batch of exactly b of n examples per step, q = b / n (lebeda24)",
         laws=_subsampled_laws(2.0), gaussian_weight=_subsampled_weight(2.0), substitution=substitution_bounds,
-        reference=_reference(2.0)),
+        reference=_reference(2.0), min_sigma=2.0 * MIN_SIGMA),  # its pair is Poisson's at sigma / 2
 }
 
 

@@ -37,6 +37,9 @@ def snapped(h_one: float, target: float) -> float:
     return h_one * 2.0 ** max(0, math.floor(math.log2(target / h_one) + 1e-9))
 
 
+NEGLIGIBLE_MASS = 1e-150  # a coarse part this light is dropped (its square would underflow)
+
+
 @dataclass
 class TwoGrid:
     """A law as two parts: ``fine`` on the grid of step fine.h holds all but a small mass,
@@ -71,8 +74,19 @@ class TwoGrid:
             return TwoGrid(self.merged().coarsen(h), None, max(self.step, h))
         return TwoGrid(self.fine.coarsen(h), self.coarse, self.step)
 
+    def without_negligible_tail(self) -> TwoGrid:
+        """The law without a coarse part of mass <= NEGLIGIBLE_MASS, whose products would underflow.
+        Dropping it is valid: the lower law only loses mass (every delta can only fall), and the
+        upper law's lost mass and first moment are charged at the end (``laws.charged_excess``:
+        1 - mass for add, 1 - remove_excess - mean for remove)."""
+        if self.coarse is None or float(self.coarse.points.p.sum()) > NEGLIGIBLE_MASS:
+            return self
+        return TwoGrid(self.fine, None, self.step)
+
     def times(self, other: TwoGrid | None) -> TwoGrid:
         """Product with an independent ``other`` (None: with an independent copy of itself)."""
+        self = self.without_negligible_tail()
+        other = None if other is None else other.without_negligible_tail()
         b = self if other is None else other
         h = max(self.fine.h, b.fine.h)
         step = max(self.step, b.step)
@@ -161,6 +175,8 @@ def subsampled_laws(sigma: float, rate: float, compositions: int, refinement: in
         coarse_step = snapped(h, top_step)
         if coarse_step > h and cut < high:
             (fine_up, fine_low), (coarse_up, coarse_low) = split_step(sigma, rate, h, coarse_step, cut, tail)
+        # a tail part whose mass underflows is no tail: one grid (below) holds the whole step
+        if coarse_step > h and cut < high and np.any(coarse_up.p > 0) and np.any(coarse_low.m > 0):
             fine = Laws(prune_points(fine_up, h), prune_means(fine_low, h), h)
             coarse = Laws(prune_points(coarse_up, coarse_step), prune_means(coarse_low, coarse_step), coarse_step)
             laws, largest = power(TwoGrid(fine, coarse, coarse_step), compositions, sd_one, refinement)

@@ -32,6 +32,7 @@ import numpy as np
 
 from ... import progress
 from ..closed_form import gaussian
+from ..frames import Refused
 from ..relations import DIRECTION_NAMES
 from . import _kernels
 from .compose import subsampled_laws
@@ -175,7 +176,7 @@ def refined(phases, values: np.ndarray, kind: str, accuracy: float, max_grid_poi
             laws, largest = run_laws(phases, refinement)
             bar.update()
             if refinement == 0 and largest > max_grid_points:
-                raise ValueError(f"max_grid_points must be at least {largest} for {label}; got {max_grid_points}")
+                raise Refused(f"max_grid_points must be at least {largest} for {label}; got {max_grid_points}")
             rows = delta_rows(laws, values, rounding) if kind == "delta" else epsilon_rows(laws, values, rounding)
             bounds = with_max(rows)
             if best is None:

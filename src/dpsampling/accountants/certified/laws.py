@@ -110,6 +110,14 @@ def prune_points(law: PointsLaw, h: float) -> PointsLaw:
     return PointsLaw(k0 + lo, kept, law.remove_excess + moved_cost, law.add_excess + moved_up)
 
 
+def _log_mean(m: np.ndarray, lv: np.ndarray) -> float:
+    """log of the conditional mean sum(m e^lv) / sum(m), in log space (no underflow to log 0)."""
+    with np.errstate(divide="ignore"):
+        w = np.log(m) + lv
+    top = float(w.max())
+    return top + math.log(float(np.exp(w - top).sum())) - math.log(float(m.sum()))
+
+
 def prune_means(law: MeansLaw, h: float) -> MeansLaw:
     """Fold the tails into the end cells at their conditional mean (a coarsening: still a
     lower bound): bottom cells of total mass <= PRUNE_MASS, top cells of first moment
@@ -127,14 +135,17 @@ def prune_means(law: MeansLaw, h: float) -> MeansLaw:
     tail_moment = np.concatenate([np.cumsum(moment[::-1])[::-1][1:], [0.0]])  # sum_{k > j}
     ok = np.nonzero(tail_moment <= PRUNE_MASS)[0]
     hi = max(int(ok[0]) if ok.size else m.size - 1, lo)
+    if lo == hi and m.size > 1:  # everything folds into one atom: at the mean of all, in its own cell
+        log_mean = _log_mean(m, lv)
+        return MeansLaw(math.floor(log_mean / h), np.array([float(m.sum())]), np.array([log_mean]))
     new_m = m[lo:hi + 1].copy()
     new_lv = lv[lo:hi + 1].copy()
     if lo > 0:
         new_m[0] = m[:lo + 1].sum()
-        new_lv[0] = min(math.log(moment[:lo + 1].sum() / new_m[0]), (k0 + lo + 1) * h)
+        new_lv[0] = min(_log_mean(m[:lo + 1], lv[:lo + 1]), (k0 + lo + 1) * h)
     if hi < m.size - 1:
         new_m[-1] = m[hi:].sum()
-        new_lv[-1] = max(math.log(moment[hi:].sum() / new_m[-1]), (k0 + hi) * h)
+        new_lv[-1] = max(_log_mean(m[hi:], lv[hi:]), (k0 + hi) * h)
     return MeansLaw(k0 + lo, new_m, new_lv)
 
 
@@ -167,6 +178,8 @@ def _merge_atoms(mass, log_value, step: float) -> MeansLaw:
     """Atoms (mass, exp(log_value)) merged per cell of step ``step`` at their conditional mean."""
     keep = mass > 0
     mass, log_value = mass[keep], log_value[keep]
+    if mass.size == 0:
+        raise FloatingPointError("the discrete law has no mass left")
     cells = np.floor(log_value / step).astype(np.int64)
     k0 = int(cells.min())
     n = int(cells.max()) - k0 + 1

@@ -147,10 +147,17 @@ def substitution_bounds(phase, quantity: str, values: np.ndarray, accuracy: floa
     replace-one (Wang et al. 2019), each row naming which. Lower: the add/remove pair of the run
     (realised by substitution neighbours, lebeda24 Sec. 7), the larger direction."""
     pair = SubstitutionPhase(phase.sigma, phase.steps, phase.sampling_rate)
-    upper_bounds, upper_attrs = refined((pair,), values, quantity, accuracy, max_grid_points, [2])
     lower_bounds, lower_attrs = refined((phase,), values, quantity, accuracy, max_grid_points, [2])
-    certified = upper_bounds[:, 2, 1]
-    alternative = rdp.query(rdp.wor_substitution(phase.sigma, phase.sampling_rate, phase.steps), quantity, values)
+    try:
+        upper_bounds, upper_attrs = refined((pair,), values, quantity, accuracy, max_grid_points, [2])
+        certified = upper_bounds[:, 2, 1]
+    except FloatingPointError as error:  # the pair's laws leave floating point (small sigma): RDP alone
+        certified = np.full(values.size, np.inf)
+        upper_attrs = {"converged": False, "failed": f"{error} (the pair's laws pass floating point's range)"}
+    try:
+        alternative = rdp.query(rdp.wor_substitution(phase.sigma, phase.sampling_rate, phase.steps), quantity, values)
+    except (ValueError, ArithmeticError):  # dp-accounting's RDP conversion fails at some tiny rates
+        alternative = np.full(values.size, np.inf)
     use_rdp = alternative < certified
     bounds = np.empty((values.size, 3, 2))
     bounds[..., 0] = lower_bounds[:, 2, 0][:, None]

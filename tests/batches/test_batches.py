@@ -13,7 +13,7 @@ import pytest
 from scipy import stats
 
 from dpsampling import batches
-from dpsampling.accountants.truncation import max_batch_size, truncation_delta
+from dpsampling.accountants.closed_form.truncation import max_batch_size, truncation_delta
 
 P_REJECT = 1e-6
 

@@ -8,16 +8,22 @@ law (wrong rate, a biased permutation, epochs sharing a stream) fails it.
 
 import dataclasses
 import itertools
-import json
 import math
 
 import numpy as np
 import pytest
 from scipy import stats
 
-from dpsampling import batches
-from dpsampling.accountants.truncation import max_batch_size, truncation_delta
+from dpsampling import Accountant, Phase, batches
+from dpsampling.accountants.closed_form.truncation import max_batch_size, truncation_delta
 from dpsampling.batches import PAD_INDEX, BatchSampler, LoaderAccounting, PaddedDataset, Truncation
+
+try:  # optional: the DataLoader tests run where torch is installed
+    import torch
+    from torch.utils.data import DataLoader, TensorDataset
+except ImportError:
+    torch = None
+needs_torch = pytest.mark.skipif(torch is None, reason="torch is not installed (pip install -e '.[torch]')")
 
 P_REJECT = 1e-6
 
@@ -270,10 +276,7 @@ def test_accounting_fields(sampler, rate):
     assert a.max_batch_size is None and a.truncation_delta == 0.0 and a.truncation_epsilon == 10.0
     with pytest.raises(dataclasses.FrozenInstanceError):
         a.epochs = 4
-    expected_args = ["--sampler", sampler, "--steps", "10", "--epochs", "3"]
-    if sampler in ("poisson", "wor"):
-        expected_args += ["--sampling-rate", "0.1"]
-    assert a.cli_args() == expected_args
+    assert a.cli_args() == ["--sampler", sampler, "--dataset-size", "200", "--batch-size", "20", "--epochs", "3"]
 
 
 def test_accounting_rate_uses_b_over_n_not_one_over_T():
@@ -283,15 +286,31 @@ def test_accounting_rate_uses_b_over_n_not_one_over_T():
     assert BatchSampler("balls_and_bins", 105, 10).accounting().sampling_rate == 1 / 11
 
 
-@pytest.mark.parametrize("sampler", ["poisson", "deterministic"])
-def test_cli_args_are_accepted_by_dpsampling_account(sampler, capsys):
-    from dpsampling.cli import main
+@pytest.mark.parametrize("sampler", ["poisson", "wor", "balls_and_bins", "deterministic", "shuffle"])
+def test_accounting_phases_are_the_loader_run(sampler):
+    """T = ceil(n / b) steps per epoch, K epochs, rate b / n where the sampler has one."""
+    n, b, epochs = 105, 10, 3
+    a = BatchSampler(sampler, n, b, epochs=epochs).accounting()
+    (phase,) = a.phases(2.0)
+    assert (phase.sampler, phase.sigma, phase.steps_per_epoch, phase.epochs, phase.steps) == (sampler, 2.0, 11, 3, 33)
+    assert phase.sampling_rate == (b / n if phase.spec.rate_based else None)
+    assert a.get_epsilon(2.0, 1e-5) == Accountant(phase).get_epsilon(1e-5)  # no truncation: nothing added
 
-    a = BatchSampler(sampler, 100, 20, epochs=2).accounting()
-    assert main(["account", *a.cli_args(), "--sigma", "2", "--epsilon", "1", "--json"]) == 0
-    inputs = json.loads(capsys.readouterr().out)["inputs"]
-    assert (inputs["sampler"], inputs["steps"], inputs["epochs"]) == (sampler, 5, 2)
-    assert inputs["sampling_rate"] == a.sampling_rate
+
+def test_accounting_eps_includes_the_truncation_delta():
+    """(eps, delta_acc(eps) + delta'(eps)) <= delta at the eps returned, and the delta query adds delta'."""
+    n, b, B, sigma, delta = 1000, 20, 54, 1.0, 1e-5
+    a = BatchSampler("poisson", n, b, epochs=2, truncation=Truncation(max_batch_size=B, epsilon=5.0)).accounting()
+    spent = a.truncation_delta_at(5.0)
+    assert 0 < spent < delta
+    eps = a.get_epsilon(sigma, delta)
+    untruncated = Accountant(Phase("poisson", sigma, dataset_size=n, batch_size=b, epochs=2))
+    assert eps == untruncated.get_epsilon(delta - spent) > untruncated.get_epsilon(delta)
+    assert untruncated.get_delta(eps) + a.truncation_delta_at(eps) <= delta * (1 + 1e-6)
+    assert a.get_delta(sigma, 1.0) == untruncated.get_delta(1.0) + a.truncation_delta_at(1.0)
+    small = BatchSampler("poisson", n, b, truncation=Truncation(max_batch_size=50)).accounting()
+    with pytest.raises(ValueError, match="delta must exceed the truncation delta"):
+        small.get_epsilon(sigma, 1e-5)
 
 
 # --- bad inputs --------------------------------------------------------------------------------
@@ -349,11 +368,9 @@ def test_bad_epoch():
 
 # --- PyTorch DataLoader ------------------------------------------------------------------------
 
+@needs_torch
 @pytest.mark.parametrize("sampler", ["deterministic", "shuffle", "wor"])
 def test_torch_dataloader_yields_our_indices(sampler):
-    torch = pytest.importorskip("torch")
-    from torch.utils.data import DataLoader, TensorDataset
-
     n = 23
     dataset = TensorDataset(torch.arange(n) * 10, torch.arange(n))
     s = BatchSampler(sampler, n, 4, epochs=2, seed=8)
@@ -367,13 +384,11 @@ def test_torch_dataloader_yields_our_indices(sampler):
     assert per_epoch == expected  # an outer epoch loop over epoch(e) gives the same run
 
 
+@needs_torch
 @pytest.mark.parametrize("sampler", batches.VARIABLE_SIZE_SAMPLERS)
 def test_torch_dataloader_with_variable_batches_needs_an_empty_safe_collate(sampler):
     """Unpadded Poisson/balls-and-bins batches can be empty, which torch's default collate rejects;
     with a collate that accepts an empty list the loader yields exactly our batches."""
-    torch = pytest.importorskip("torch")
-    from torch.utils.data import DataLoader, TensorDataset
-
     n = 12
     dataset = TensorDataset(torch.arange(n))
     s = BatchSampler(sampler, n, 2, epochs=20, seed=8)
@@ -383,10 +398,8 @@ def test_torch_dataloader_with_variable_batches_needs_an_empty_safe_collate(samp
     assert list(loader) == expected
 
 
+@needs_torch
 def test_torch_dataloader_with_padding_gives_weights():
-    torch = pytest.importorskip("torch")
-    from torch.utils.data import DataLoader, TensorDataset
-
     n, B = 30, 5
     dataset = TensorDataset(torch.arange(n, dtype=torch.float32) + 100)
     s = BatchSampler("poisson", n, 3, epochs=2, seed=1, truncation=Truncation(max_batch_size=B))

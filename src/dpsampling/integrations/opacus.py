@@ -1,0 +1,252 @@
+"""Opacus: an accountant with Opacus' protocol, selected by name, and ``get_noise_multiplier``.
+
+    from dpsampling.integrations.opacus import register
+    name = register()                                  # "dpsampling": Poisson, Opacus' DPDataLoader
+    privacy_engine = PrivacyEngine(accountant=name)    # was: PrivacyEngine() (PRV) or "rdp"
+
+The class has what ``opacus.accountants.IAccountant`` has: ``history`` (a list of
+(noise_multiplier, sample_rate, steps), consecutive equal steps merged), ``step(noise_multiplier=,
+sample_rate=)``, ``get_epsilon(delta)``, ``__len__`` (steps so far), ``mechanism()`` (the
+registered name), ``state_dict`` / ``load_state_dict`` and ``get_optimizer_hook_fn``, without
+subclassing it: importing this module never imports torch or opacus. ``register`` (a function:
+it imports opacus, which imports torch) puts it in Opacus' registry, so that
+``PrivacyEngine(accountant=name)`` and ``make_private_with_epsilon`` (which calls Opacus'
+``get_noise_multiplier`` with ``accountant=mechanism()``) use it. If opacus is already imported
+when this module is, the default accountant ("dpsampling") is registered at once.
+
+Opacus tells an accountant only (noise multiplier, sample rate, steps); which sampler ran and how
+its epochs are cut is fixed when the class is made (``accountant_class``): one class per
+configuration, since Opacus creates accountants without arguments.
+
+- Rate-based samplers (poisson, wor): a history entry (z, q, s) is ``Phase(sampler, z,
+  sampling_rate=q, steps=s)``; ``sampling_rate`` given to ``register`` replaces Opacus' q (with
+  our ``BatchSampler`` as ``batch_sampler``, Opacus' 1 / len(data_loader) is 1 / (K T), not b / n).
+- Epoch-based samplers (balls_and_bins, deterministic, shuffle) need ``steps_per_epoch`` T (the
+  loader's; Opacus' sample rate is ignored for them): s steps are ceil(s / T) epochs for the upper
+  bound (the first r steps of an epoch are a post-processing of the whole epoch) and floor(s / T)
+  for the lower bound.
+- ``register_loader(batch_sampler.accounting())`` takes all of it from our ``BatchSampler``,
+  and charges its truncation delta (``batches.epsilon_with_truncation``; delta' of the whole run).
+
+The noise multiplier is Opacus': noise std / max_grad_norm (the face's sigma). Relations: the face's
+(add_or_remove by default; substitution for wor). A noise multiplier of 0, or below a sampler's
+certified grid, gives eps = inf (a bound; Opacus' own search starts from large sigma).
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from collections import OrderedDict
+from copy import deepcopy
+
+from dpsampling.accountants.accountant import Accountant
+from dpsampling.accountants.calibrate import calibrate_sigma
+from dpsampling.accountants.relations import DEFAULT_RELATION
+from dpsampling.accountants.run import Phase
+from dpsampling.accountants.samplers import sampler_spec
+from dpsampling.batches import LoaderAccounting, epsilon_with_truncation
+from dpsampling.integrations.bounds import constant_frame, run_frame
+from dpsampling.lazy import lazy_import
+from dpsampling.validation import check_array, check_int_at_least, check_nonnegative, check_open_unit, check_rate
+
+opacus = lazy_import("opacus") if "opacus" in sys.modules else None  # the registration hook's, read in register()
+
+DEFAULT_SAMPLER = "poisson"
+"""What Opacus' DPDataLoader does (poisson_sampling=True, its default)."""
+DEFAULT_NAME = "dpsampling"
+"""The registered name of the default accountant (DEFAULT_SAMPLER, add_or_remove)."""
+
+
+class CertifiedOpacusAccountant:
+    """Opacus' accountant protocol over the face (module docstring). Configured by class
+    attributes (``accountant_class`` makes a configured subclass): ``sampler``, ``sampling_rate``
+    (rate-based samplers: replaces Opacus' rate when set), ``steps_per_epoch`` (epoch-based
+    samplers), ``relation``, ``accuracy``, ``loader`` (a ``LoaderAccounting`` whose truncation
+    delta is charged) and ``name`` (what ``mechanism()`` returns)."""
+
+    sampler = DEFAULT_SAMPLER
+    sampling_rate = None
+    steps_per_epoch = None
+    relation = DEFAULT_RELATION
+    accuracy = 0.01
+    loader = None
+    name = DEFAULT_NAME
+
+    def __init__(self):
+        self.history = []
+
+    @classmethod
+    def mechanism(cls) -> str:
+        return cls.name
+
+    def step(self, *, noise_multiplier: float, sample_rate: float) -> None:
+        """One optimization step (merged into the last history entry when it has the same values)."""
+        noise_multiplier = check_nonnegative("noise_multiplier", noise_multiplier)
+        sample_rate = check_rate("sample_rate", sample_rate)
+        if self.history and self.history[-1][:2] == (noise_multiplier, sample_rate):
+            self.history[-1] = (noise_multiplier, sample_rate, self.history[-1][2] + 1)
+        else:
+            self.history.append((noise_multiplier, sample_rate, 1))
+
+    def __len__(self) -> int:
+        return sum(steps for _, _, steps in self.history)
+
+    def _phase(self, z: float, rate: float, steps: int, lower: bool) -> Phase | None:
+        if sampler_spec(self.sampler).rate_based:
+            return Phase(self.sampler, z, sampling_rate=self.sampling_rate or rate, steps=steps)
+        epochs = steps // self.steps_per_epoch if lower else -(-steps // self.steps_per_epoch)
+        return Phase(self.sampler, z, steps_per_epoch=self.steps_per_epoch, epochs=epochs) if epochs else None
+
+    def _trivial(self) -> str | None:
+        spec = sampler_spec(self.sampler)
+        for z, _, steps in self.history:
+            if steps and (z == 0.0 or z < spec.min_sigma):
+                return (f"noise multiplier {z:g} is below {spec.min_sigma} for {self.sampler} (no noise, or below "
+                        "its certified grid); the only bound given is eps = inf")
+        return None
+
+    def phases(self, lower: bool = False) -> tuple[Phase, ...]:
+        """The history as the face's phases (of the dominated run with ``lower``: whole epochs)."""
+        phases = (self._phase(z, rate, check_int_at_least("steps", steps, 0), lower)
+                  for z, rate, steps in self.history if steps)
+        return tuple(phase for phase in phases if phase is not None)
+
+    def _frame(self, quantity: str, values):
+        reason = self._trivial()
+        phases = self.phases()
+        if reason is not None or not phases:
+            return constant_frame(quantity, values, self.accuracy, reason)
+        return run_frame(phases, self.phases(lower=True), quantity, values, relation=self.relation,
+                         accuracy=self.accuracy)
+
+    def epsilon_bounds(self, deltas):
+        """The face's long frame of eps bounds (lower and upper, every direction; without the
+        loader's truncation delta)."""
+        return self._frame("epsilon", check_array("delta", deltas, check_open_unit))
+
+    def get_epsilon(self, delta: float) -> float:
+        """The certified upper bound on eps(delta) for the steps so far (the relation's headline),
+        with the loader's truncation delta charged where one is configured."""
+        delta = check_open_unit("delta", delta)
+        if self._trivial() is not None:
+            return math.inf
+        phases = self.phases()
+        if not phases:
+            return 0.0
+        get = Accountant(phases, relation=self.relation, accuracy=self.accuracy, refine="relation").get_epsilon
+        if self.loader is None:
+            return get(delta)
+        return epsilon_with_truncation(get, delta, self.loader.truncation_delta_at, self.loader.truncation_epsilon)
+
+    def get_optimizer_hook_fn(self, sample_rate: float):
+        """What Opacus' IAccountant gives its DPOptimizer: one ``step`` per optimizer step."""
+        def hook_fn(optim):
+            self.step(noise_multiplier=optim.noise_multiplier, sample_rate=sample_rate * optim.accumulated_iterations)
+        return hook_fn
+
+    def state_dict(self, destination=None):
+        destination = OrderedDict() if destination is None else destination
+        destination["history"] = deepcopy(self.history)
+        destination["mechanism"] = self.mechanism()
+        return destination
+
+    def load_state_dict(self, state_dict) -> None:
+        if not state_dict:
+            raise ValueError("state_dict must hold 'history' and 'mechanism'; got an empty or None state_dict")
+        for key in ("history", "mechanism"):
+            if key not in state_dict:
+                raise ValueError(f"state_dict must have the key {key!r}; got keys {sorted(state_dict)}")
+        if state_dict["mechanism"] != self.mechanism():
+            raise ValueError(f"state_dict['mechanism'] must be {self.mechanism()!r} (this accountant's); got "
+                             f"{state_dict['mechanism']!r}")
+        self.history = deepcopy(list(state_dict["history"]))
+
+
+def accountant_class(sampler: str = DEFAULT_SAMPLER, *, sampling_rate: float | None = None,
+                     steps_per_epoch: int | None = None, relation: str = DEFAULT_RELATION, accuracy: float = 0.01,
+                     loader: LoaderAccounting | None = None, name: str | None = None) -> type:
+    """A configured ``CertifiedOpacusAccountant`` subclass (module docstring); ``name`` defaults to
+    "dpsampling" for the default configuration, else "dpsampling-<sampler>"."""
+    spec = sampler_spec(sampler)
+    spec.check_relation(relation)
+    if spec.rate_based:
+        if steps_per_epoch is not None:
+            raise ValueError(f"steps_per_epoch applies to epoch-based samplers (not {sampler}, which Opacus' steps "
+                             f"and sample rate describe); got {steps_per_epoch!r}")
+        sampling_rate = None if sampling_rate is None else check_rate("sampling_rate", sampling_rate)
+    else:
+        if sampling_rate is not None:
+            raise ValueError(f"sampling_rate applies to samplers with a rate (not {sampler}: give steps_per_epoch); "
+                             f"got {sampling_rate!r}")
+        if steps_per_epoch is None:
+            raise ValueError(f"steps_per_epoch must be given for sampler {sampler} (the loader's T: Opacus' sample "
+                             "rate does not say how its epochs are cut); got None")
+        steps_per_epoch = check_int_at_least("steps_per_epoch", steps_per_epoch, 1)
+    accuracy = check_open_unit("accuracy", accuracy)
+    default = (sampler, sampling_rate, steps_per_epoch, relation, loader) == (DEFAULT_SAMPLER, None, None,
+                                                                             DEFAULT_RELATION, None)
+    name = name or (DEFAULT_NAME if default else f"{DEFAULT_NAME}-{sampler}")
+    attributes = {"sampler": sampler, "sampling_rate": sampling_rate, "steps_per_epoch": steps_per_epoch,
+                  "relation": relation, "accuracy": accuracy, "loader": loader, "name": name}
+    return type(f"CertifiedOpacusAccountant_{sampler}", (CertifiedOpacusAccountant,), attributes)
+
+
+def loader_class(accounting: LoaderAccounting, **options) -> type:
+    """``accountant_class`` for the run of our ``BatchSampler`` (``batch_sampler.accounting()``):
+    its sampler, rate or steps per epoch, and its truncation delta."""
+    if not isinstance(accounting, LoaderAccounting):
+        raise ValueError(f"accounting must be a BatchSampler's accounting() (LoaderAccounting); got {accounting!r}")
+    if sampler_spec(accounting.sampler).rate_based:
+        run = {"sampling_rate": accounting.sampling_rate}
+    else:
+        run = {"steps_per_epoch": accounting.steps_per_epoch}
+    loader = accounting if accounting.max_batch_size is not None else None
+    return accountant_class(accounting.sampler, loader=loader, **run, **options)
+
+
+def register(sampler: str = DEFAULT_SAMPLER, *, force: bool = True, **options) -> str:
+    """Register ``accountant_class(sampler, **options)`` with Opacus (imports opacus, hence torch)
+    and return its name, for ``PrivacyEngine(accountant=name)``."""
+    return _register(accountant_class(sampler, **options), force)
+
+
+def register_loader(accounting: LoaderAccounting, *, force: bool = True, **options) -> str:
+    """Register ``loader_class(accounting, **options)`` with Opacus and return its name."""
+    return _register(loader_class(accounting, **options), force)
+
+
+def _register(cls: type, force: bool) -> str:
+    global opacus
+    opacus = opacus or lazy_import("opacus")
+    opacus.accountants.register_accountant(cls.mechanism(), cls, force=force)
+    return cls.mechanism()
+
+
+def get_noise_multiplier(*, target_epsilon: float, target_delta: float, sample_rate: float, epochs: float | None = None,
+                         steps: int | None = None, sampler: str = DEFAULT_SAMPLER, steps_per_epoch: int | None = None,
+                         **options) -> float:
+    """Opacus' ``get_noise_multiplier`` for every sampler: the smallest noise multiplier shown
+    sufficient (certified eps upper bound <= target_epsilon; the face's ``calibrate_sigma``, whose
+    ``relation``, ``accuracy`` and ``rtol`` are the ``options``). Exactly one of ``epochs`` /
+    ``steps``; as in Opacus, steps = int(epochs / sample_rate). Epoch-based samplers: T =
+    ``steps_per_epoch`` (default round(1 / sample_rate)), whole epochs ceil(steps / T)."""
+    if (epochs is None) == (steps is None):
+        raise ValueError(f"exactly one of epochs and steps must be given; got epochs={epochs!r}, steps={steps!r}")
+    sample_rate = check_rate("sample_rate", sample_rate)
+    if steps is None:
+        steps = int(check_nonnegative("epochs", epochs) / sample_rate)
+    steps = check_int_at_least("steps", steps, 1)
+    run = {"relation": options.get("relation", DEFAULT_RELATION)}
+    if not sampler_spec(sampler).rate_based:
+        run["steps_per_epoch"] = steps_per_epoch or max(1, round(1.0 / sample_rate))
+    accountant = accountant_class(sampler, **run)()
+    accountant.history = [(1.0, sample_rate, steps)]
+    return calibrate_sigma(accountant.phases(), target_epsilon, target_delta, **options).sigma
+
+
+if opacus is not None:  # opacus (and torch) already imported: the default name works at once
+    register()
+
+__all__ = ["DEFAULT_NAME", "DEFAULT_SAMPLER", "CertifiedOpacusAccountant", "accountant_class", "get_noise_multiplier",
+           "loader_class", "register", "register_loader"]
