@@ -140,7 +140,7 @@ def test_bad_command_line_is_one_line_with_exit_status_2(argv, message, files, c
 CONFIG_CASES = [
     ("pld: {relative_accuracy: 0}", "config pld.relative_accuracy: must be > 0; got 0"),
     ("pld: {relative_accuracy: 2}", "config pld.relative_accuracy: must be <= 0.5; got 2"),
-    ("shuffle: {refine: maybe}", "config shuffle.refine: must be of type boolean; got 'maybe'"),
+    ("seed: maybe", "config seed: must be of type integer; got 'maybe'"),
     ("chua24: {fig4: {steps: 2.5}}", "config chua24.fig4.steps: must be of type integer; got 2.5"),
     ("chua24: {fig5: {sigmas: []}}", "config chua24.fig5.sigmas: must be a list of at least 1 item(s); got []"),
     ("chua24: {fig2: {epsilon_grid: {num: 0}}}", "config chua24.fig2.epsilon_grid.num: must be >= 2; got 0"),
