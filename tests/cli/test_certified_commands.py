@@ -43,6 +43,9 @@ def test_one_calibration_calibrate_compare_and_python_give_the_same_sigma(sample
         python.sigma_not_shown_sufficient
     assert calibrated["sigma_shown_insufficient"] == row["sigma_shown_insufficient"] == python.sigma_shown_insufficient
     assert calibrated["epsilon_upper"] == row["epsilon_upper"] == python.epsilon_upper <= 4.0
+    assert calibrated["words"] == compared["words"] == {"sigma_sufficient": "shown sufficient",
+                                                         "sigma_not_shown_sufficient": "not shown sufficient",
+                                                         "sigma_shown_insufficient": "shown insufficient"}
     # the sentence is read at the sigma shown sufficient: its eps is the calibration's
     assert compared["statement_sigma"] == python.sigma
     assert compared["statement"].startswith(f"Report: ({python.epsilon_upper:.4g}, 1e-05)-DP")

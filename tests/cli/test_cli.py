@@ -121,6 +121,17 @@ def test_help_lists_the_commands_without_importing_numpy():
         assert f"  {name} " in out
 
 
+def test_account_and_calibrate_import_neither_dp_accounting_nor_matplotlib():
+    """dp-accounting is the reference (--pld-method dp_accounting; declared with lazy_import, so its
+    name may be registered, but nothing of it runs) and matplotlib draws compare's --plot: neither
+    is loaded by the commands that do not use them."""
+    code = ("import sys\nimport dpsampling.cli.account, dpsampling.cli.calibrate\n"
+            "print('LOADED', sorted({m.split('.')[0] for m in sys.modules if m.startswith(('dp_accounting.', "
+            "'matplotlib'))}))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.splitlines()[-1] == "LOADED []"
+
+
 @pytest.mark.parametrize("entry", [["-m", "dpsampling"], ["-m", "dpsampling.cli"]])
 def test_the_command_runs_as_a_module(entry):
     out = subprocess.run([sys.executable, *entry, "account", "--sampler", "deterministic", "--sigma", "1", "--steps",

@@ -32,7 +32,7 @@ from dpsampling.cli.arguments import (
     run_keywords,
 )
 from dpsampling.cli.main import OneLineParser
-from dpsampling.cli.output import dump
+from dpsampling.cli.output import WORDS, dump
 
 START_SIGMA = 1.0
 """Where the bisection starts for one sampler (``compare.compare_sigmas``' default)."""
@@ -88,7 +88,7 @@ def run(args) -> int:
                     "sampler", "schedule", *RUN_FIELDS, "target_epsilon", "delta", "relation", "accuracy", "rtol",
                     "pld_method", "max_grid_points")},
                 "run": [phase.describe() for phase in result.phases], **result.as_dict(),
-                "method": options["method"]}
+                "method": options["method"], "words": WORDS}
     print(dump(document) if args.json else "\n".join(_text(result, args)))
     return 0
 

@@ -26,14 +26,11 @@ from dpsampling.accountants.run import Phase
 from dpsampling.cli.arguments import FLAGS, accuracy, add_accounting_arguments, add_output_arguments, add_run_arguments
 from dpsampling.cli.arguments import run_keywords as _keywords
 from dpsampling.cli.main import OneLineParser
-from dpsampling.cli.output import dump, records, table
+from dpsampling.cli.output import WORDS, dump, records, table
 from dpsampling.cli.plot import PLOT_SUFFIXES, plot_comparison
 
 RUN = ("dataset_size", "batch_size", "epochs", "steps")
 """The run flags of compare: the data, and its length (epochs, or total steps)."""
-WORDS = {"sigma_sufficient": "shown sufficient", "sigma_not_shown_sufficient": "not shown sufficient",
-         "sigma_shown_insufficient": "shown insufficient"}
-"""The calibration's three sigmas and what each one is (calibrate.calibrate_sigma)."""
 
 EXAMPLES = """examples:
   dpsampling compare --dataset-size 50000 --batch-size 256 --epochs 10 --delta 1e-5 --sigma 1.0 --sampler shuffle

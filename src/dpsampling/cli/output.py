@@ -16,6 +16,9 @@ import pandas as pd
 from dpsampling.accountants.frames import QUANTITY, quantity_of, wide
 
 DIRECTION_COLUMNS = ("remove", "add", "max")
+WORDS = {"sigma_sufficient": "shown sufficient", "sigma_not_shown_sufficient": "not shown sufficient",
+         "sigma_shown_insufficient": "shown insufficient"}
+"""The calibration's three sigmas and what each one is (calibrate.calibrate_sigma)."""
 
 
 def jsonable(value):
@@ -86,4 +89,4 @@ def headline_words(attrs: dict) -> str:
     return f"relation {relation}: lower/upper are {row}; accuracy asked {accuracy:g}; method {attrs.get('method')}"
 
 
-__all__ = ["bounds_table", "dump", "headline_words", "jsonable", "records", "table"]
+__all__ = ["WORDS", "bounds_table", "dump", "headline_words", "jsonable", "records", "table"]
