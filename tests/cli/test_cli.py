@@ -2,6 +2,7 @@
 the run stated in full; the number to report; a --help that imports nothing heavy."""
 
 import json
+import signal
 import subprocess
 import sys
 
@@ -146,3 +147,12 @@ def test_account_help_and_top_level_errors(run):
                          "report\n")
     unknown = run("acount")
     assert unknown.code == 2 and "invalid choice: 'acount'" in unknown.err and unknown.err.count("\n") == 1
+
+
+def test_the_ctrl_c_handler_is_the_callers_again_after_a_command(run):
+    """main() handles SIGINT while a command runs, and gives the handler back (it is called
+    in-process by tests and by other programs)."""
+    before = signal.getsignal(signal.SIGINT)
+    assert run("account", "--sampler", "deterministic", "--sigma", "1", "--steps", "1", "--epsilon", "1").code == 0
+    assert run("account", "--sampler", "deterministic", "--sigma", "-1", "--steps", "1", "--epsilon", "1").code == 2
+    assert signal.getsignal(signal.SIGINT) is before

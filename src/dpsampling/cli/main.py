@@ -112,9 +112,8 @@ def main(argv=None) -> int:
     prog = f"dpsampling {name}"
     debug = "--debug" in rest
     table: dict = {}
-    handler = None
-    if threading.current_thread() is threading.main_thread():
-        handler = signal.signal(signal.SIGINT, _on_sigint)
+    main_thread = threading.current_thread() is threading.main_thread()  # signals are set there only
+    handler = signal.signal(signal.SIGINT, _on_sigint) if main_thread else None
     _interrupted.clear()
     try:
         module = importlib.import_module(COMMANDS[name].module)
@@ -139,8 +138,8 @@ def main(argv=None) -> int:
             return _interrupt(prog)
         return _internal(prog, error, debug)
     finally:
-        if handler is not None:
-            signal.signal(signal.SIGINT, handler)
+        if main_thread:  # the handler before ours (None: one not set from Python, i.e. the default)
+            signal.signal(signal.SIGINT, signal.default_int_handler if handler is None else handler)
 
 
 def _interrupt(prog: str) -> int:
