@@ -1,4 +1,5 @@
-"""The ``dpsampling`` command: one module per command (account, calibrate, estimate, report)."""
+"""The ``dpsampling`` command: a table of subcommands (``main.COMMANDS``: account, compare,
+calibrate, estimate, report), each in its own module, imported when it runs."""
 
 from dpsampling.cli.main import main
 

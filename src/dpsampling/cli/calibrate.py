@@ -1,100 +1,114 @@
-"""Command-line pieces for the sampling rate, the adjacency relation and ``dpsampling calibrate``.
+"""``dpsampling calibrate``: the smallest sigma shown sufficient for a target (eps, delta), by the
+face's one bisection (``calibrate.calibrate_sigma``).
 
-Kept apart from ``cli.py`` (one argument group and one subcommand) so other samplers' options
-merge without touching them.
+    dpsampling calibrate --sampler poisson --dataset-size 60000 --batch-size 256 --epochs 20 \\
+        --target-epsilon 2 --delta 1e-5
+
+is ``calibrate_sigma(Phase("poisson", 1.0, dataset_size=60000, batch_size=256, epochs=20), 2.0, 1e-5)``:
+the bisection starts at sigma = START_SIGMA, as ``compare_sigmas`` does, so ``calibrate``,
+``compare --target-epsilon`` and Python answer the same sigma. With ``--schedule FILE`` every
+phase's sigma is scaled by one factor (the file's sigmas are the start). Three sigmas, three
+words: shown sufficient (its certified upper bound meets the target), not shown sufficient (the
+largest tried whose upper bound does not), shown insufficient (the largest whose lower bound
+exceeds the target: no accountant can certify it).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 
-from dpsampling import __version__, progress
-from dpsampling.accountants.calibration import CALIBRATED_SAMPLERS, calibrate_sigma
-from dpsampling.accountants.gaussian import SigmaSearch
-from dpsampling.accountants.relations import DEFAULT_RELATION, RELATIONS, SUBSAMPLED_SAMPLERS, relation_help
+from dpsampling import SAMPLERS
+from dpsampling.accountants.calibrate import DEFAULT_RTOL, calibrate_sigma
+from dpsampling.accountants.relations import DEFAULT_RELATION
+from dpsampling.accountants.run import RUN_FIELDS, Phase
+from dpsampling.accountants.schedule import load_schedule
+from dpsampling.cli.arguments import (
+    FLAGS,
+    accuracy,
+    add_accounting_arguments,
+    add_output_arguments,
+    add_run_arguments,
+    engine_options,
+    run_keywords,
+)
+from dpsampling.cli.main import OneLineParser
+from dpsampling.cli.output import WORDS, dump
 
-RATE_SAMPLERS = SUBSAMPLED_SAMPLERS  # samplers with a --sampling-rate
+START_SIGMA = 1.0
+"""Where the bisection starts for one sampler (``compare.compare_sigmas``' default)."""
 
-CALIBRATE_EXAMPLES = """examples:
-  dpsampling calibrate --sampler poisson --epsilon 1 --delta 1e-6 --steps 10000 --sampling-rate 0.001
-  dpsampling calibrate --sampler wor --epsilon 10 --delta 1e-6 --steps 10000 --sampling-rate 0.001 --json
-  dpsampling calibrate --sampler balls_and_bins --epsilon 2 --delta 1e-5 --steps 196 --epochs 10
-  dpsampling calibrate --sampler shuffle --epsilon 2 --delta 1e-5 --steps 196 --epochs 10
-
-Prints the smallest sigma (within relative --rtol) whose certified upper bound gives
-delta(eps) <= delta for the relation (sufficient), and the largest sigma found that does not
-(sigma_low). poisson, wor: pessimistic PLD; deterministic: exact; balls_and_bins: certified PLD;
-shuffle: delta_D, its only upper bound, and also the smallest sigma its E_C lower bound does not
-rule out (necessary, not sufficient: every smaller sigma certainly fails). WOR needs exactly
-twice the Poisson sigma under add/remove (lebeda24 Prop. 9).
+EXAMPLES = """examples:
+  dpsampling calibrate --sampler poisson --dataset-size 60000 --batch-size 256 --epochs 20 --target-epsilon 2 --delta 1e-5
+  dpsampling calibrate --sampler wor --sampling-rate 0.001 --steps 10000 --target-epsilon 10 --delta 1e-6 --json
+  dpsampling calibrate --sampler balls_and_bins --steps-per-epoch 196 --epochs 10 --target-epsilon 2 --delta 1e-5
+  dpsampling calibrate --schedule run.yaml --target-epsilon 4 --delta 1e-5
 """
 
 
-def add_rate_and_relation_group(parser: argparse.ArgumentParser, samplers) -> None:
-    """--sampling-rate and --relation, in their own argument group (``samplers``: those offered)."""
-    group = parser.add_argument_group(
-        "sampling rate and adjacency relation",
-        f"Relations supported per sampler: {relation_help(samplers)}. Substitution uses the Appendix D bounds "
-        "of lebeda24 (upper: pointwise-maximum dominating pair; lower: the two dataset pairs of Section 7).")
-    group.add_argument("--sampling-rate", type=float, default=None, metavar="Q",
-                       help="rate q in (0, 1] of poisson (inclusion probability) and wor (batch size / n); "
-                            "default 1/steps; not allowed for other samplers")
-    group.add_argument("--relation", choices=RELATIONS, default=DEFAULT_RELATION,
-                       help=f"adjacency relation bounded by the top-level columns (default {DEFAULT_RELATION}: "
-                            "the maximum of the remove and add directions)")
+def build_parser(prog: str) -> argparse.ArgumentParser:
+    parser = OneLineParser(prog=prog, description="The smallest noise multiplier shown sufficient for a target "
+                                                  "(eps, delta), with the sigmas not shown sufficient and shown "
+                                                  "insufficient.",
+                           epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sampler", choices=SAMPLERS, help="batch sampler (or --schedule)")
+    parser.add_argument("--schedule", metavar="FILE",
+                        help="a YAML file of phases: one factor scales every phase's sigma")
+    add_run_arguments(parser)
+    parser.add_argument("--target-epsilon", type=float, required=True, metavar="E", help="target eps (> 0)")
+    parser.add_argument("--delta", type=float, required=True, metavar="D", help="delta in (0, 1)")
+    add_accounting_arguments(parser)
+    parser.set_defaults(refine=None)
+    parser.add_argument("--rtol", type=float, metavar="R",
+                        help=f"relative width of the final sigma bracket, in (0, 1) (default {DEFAULT_RTOL:g})")
+    add_output_arguments(parser)
+    return parser
 
 
-def sampling_rate(args) -> float | None:
-    """The rate given, checked against the sampler (ValueError otherwise); None if not given."""
-    if args.sampling_rate is not None and args.sampler not in RATE_SAMPLERS:
-        raise ValueError(f"--sampling-rate applies to samplers {', '.join(RATE_SAMPLERS)} only; got it with "
-                         f"sampler {args.sampler!r}")
-    return args.sampling_rate
+def flags(args) -> dict:
+    return FLAGS
 
 
-def effective_rate(args) -> float | None:
-    """The rate used (given or 1/steps) for poisson and wor; None for the other samplers."""
-    if args.sampler not in RATE_SAMPLERS:
-        return None
-    return args.sampling_rate if args.sampling_rate is not None else 1.0 / args.steps
+def _phases(args) -> tuple:
+    if args.schedule is None:
+        return (Phase(args.sampler, START_SIGMA, **run_keywords(args)),)
+    given = [FLAGS[name] for name in ("sampler", *RUN_FIELDS) if getattr(args, name) is not None]
+    if given:
+        raise ValueError(f"--schedule describes the whole run (each phase's sampler, sigma and length); got "
+                         f"{given[0]} too (write it into the file)")
+    return load_schedule(args.schedule)
 
 
-def add_calibrate_command(commands) -> None:
-    """``dpsampling calibrate``: sigma for a target (eps, delta)."""
-    calibrate = commands.add_parser(
-        "calibrate", help="smallest sigma for a target (eps, delta)",
-        description="Smallest noise multiplier sigma such that the PLD upper bound gives (eps, delta)-DP.",
-        epilog=CALIBRATE_EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
-    calibrate.add_argument("--sampler", required=True, choices=CALIBRATED_SAMPLERS, help="batch sampler")
-    calibrate.add_argument("--epsilon", required=True, type=float, help="target eps (>= 0)")
-    calibrate.add_argument("--delta", required=True, type=float, help="target delta in (0, 1)")
-    calibrate.add_argument("--steps", required=True, type=int, help="steps per epoch T (>= 1)")
-    calibrate.add_argument("--epochs", type=int, default=1, help="epochs K (>= 1, default 1)")
-    calibrate.add_argument("--pld-discretization", type=float, default=1e-4, help="PLD discretization interval")
-    calibrate.add_argument("--rtol", type=float, default=1e-3, help="relative width of the final sigma bracket")
-    calibrate.add_argument("--accuracy", type=float, default=0.01,
-                           help="balls_and_bins: relative accuracy of the certified bounds, in (0, 1)")
-    calibrate.add_argument("--json", action="store_true", help="print one JSON object")
-    add_rate_and_relation_group(calibrate, CALIBRATED_SAMPLERS)
-
-
-def run_calibrate(args) -> int:
-    if not 0 < args.accuracy < 1:
-        raise ValueError(f"--accuracy must be in (0, 1); got {args.accuracy!r}")
-    with progress.bar(f"calibrating {args.sampler}"):
-        search = SigmaSearch(rtol=args.rtol, accuracy=args.accuracy, discretization=args.pld_discretization)
-        result = calibrate_sigma(args.sampler, args.epsilon, args.delta, args.steps, args.epochs,
-                                 sampling_rate(args), args.relation, search)
-    result["version"] = __version__
-    if args.json:
-        print(json.dumps(result, indent=2))
-        return 0
-    rate = "" if result["sampling_rate"] is None else f", sampling rate={result['sampling_rate']:g}"
-    print(f"# {args.sampler}, {result['relation']}: eps={result['epsilon']}, delta={result['delta']}, "
-          f"steps={result['steps']}, epochs={result['epochs']}{rate}")
-    print(f"sigma = {result['sigma']:.6g}  sufficient, by {result['method']} (sigma_low = {result['sigma_low']:.6g} "
-          f"does not suffice by that bound; {result['evaluations']} evaluations)")
-    if "sigma_necessary" in result:
-        print(f"sigma >= {result['sigma_necessary']:.6g}  necessary, not sufficient: {result['necessary_method']}")
+def run(args) -> int:
+    phases = _phases(args)
+    options = engine_options(phases, args)
+    options.pop("refine")  # the bisection refines the relation's row alone
+    result = calibrate_sigma(phases, args.target_epsilon, args.delta, relation=args.relation or DEFAULT_RELATION,
+                             accuracy=accuracy(args), rtol=DEFAULT_RTOL if args.rtol is None else args.rtol, **options)
+    document = {"command": "calibrate", "inputs": {name: getattr(args, name) for name in (
+                    "sampler", "schedule", *RUN_FIELDS, "target_epsilon", "delta", "relation", "accuracy", "rtol",
+                    "pld_method", "max_grid_points")},
+                "run": [phase.describe() for phase in result.phases], **result.as_dict(),
+                "method": options["method"], "words": WORDS}
+    print(dump(document) if args.json else "\n".join(_text(result, args)))
     return 0
+
+
+def _text(result, args) -> list[str]:
+    lines = [f"# run at the sigma shown sufficient: {line}" for line in (p.describe() for p in result.phases)]
+    lines.append(f"# target ({result.target_epsilon:g}, {result.delta:g})-DP under {result.relation}; accuracy "
+                 f"{result.accuracy:g}, rtol {result.rtol:g}; {result.evaluations} evaluations")
+    if result.sigma is not None:
+        values = [("sigma", result.sigma, result.sigma_not_shown_sufficient, result.sigma_shown_insufficient)]
+    else:
+        values = [("scale of every phase's sigma", result.scale, result.scale_not_shown, result.scale_insufficient)]
+    for name, sufficient, not_shown, insufficient in values:
+        lines.append(f"{name} = {sufficient:.6g}  shown sufficient (certified eps upper bound "
+                     f"{result.epsilon_upper:.6g} <= {result.target_epsilon:g})")
+        lines.append(f"{name} = {not_shown:.6g}  not shown sufficient (its upper bound exceeds the target; the "
+                     "true eps may still meet it)")
+        if insufficient is None:
+            lines.append(f"{name}: none shown insufficient in the search (no lower bound above the target was met)")
+        else:
+            lines.append(f"{name} = {insufficient:.6g}  shown insufficient (its certified lower bound exceeds the "
+                         "target: no accountant can certify it)")
+    return lines

@@ -15,7 +15,7 @@ from dpsampling.io import write_table
 from dpsampling.papers import registry  # noqa: F401  (registers every paper's cost model)
 from dpsampling.pipeline.estimate import ESTIMATORS, Rates, Work, config_experiments, estimate, format_estimate
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 TINY = yaml.safe_load((ROOT / ".test/config/config.yaml").read_text())
 QUICK = yaml.safe_load((ROOT / "config/config.yaml").read_text())
 PAPER = yaml.safe_load((ROOT / "config/paper.yaml").read_text())
@@ -43,10 +43,14 @@ def _by_experiment(config, rates):
     return {w.experiment: w for w in works}, unknown
 
 
+def _shared(config) -> dict:
+    """The config's blocks every experiment reads (the shuffle block only where the schema has it)."""
+    return {key: config[key] for key in ("seed", "pld", "shuffle") if key in config}
+
+
 def _small(config):
     """The tiny config restricted to the experiments these tests calibrate for real."""
-    return {"seed": config["seed"], "pld": config["pld"], "shuffle": config["shuffle"],
-            "chua24": {"thm41": config["chua24"]["thm41"]}, "chua25": config["chua25"]}
+    return {**_shared(config), "chua24": {"thm41": config["chua24"]["thm41"]}, "chua25": config["chua25"]}
 
 
 def test_every_config_experiment_has_an_estimator():
@@ -88,8 +92,8 @@ def test_paper_scale_costs_more_than_quick_scale():
 def _previous_run(root: Path, config: dict, cpu_seconds: float):
     spec = config["chua24"]["thm41"]
     write_table(pd.DataFrame({"x": [1.0]}), root / "results/chua24_thm41/bounds.parquet",
-                {"experiment": "chua24_thm41", "kind": "theorem_4_1", "spec": spec, "pld": config["pld"],
-                 "shuffle": config["shuffle"]})
+                {"experiment": "chua24_thm41", "kind": "theorem_4_1", "spec": spec,
+                 **{k: v for k, v in _shared(config).items() if k != "seed"}})
     benchmark = root / "benchmarks/chua24_thm41/compute_bounds.tsv"
     benchmark.parent.mkdir(parents=True)
     benchmark.write_text("s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_pss\tio_in\tio_out\tmean_load\tcpu_time\n"
@@ -126,7 +130,7 @@ def test_the_command_prints_every_experiment_and_the_total(tmp_path, capsys):
     """A workflow folder whose config holds two tiny experiments; calibration for real."""
     (tmp_path / "Snakefile").write_text("")
     shutil.copytree(ROOT / "workflow/schemas", tmp_path / "workflow/schemas")
-    small = {"seed": TINY["seed"], "pld": TINY["pld"], "shuffle": TINY["shuffle"],
+    small = {**_shared(TINY),
              "chua24": {"fig2": TINY["chua24"]["fig2"]}, "chua25": {"fig1": TINY["chua25"]["fig1"]}}
     (tmp_path / "config").mkdir()
     (tmp_path / "config/config.yaml").write_text(yaml.safe_dump(small))
@@ -151,7 +155,7 @@ def test_unregistered_experiments_are_listed_not_guessed():
 
 
 def _gpu_config(device, names=("fig2",)):
-    return {"seed": TINY["seed"], "pld": TINY["pld"], "shuffle": TINY["shuffle"], "device": device,
+    return {**_shared(TINY), "device": device,
             "chua25": {name: TINY["chua25"][name] for name in names}}
 
 

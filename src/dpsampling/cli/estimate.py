@@ -1,5 +1,4 @@
-"""``dpsampling estimate`` (core-hours per experiment before a run) and ``dpsampling report``
-(results/REPORT.md from whatever has run). Kept apart from cli.py, which only registers them."""
+"""``dpsampling estimate``: CPU core-hours per experiment of a config, before running it."""
 
 from __future__ import annotations
 
@@ -10,11 +9,20 @@ from pathlib import Path
 
 import yaml
 
+from dpsampling.cli.main import OneLineParser
+from dpsampling.papers import registry  # noqa: F401  (registers each paper's cost model)
 from dpsampling.pipeline.config import ConfigError, check_config
+from dpsampling.pipeline.estimate import (
+    JobStarts,
+    Rates,
+    benchmarked_jobs,
+    config_experiments,
+    estimate,
+    format_estimate,
+    log,
+)
 
-OPS_COMMANDS = ("estimate", "report")
-
-ESTIMATE_HELP = """\
+DESCRIPTION = """\
 Estimated CPU core-hours per experiment of a config, before running it: the work the config asks
 for (accountant evaluations, training example-passes, Monte Carlo samples x steps) times the
 CPU seconds per unit measured on this machine -- from a previous run's benchmarks/ when it had
@@ -29,29 +37,24 @@ examples:
   dpsampling estimate --configfile config/paper.yaml
   dpsampling estimate --configfile config/paper.yaml --cores 64 --json"""
 
-REPORT_HELP = """\
-Write results/REPORT.md from whatever results exist (experiments not run are listed as such);
-claims are checked on the spot. `snakemake report` writes the same file at the end of a run."""
+
+def build_parser(prog: str) -> argparse.ArgumentParser:
+    parser = OneLineParser(prog=prog, description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--configfile", nargs="+", default=[], metavar="FILE",
+                        help="config files merged over config/config.yaml (as snakemake --configfile)")
+    parser.add_argument("--directory", default=".", metavar="DIR", help="the workflow folder (default: .)")
+    parser.add_argument("--cores", type=int, default=os.cpu_count(), help="cores for the wall-time line (>= 1)")
+    parser.add_argument("--no-benchmarks", action="store_true", help="always calibrate; ignore benchmarks/")
+    parser.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
+    parser.add_argument("--gpu-benchmark", default=None, metavar="FILE",
+                        help="GPU rates for device: cuda, relative to --directory (default: benchmarks/gpu.json, "
+                             "written by python -m dpsampling.benchmark.gpu --json FILE on a GPU node)")
+    parser.add_argument("--debug", action="store_true", help="on an internal error, print the traceback")
+    return parser
 
 
-def add_ops_commands(commands) -> None:
-    """Register the estimate and report subcommands on cli.py's subparsers."""
-    estimate = commands.add_parser("estimate", help="estimated core-hours per experiment of a config",
-                                   description=ESTIMATE_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
-    estimate.add_argument("--configfile", nargs="+", default=[], metavar="FILE",
-                          help="config files merged over config/config.yaml (as snakemake --configfile)")
-    estimate.add_argument("--directory", default=".", metavar="DIR", help="the workflow folder (default: .)")
-    estimate.add_argument("--cores", type=int, default=os.cpu_count(), help="cores for the wall-time line (>= 1)")
-    estimate.add_argument("--no-benchmarks", action="store_true", help="always calibrate; ignore benchmarks/")
-    estimate.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
-    estimate.add_argument("--gpu-benchmark", default=None, metavar="FILE",
-                          help="GPU rates for device: cuda, relative to --directory (default: benchmarks/gpu.json, "
-                               "written by python -m dpsampling.benchmark.gpu --json FILE on a GPU node)")
-    report = commands.add_parser("report", help="write results/REPORT.md from the results present",
-                                 description=REPORT_HELP)
-    report.add_argument("--directory", default=".", metavar="DIR", help="the workflow folder (default: .)")
-    report.add_argument("--output", default="results/REPORT.md", metavar="FILE",
-                        help="where to write it, relative to --directory (default: results/REPORT.md)")
+def flags(args) -> dict:
+    return {}
 
 
 def merge(base: dict, update: dict) -> dict:
@@ -83,18 +86,7 @@ def load_config(directory: Path, configfiles: list) -> dict:
     return config
 
 
-def _estimate(args) -> int:
-    from dpsampling.papers import registry  # noqa: F401  (registers each paper's cost model)
-    from dpsampling.pipeline.estimate import (
-        JobStarts,
-        Rates,
-        benchmarked_jobs,
-        config_experiments,
-        estimate,
-        format_estimate,
-        log,
-    )
-
+def run(args) -> int:
     if args.cores is None or args.cores < 1:
         raise ValueError(f"--cores must be an integer >= 1; got {args.cores!r}")
     directory = Path(args.directory)
@@ -119,25 +111,3 @@ def _estimate(args) -> int:
         print(f"# estimated CPU core-hours for {', '.join(args.configfile) or 'config/config.yaml'} ({counted})")
         print(format_estimate(works, unknown, args.cores))
     return 0
-
-
-def _report(args) -> int:
-    from dpsampling.papers.registry import CLAIMS
-    from dpsampling.pipeline.claims import check_claims
-    from dpsampling.pipeline.report import write_report
-
-    directory = Path(args.directory)
-    if not directory.is_dir():
-        raise ValueError(f"--directory must be an existing folder; got {args.directory!r}")
-    from dpsampling.pipeline.estimate import config_experiments
-
-    claims = check_claims(CLAIMS, directory / "results")
-    config_file = directory / "config" / "config.yaml"
-    configured = config_experiments(yaml.safe_load(config_file.read_text()) or {}) if config_file.is_file() else []
-    path = write_report(directory / args.output, root=directory, targets={name: None for name in configured}, claims=claims)
-    print(f"wrote {path}")
-    return 0
-
-
-def run_ops_command(args) -> int:
-    return _estimate(args) if args.command == "estimate" else _report(args)

@@ -1,0 +1,161 @@
+"""``dpsampling account``: certified (eps, delta) bounds of one run, through the one face.
+
+    dpsampling account --sampler poisson --sigma 1.1 --sampling-rate 0.00426667 --steps 4700 --delta 1e-5
+
+is, in Python,
+
+    from dpsampling import Accountant, Phase, statement
+    frame = Accountant(Phase("poisson", 1.1, sampling_rate=0.00426667, steps=4700)).epsilon_bounds([1e-5])
+    statement(frame)
+
+with the same numbers, bit for bit (``--json``'s ``bounds`` is the long frame, ``attrs`` its
+attrs). ``--schedule FILE`` is ``Accountant(load_schedule(FILE))``. Every flag is a keyword of
+``Phase`` or ``Accountant``; the face checks them. Monte Carlo estimates of a sampler that has
+them (``--method``) come from the module named in ``MONTE_CARLO``, imported only when asked for.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+
+from dpsampling import SAMPLERS
+from dpsampling.accountants.frames import quantity_of, statement
+from dpsampling.accountants.run import RUN_FIELDS, Phase
+from dpsampling.accountants.schedule import load_schedule
+from dpsampling.cli.arguments import (
+    FLAGS,
+    add_accounting_arguments,
+    add_output_arguments,
+    add_run_arguments,
+    make_accountant,
+    run_keywords,
+)
+from dpsampling.cli.main import OneLineParser
+from dpsampling.cli.output import bounds_table, dump, headline_words
+
+MONTE_CARLO = {"balls_and_bins": "dpsampling.cli.ballsbins"}
+"""Samplers with Monte Carlo estimators (the registry has no entry for them) -> the module that
+runs them; imported when ``--method`` asks for one (it loads the samplers' kernels)."""
+MONTE_CARLO_METHODS = ("naive", "importance", "order-stats", "importance+order-stats")
+MONTE_CARLO_FLAGS = {"samples": "--samples", "seed": "--seed", "error_prob": "--error-prob", "orders": "--orders",
+                     "epsilon_step": "--epsilon-step", "device": "--device", "method": "--method"}
+
+EXAMPLES = """examples:
+  dpsampling account --sampler poisson --sigma 1.1 --dataset-size 60000 --batch-size 256 --epochs 20 --delta 1e-5
+  dpsampling account --sampler poisson --sigma 1.1 --sampling-rate 0.0042667 --steps 4700 --delta 1e-5
+  dpsampling account --sampler wor --sigma 0.8 --sampling-rate 0.001 --steps 10000 --epsilon 1 2 --json
+  dpsampling account --sampler wor --sigma 2 --sampling-rate 0.01 --steps 1000 --relation substitution --delta 1e-5
+  dpsampling account --sampler balls_and_bins --sigma 1 --steps-per-epoch 196 --epochs 10 --delta 1e-5
+  dpsampling account --sampler shuffle --sigma 0.5 --steps 10000 --delta 1e-6
+  dpsampling account --schedule run.yaml --delta 1e-5
+
+The output states the run in full (total steps, steps per epoch, rate, expected batch size), the
+bounds of every query value -- the headline (the relation's row) and each direction, remove =
+D(P||Q), add = D(Q||P), and their maximum -- and, for --delta queries, the number to report.
+Python: Accountant(Phase(...), relation=..., accuracy=...).epsilon_bounds(deltas) (docs/COMMANDS.md).
+"""
+
+MONTE_CARLO_HELP = """\
+The papers' Monte Carlo estimators, reported beside the certified bounds (which stay the answer):
+per direction the lower bound (6) (one epoch), the mean, its standard error and the KL upper
+confidence bound (>= the true delta with probability >= 1 - --error-prob, per row). --delta
+queries evaluate one sample set on the eps grid 0, h, 2h, ... (h = --epsilon-step)."""
+
+
+def build_parser(prog: str) -> argparse.ArgumentParser:
+    parser = OneLineParser(prog=prog, description="Certified lower and upper (eps, delta) bounds of one training run.",
+                           epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sampler", choices=SAMPLERS, help="batch sampler (or --schedule)")
+    parser.add_argument("--sigma", type=float, metavar="S", help="noise multiplier: noise std / clip norm (> 0)")
+    parser.add_argument("--schedule", metavar="FILE",
+                        help="a YAML file with a list 'phases' (each: sampler, sigma and the run flags' keywords): "
+                             "the whole run, instead of --sampler, --sigma and the run flags")
+    add_run_arguments(parser)
+    query = parser.add_mutually_exclusive_group(required=True)
+    query.add_argument("--epsilon", type=float, nargs="+", metavar="E", help="eps values (>= 0): bound delta")
+    query.add_argument("--delta", type=float, nargs="+", metavar="D", help="delta values in (0, 1): bound eps")
+    add_accounting_arguments(parser)
+    add_output_arguments(parser)
+    group = parser.add_argument_group(f"Monte Carlo ({', '.join(MONTE_CARLO)})", MONTE_CARLO_HELP)
+    group.add_argument("--method", choices=MONTE_CARLO_METHODS, default=None,
+                       help="naive (Alg. 4), importance (Alg. 5), order-stats (Alg. 6, needs --orders), "
+                            "importance+order-stats (App. B.3)")
+    group.add_argument("--samples", type=int, metavar="M", help="samples per direction (and per eps with importance)")
+    group.add_argument("--seed", type=int, metavar="N", help="seed of numpy.random.SeedSequence")
+    group.add_argument("--error-prob", type=float, metavar="BETA", help="beta of the upper confidence bound, in (0, 1)")
+    group.add_argument("--orders", metavar="LIST", help="order statistics, e.g. '1..500,510..1000/10'")
+    group.add_argument("--epsilon-step", type=float, metavar="H", help="eps grid step of --delta queries")
+    group.add_argument("--device", choices=("cpu", "cuda", "auto"),
+                       help="where the samples are drawn (same streams, same numbers); default cpu")
+    return parser
+
+
+def monte_carlo_given(args) -> list[str]:
+    """The Monte Carlo flags given."""
+    return [flag for name, flag in MONTE_CARLO_FLAGS.items() if getattr(args, name) is not None]
+
+
+def flags(args) -> dict:
+    return {**FLAGS, **MONTE_CARLO_FLAGS} if args.method is not None else FLAGS
+
+
+def phases_of(args) -> tuple[Phase, ...]:
+    """The run: the schedule's phases, or one Phase of --sampler, --sigma and the run flags."""
+    if args.schedule is None:
+        return (Phase(args.sampler, args.sigma, **run_keywords(args)),)
+    given = [FLAGS[name] for name in ("sampler", "sigma", *RUN_FIELDS) if getattr(args, name) is not None]
+    if given:
+        raise ValueError(f"--schedule describes the whole run (each phase's sampler, sigma and length); got "
+                         f"{given[0]} too (write it into the file)")
+    return load_schedule(args.schedule)
+
+
+def run(args) -> int:
+    phases = phases_of(args)
+    if args.method is not None and args.pld_method is not None:
+        raise ValueError(f"--pld-method applies without --method: Monte Carlo is shown beside the certified engine's "
+                         f"bounds; got --pld-method {args.pld_method} with --method {args.method}")
+    accountant = make_accountant(phases, args)
+    if monte_carlo_given(args):
+        return _monte_carlo(args, phases, accountant)
+    frame = accountant.epsilon_bounds(args.delta) if args.delta is not None else accountant.delta_bounds(args.epsilon)
+    document = account_document(args, phases, frame)
+    print(dump(document) if args.json else account_text(document, frame))
+    return 0
+
+
+def inputs(args) -> dict:
+    """The flags as given (None: not given)."""
+    names = ("sampler", "sigma", "schedule", *RUN_FIELDS, "epsilon", "delta", "relation", "accuracy", "refine",
+             "pld_method", "max_grid_points")
+    return {name: getattr(args, name) for name in names}
+
+
+def account_document(args, phases, frame) -> dict:
+    """The JSON answer: the run, the long frame (``bounds``), its attrs and the number to report."""
+    sentence = statement(frame) if quantity_of(frame) == "epsilon" else None
+    return {"command": "account", "inputs": inputs(args), "run": [phase.describe() for phase in phases],
+            "bounds": frame.to_dict("records"), "attrs": dict(frame.attrs), "statement": sentence}
+
+
+def account_text(document: dict, frame) -> str:
+    lines = [f"# run: {line}" for line in document["run"]]
+    lines.append(f"# {headline_words(frame.attrs)}")
+    lines.append(bounds_table(frame))
+    if document["statement"] is None:
+        lines.append("(the number to report is stated for --delta queries: eps bounds at your delta)")
+    else:
+        lines.append(document["statement"])
+    return "\n".join(lines)
+
+
+def _monte_carlo(args, phases, accountant) -> int:
+    if len(phases) != 1 or phases[0].sampler not in MONTE_CARLO:
+        what = "a schedule" if args.schedule is not None else f"sampler {phases[0].sampler}"
+        raise ValueError(f"{monte_carlo_given(args)[0]} applies to the Monte Carlo estimators of "
+                         f"{', '.join(MONTE_CARLO)} (one phase) only; got it with {what}")
+    if args.method is None:
+        raise ValueError(f"{monte_carlo_given(args)[0]} applies to the Monte Carlo estimators: choose --method "
+                         f"{' | '.join(MONTE_CARLO_METHODS)}; got no --method")
+    return importlib.import_module(MONTE_CARLO[phases[0].sampler]).account(args, phases[0], accountant)

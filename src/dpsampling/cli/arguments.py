@@ -1,0 +1,145 @@
+"""The flags the accounting commands share, in the face's vocabulary, and the one table from the
+face's argument names to them.
+
+A run is described as ``run.Phase`` describes it (its module docstring): ``--steps`` is the TOTAL
+number of steps; ``--epochs`` goes with ``--steps-per-epoch`` (or ``--dataset-size`` and
+``--batch-size``); poisson and wor need ``--sampling-rate`` (or the dataset and batch sizes):
+there is no default rate. Each flag is handed to the face as the keyword of the same name, and
+the face does every check; its messages name the keyword, and ``FLAGS`` turns that into the flag.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from dpsampling.accountants.accountant import METHODS, Accountant
+from dpsampling.accountants.certified.engine import DEFAULT_MAX_GRID_POINTS, gaussian_weight
+from dpsampling.accountants.relations import ADD_OR_REMOVE, DEFAULT_RELATION, REFINE_CHOICES, RELATIONS
+from dpsampling.accountants.run import RUN_FIELDS
+from dpsampling.accountants.samplers import relation_help
+
+FLAGS = {
+    "sampler": "--sampler",
+    "sigma": "--sigma",
+    "steps": "--steps",
+    "epochs": "--epochs",
+    "steps_per_epoch": "--steps-per-epoch",
+    "sampling_rate": "--sampling-rate",
+    "dataset_size": "--dataset-size",
+    "batch_size": "--batch-size",
+    "epsilon": "--epsilon",
+    "delta": "--delta",
+    "target_epsilon": "--target-epsilon",
+    "relation": "--relation",
+    "accuracy": "--accuracy",
+    "refine": "--refine",
+    "method": "--pld-method",
+    "max_grid_points": "--max-grid-points",
+    "rtol": "--rtol",
+}
+"""The face's argument name (the first word of its ValueError) -> the flag that sets it."""
+
+DEFAULT_ACCURACY = 0.01
+
+def whole(text: str):
+    """An integer flag: '1e12' is read as 10**12; a value that is not whole is handed on as a float
+    for the face to refuse (naming the argument and the value)."""
+    try:
+        return int(text)
+    except ValueError:
+        value = float(text)  # argparse turns a ValueError here into 'invalid whole value'
+        return int(value) if value.is_integer() else value
+
+
+RUN_HELP = {
+    "steps": ("N", whole, "TOTAL steps of the run (Opacus' steps, dp_accounting's count); epoch-based samplers: "
+                        "one epoch of N steps, or N / T epochs with --steps-per-epoch. Not with --epochs"),
+    "epochs": ("K", whole, "epochs, with --steps-per-epoch, or --dataset-size and --batch-size (T = ceil(N / B)); "
+                         "poisson and wor: also with the rate alone (T = ceil(1 / Q))"),
+    "steps_per_epoch": ("T", whole, "steps (batches) per epoch"),
+    "sampling_rate": ("Q", float, "poisson and wor: the sampling rate q in (0, 1] (or --dataset-size and "
+                                  "--batch-size: q = B / N); there is no default rate"),
+    "dataset_size": ("N", whole, "examples in the dataset (with --batch-size)"),
+    "batch_size": ("B", whole, "(expected) batch size (with --dataset-size)"),
+}
+
+
+def add_run_arguments(parser: argparse.ArgumentParser, fields=RUN_FIELDS, required=()) -> None:
+    """The run description flags of ``fields`` (``run.RUN_FIELDS``), None when not given."""
+    group = parser.add_argument_group(
+        "the run", "Described as in Python's Phase(sampler, sigma, steps=..., epochs=..., ...): --steps is the "
+                   "total number of steps; poisson and wor need a rate. The output states the run in full.")
+    for field in fields:
+        metavar, kind, text = RUN_HELP[field]
+        group.add_argument(FLAGS[field], dest=field, type=kind, metavar=metavar, required=field in required,
+                           help=text)
+
+
+def run_keywords(args, fields=RUN_FIELDS) -> dict:
+    """The ``Phase`` keywords the user gave."""
+    return {field: getattr(args, field) for field in fields if getattr(args, field, None) is not None}
+
+
+def add_accounting_arguments(parser: argparse.ArgumentParser, relations=RELATIONS, engine: bool = True) -> None:
+    """--relation and --accuracy; with ``engine``: --refine, --pld-method and --max-grid-points."""
+    group = parser.add_argument_group("accounting", f"Relations per sampler: {relation_help()}.")
+    group.add_argument("--relation", choices=relations, default=None,
+                       help=f"adjacency relation the headline bounds are of (default {DEFAULT_RELATION}: the maximum "
+                            "of the remove and add directions; every direction is reported)")
+    group.add_argument("--accuracy", type=float, metavar="A", default=None,
+                       help=f"refine until (upper - lower) / upper <= A, in (0, 1) (default {DEFAULT_ACCURACY:g})")
+    if not engine:
+        return
+    group.add_argument("--refine", choices=REFINE_CHOICES, default=None,
+                       help="certified engine: bring every direction within --accuracy (all, the default) or only "
+                            "the one --relation reads (relation: faster, the others as reached)")
+    group.add_argument("--pld-method", choices=METHODS, default=None,
+                       help="certified (the engine, the default) or dp_accounting (dp-accounting's PLD, the "
+                            "reference: one poisson or wor run under add/remove)")
+    group.add_argument("--max-grid-points", type=whole, metavar="N", default=None,
+                       help=f"certified engine: the largest discrete law it may build (default {DEFAULT_MAX_GRID_POINTS:,})")
+
+
+def add_output_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
+    parser.add_argument("--debug", action="store_true", help="on an internal error, print the traceback")
+
+
+def engine_options(phases, args) -> dict:
+    """Accountant keywords from the flags; --refine and --max-grid-points are refused where the
+    certified engine does not refine this run (they would change nothing)."""
+    method = args.pld_method or METHODS[0]
+    closed = _closed_form_reason(phases, method)
+    for flag, value in (("--refine", args.refine), ("--max-grid-points", args.max_grid_points)):
+        if value is not None and closed:
+            raise ValueError(f"{flag} applies where the certified engine refines a grid; {closed}, so it would change "
+                             f"nothing; got {flag} {value}")
+    if args.refine is not None and (args.relation or DEFAULT_RELATION) not in ADD_OR_REMOVE:
+        raise ValueError(f"--refine applies to the add and remove directions; under {args.relation} both are one "
+                         f"curve, refined as a whole; got --refine {args.refine}")
+    return {"method": method, "refine": args.refine or REFINE_CHOICES[0],
+            "max_grid_points": DEFAULT_MAX_GRID_POINTS if args.max_grid_points is None else args.max_grid_points}
+
+
+def _closed_form_reason(phases, method: str) -> str | None:
+    if method != METHODS[0]:
+        return f"--pld-method {method} is dp-accounting's PLD"
+    if len(phases) == 1 and not phases[0].spec.composable:
+        return f"{phases[0].sampler} is answered by closed forms"
+    if gaussian_weight(phases) is not None:
+        return "this run is one Gaussian mechanism, answered in closed form"
+    return None
+
+
+def make_accountant(phases, args) -> Accountant:
+    """The one Accountant of the flags (the face checks them)."""
+    return Accountant(phases, relation=args.relation or DEFAULT_RELATION, accuracy=accuracy(args),
+                      **engine_options(phases, args))
+
+
+def accuracy(args) -> float:
+    return DEFAULT_ACCURACY if args.accuracy is None else args.accuracy
+
+
+__all__ = ["DEFAULT_ACCURACY", "FLAGS", "add_accounting_arguments", "add_output_arguments", "add_run_arguments",
+           "engine_options", "make_accountant", "run_keywords"]

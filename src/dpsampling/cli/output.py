@@ -1,0 +1,92 @@
+"""What the commands print: one JSON document (``--json``) or a table, made from the face's frames.
+
+JSON numbers are the frames' floats written with ``repr`` (``json``'s way), so reading them back
+gives the same doubles, bit for bit; an infinite upper bound is written ``Infinity`` (as Python's
+``json`` reads it). Tables are the same numbers to 6 significant digits.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pandas as pd
+
+from dpsampling.accountants.frames import QUANTITY, quantity_of, wide
+
+DIRECTION_COLUMNS = ("remove", "add", "max")
+WORDS = {"sigma_sufficient": "shown sufficient", "sigma_not_shown_sufficient": "not shown sufficient",
+         "sigma_shown_insufficient": "shown insufficient"}
+"""The calibration's three sigmas and what each one is (calibrate.calibrate_sigma)."""
+
+
+def jsonable(value):
+    """``value`` with numpy scalars, arrays and tuples made plain (for ``json``)."""
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return [jsonable(v) for v in value]
+    if isinstance(value, np.bool_):
+        return bool(value)
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.floating):
+        return float(value)
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    return value
+
+
+def records(frame: pd.DataFrame) -> list[dict]:
+    """The frame's rows as plain dicts (the long frame as it is: one row per value and direction)."""
+    return jsonable(frame.to_dict("records"))
+
+
+def dump(document: dict) -> str:
+    return json.dumps(jsonable(document), indent=2)
+
+
+def _cell(value) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "-"
+    if isinstance(value, (bool, np.bool_)):
+        return "yes" if value else "no"
+    if isinstance(value, (float, np.floating)):
+        return f"{value:.6g}"
+    return str(value)
+
+
+def table(rows: list[dict], columns: list[tuple[str, str]], width: int = 12) -> str:
+    """Fixed-width text: ``columns`` = (key, header) pairs; text left-aligned, numbers right-aligned."""
+    cells = [[_cell(row.get(key)) for key, _ in columns] for row in rows]
+    widths = [max([width, len(header)] + [len(line[i]) for line in cells]) for i, (_, header) in enumerate(columns)]
+    text = [isinstance(rows[0].get(key), str) if rows else False for key, _ in columns]
+    lines = ["  ".join(f"{header:<{w}}" if left else f"{header:>{w}}"
+                       for (_, header), w, left in zip(columns, widths, text))]
+    for line in cells:
+        lines.append("  ".join(f"{cell:<{w}}" if left else f"{cell:>{w}}" for cell, w, left in zip(line, widths, text)))
+    return "\n".join(lines)
+
+
+def bounds_table(frame: pd.DataFrame) -> str:
+    """One line per query value (``frames.wide``): the headline bracket, its accuracy, then each
+    direction's bracket."""
+    quantity = quantity_of(frame)
+    key = QUANTITY[quantity]
+    columns = [(key, key), (f"{quantity}_lower", f"{quantity}_lower"), (f"{quantity}_upper", f"{quantity}_upper"),
+               ("accuracy", "accuracy"), ("converged", "converged")]
+    for direction in DIRECTION_COLUMNS:
+        columns += [(f"{direction}_{quantity}_{b}", f"{direction}_{b}") for b in ("lower", "upper")]
+    return table(wide(frame).to_dict("records"), columns)
+
+
+def headline_words(attrs: dict) -> str:
+    """What the headline columns are, from the frame's attrs."""
+    relation, headline = attrs.get("relation"), attrs.get("headline")
+    row = "the maximum of the remove and add directions" if headline == "max" else f"the {headline} direction"
+    accuracy = attrs.get("accuracy_requested")
+    return f"relation {relation}: lower/upper are {row}; accuracy asked {accuracy:g}; method {attrs.get('method')}"
+
+
+__all__ = ["WORDS", "bounds_table", "dump", "headline_words", "jsonable", "records", "table"]
