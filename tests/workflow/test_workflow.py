@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from workflow_runs import ROOT
 
 from dpsampling.io import read_table
 from dpsampling.papers.registry import CLAIMS
 from dpsampling.pipeline.claims import CLAIM_COLUMNS
 
-ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.workflow
 
 

@@ -1,5 +1,5 @@
 """Shard storage (samples vs statistics) and the device's place in a shard (CPU only; the CUDA
-paths are in tests/cuda/test_device_dispatch.py). All checks are deterministic.
+paths are in tests/accountants/ballsbins/cuda/test_device_dispatch.py). All checks are deterministic.
 
 - statistics shards merge to the same delta table as losses shards at the same seed, *exactly*
   (count, sums, mean, standard error and UCB bit for bit) when each shard fits in one CPU piece

@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 from scipy import integrate, stats
 
-from dpsampling.accountants.certified import Accountant, Phase
+from dpsampling.accountants.accountant import Accountant
 from dpsampling.accountants.certified.adaptive import adaptive_lower_bound
-from dpsampling.accountants.certified.substitution import substitution_bounds
-from dpsampling.accountants.pairs import SubsampledPair
+from dpsampling.accountants.closed_form.pairs import SubsampledPair
+from dpsampling.accountants.run import Phase
 
 
 def two_step_game(eps, sigma, q):
@@ -49,15 +49,19 @@ def test_two_steps_lower_bound_is_below_the_exact_game_and_close():
 def test_adapting_beats_the_remove_curve_and_stays_below_the_pair():
     """(A, B)^T's remove curve (lebeda24's lower bound, certified upper end here) is exceeded by
     the game's certified lower end: an adaptive adversary provably does better; and the game
-    stays below (P*, Q*)^T's upper bound (the game is one of the runs that pair dominates)."""
+    stays below (P*, Q*)^T's upper bound (the game is one of the runs that pair dominates), which
+    the substitution frame records beside the upper bound it reports."""
     sigma, q, steps = 1.0, 0.05, 60
     deltas = np.array([1e-5, 1e-3])
     game = adaptive_lower_bound(sigma, steps, 1, q, deltas, "epsilon")
-    frame = Accountant([Phase("wor", sigma, steps, sampling_rate=q)], accuracy=1e-4).epsilon_bounds(deltas)
+    phase = Phase("wor", sigma, steps=steps, sampling_rate=q)
+    frame = Accountant([phase], accuracy=1e-4).epsilon_bounds(deltas)
     remove_upper = frame.loc[frame["direction"] == "remove", "epsilon_upper"].to_numpy()
-    pair, _, _ = substitution_bounds(sigma, steps, 1, q, deltas, "epsilon", 1e-3)
+    substitution = Accountant([phase], relation="substitution", accuracy=1e-3).epsilon_bounds(deltas)
+    pair = np.asarray(substitution.attrs["computation"]["certified_upper"])
     assert np.all(game > remove_upper)
-    assert np.all(game <= pair[:, 2, 1])
+    assert np.all(game <= pair)
+    assert np.all(game <= substitution.loc[substitution["direction"] == "max", "epsilon_upper"].to_numpy())
 
 
 def test_bad_inputs():

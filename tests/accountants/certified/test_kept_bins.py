@@ -11,8 +11,9 @@ import math
 import numpy as np
 import pytest
 
-from dpsampling.accountants.certified import Accountant, Phase
+from dpsampling.accountants.accountant import Accountant
 from dpsampling.accountants.certified.kept_bins import kept_bins_phase, kept_bins_phases
+from dpsampling.accountants.run import Phase
 
 SIGMA, STEPS, EPOCHS = 2.0, 8, 4  # one epoch at sigma / sqrt(K) = 1
 EPS = np.array([0.5, 1.0, 2.0])
@@ -61,7 +62,7 @@ def engine_bounds(phase: Phase) -> dict:
 def test_kept_bins_run_matches_one_epoch_at_reduced_noise():
     mc = monte_carlo_deltas(seed=20261125)
     bracket = engine_bounds(kept_bins_phase(SIGMA, STEPS, EPOCHS))
-    fresh = engine_bounds(Phase("balls_and_bins", SIGMA, STEPS, EPOCHS))  # bins redrawn each epoch
+    fresh = engine_bounds(Phase("balls_and_bins", SIGMA, steps_per_epoch=STEPS, epochs=EPOCHS))  # bins redrawn each epoch
     for direction in ("remove", "add"):
         mean, se = mc[direction]
         lower, upper = bracket[direction]

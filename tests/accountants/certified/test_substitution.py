@@ -6,13 +6,21 @@ import math
 
 import numpy as np
 import pytest
+from connect_the_dots import connect_the_dots_pld, reach, upper_of_pld
 from scipy import integrate, stats
 
-from dpsampling.accountants import wor
+from dpsampling.accountants.accountant import Accountant
 from dpsampling.accountants.certified.curves import composed_curve_upper, curve_points
+from dpsampling.accountants.certified.engine import DEFAULT_MAX_GRID_POINTS, refined
 from dpsampling.accountants.certified.steps import log_sd
-from dpsampling.accountants.certified.substitution import atom_at_one, substitution_bounds, symmetric_step
-from dpsampling.accountants.pairs import SubsampledPair
+from dpsampling.accountants.certified.substitution import (
+    UPPER_METHOD,
+    SubstitutionPhase,
+    atom_at_one,
+    symmetric_step,
+)
+from dpsampling.accountants.closed_form.pairs import SubsampledPair
+from dpsampling.accountants.run import Phase
 
 
 def theorem14_curve(sigma, q):
@@ -24,6 +32,21 @@ def theorem14_curve(sigma, q):
         return np.where(eps >= 0, pair.hockey_stick(eps, "remove"), pair.hockey_stick(eps, "add"))
 
     return curve
+
+
+def pair_bounds(sigma, steps, q, values, kind, accuracy):
+    """The engine's bracket of (P*, Q*)^steps ((n, 3, 2): [remove, add, max] x [lower, upper]; the
+    maximum refined to ``accuracy``) and how it was computed: the pair whose upper bound the face
+    reports under substitution (``certified.substitution``)."""
+    return refined((SubstitutionPhase(sigma, steps, q),), np.asarray(values, dtype=float), kind, accuracy,
+                   DEFAULT_MAX_GRID_POINTS, [2])
+
+
+def substitution_frame(sigma, steps, q, values, kind, accuracy):
+    """The face's frame of one WOR phase under substitution (delta at eps, or eps at delta)."""
+    accountant = Accountant([Phase("wor", sigma, steps=steps, sampling_rate=q)], relation="substitution",
+                            accuracy=accuracy)
+    return accountant.delta_bounds(values) if kind == "delta" else accountant.epsilon_bounds(values)
 
 
 def two_step_delta(eps, sigma, q):
@@ -74,7 +97,7 @@ def test_one_and_two_steps_bracket_the_exact_pair(steps):
     closed form, for T = 2 a quadrature over P*'s three parts (slow, obviously right)."""
     sigma, q = 1.0, 0.05
     eps = np.array([0.0, 0.1, 0.5, 1.0, 2.0])
-    bounds, _, attrs = substitution_bounds(sigma, steps, 1, q, eps, "delta", 1e-3)
+    bounds, attrs = pair_bounds(sigma, steps, q, eps, "delta", 1e-3)
     if steps == 1:
         exact = theorem14_curve(sigma, q)(eps)
     else:
@@ -99,7 +122,7 @@ def test_connect_the_dots_with_the_dual_is_a_law_and_agrees_with_the_pair():
     deltas = np.array([1e-5, 1e-3])
     ctd, _ = composed_curve_upper(curve, reach, log_sd(sigma / 2, q), steps, deltas, "epsilon", 1e-3, 2**21,
                                   dual=curve)
-    pair, _, _ = substitution_bounds(sigma, steps, 1, q, deltas, "epsilon", 1e-3)
+    pair, _ = pair_bounds(sigma, steps, q, deltas, "epsilon", 1e-3)
     assert np.allclose(ctd[:, 0], ctd[:, 1], rtol=1e-4)
     assert np.all(pair[:, 2, 0] <= ctd.max(axis=1))
     np.testing.assert_allclose(ctd.max(axis=1), pair[:, 2, 1], rtol=2e-3)
@@ -108,15 +131,22 @@ def test_connect_the_dots_with_the_dual_is_a_law_and_agrees_with_the_pair():
 def test_substitution_upper_vs_dp_accounting_and_the_lower_bound():
     """The certified Appendix D upper bound is at most dp-accounting's connect-the-dots bound of
     the same curve (interval 1e-4) plus 1e-3, above the lower bound (the remove pair's), below
-    RDP; its two directions agree (they differed 4x before the pair)."""
-    run = wor.WorAccounting(1.0, 400, 1, 0.01)
+    RDP, and it is what the frame reports; its two directions agree (they differed 4x before the pair)."""
+    sigma, steps, q = 1.0, 400, 0.01
     eps = np.array([0.5, 1.0, 2.0, 4.0])
-    ours = wor.substitution_delta(eps, run, relative_accuracy=1e-2)
-    theirs = wor.substitution_delta(eps, run, 1e-4, method="dp_accounting")
-    assert np.all(ours["upper"] <= theirs["upper"] * (1 + 1e-3))
-    assert np.all(ours["lower"] <= ours["upper"])
-    assert np.all(ours["upper"] <= ours["rdp"])
-    bounds, _, _ = substitution_bounds(1.0, 400, 1, 0.01, eps, "delta", 1e-3)
+    frame = substitution_frame(sigma, steps, q, eps, "delta", 1e-3)
+    computation = frame.attrs["computation"]
+    ours, rdp = np.asarray(computation["certified_upper"]), np.asarray(computation["rdp_upper"])
+    curve = theorem14_curve(sigma, q)
+    theirs = upper_of_pld(connect_the_dots_pld(curve, 1e-4, reach(curve)).self_compose(steps), "delta", eps)
+    assert np.all(ours <= theirs * (1 + 1e-3))
+    assert np.all(frame["delta_lower"] <= frame["delta_upper"])
+    assert np.all(ours <= rdp)
+    for direction in ("remove", "add", "max"):  # symmetric: every row is the certified pair's bound
+        rows = frame[frame["direction"] == direction]
+        np.testing.assert_array_equal(rows["delta_upper"], ours)
+        assert (rows["upper_method"] == UPPER_METHOD).all()
+    bounds, _ = pair_bounds(sigma, steps, q, eps, "delta", 1e-3)
     np.testing.assert_allclose(bounds[:, 0, 1], bounds[:, 1, 1], rtol=1e-3)
 
 
@@ -125,8 +155,10 @@ def test_headline_run_bracket():
     /work/notes/integrations-research.md): upper within 1e-3 of (P*, Q*)^T's value, lower the
     remove pair's, the gap the pair's (~10% at sigma 1, ~24% at sigma 2), far below RDP."""
     for sigma, lower, upper, rdp in [(1.0, 9.4396, 10.434, 14.78), (2.0, 1.0982, 1.3634, 2.181)]:
-        run = wor.WorAccounting(sigma, 2344, 1, 256 / 60000)
-        out = wor.substitution_epsilon([1e-5], run, relative_accuracy=1e-2)
-        assert out["lower"][0] == pytest.approx(lower, rel=1e-2)
-        assert upper <= out["upper"][0] <= upper * (1 + 1.5e-3)
-        assert out["rdp"][0] == pytest.approx(rdp, rel=1e-3)
+        frame = substitution_frame(sigma, 2344, 256 / 60000, [1e-5], "epsilon", 1e-3)
+        row = frame[frame["direction"] == "max"].iloc[0]
+        computation = frame.attrs["computation"]
+        assert row["epsilon_lower"] == pytest.approx(lower, rel=1e-2)
+        assert upper <= computation["certified_upper"][0] <= upper * (1 + 1.5e-3)
+        assert computation["rdp_upper"][0] == pytest.approx(rdp, rel=1e-3)
+        assert row["epsilon_upper"] == computation["certified_upper"][0] and row["upper_method"] == UPPER_METHOD

@@ -6,7 +6,8 @@ import mpmath
 import numpy as np
 import pytest
 
-from dpsampling.accountants import deterministic, shuffle
+from dpsampling.accountants.closed_form import shuffle
+from dpsampling.accountants.closed_form.gaussian import gaussian_delta, gaussian_epsilon
 
 mpmath.mp.dps = 50
 
@@ -24,7 +25,7 @@ def _mp_gaussian_delta(eps, sigma, sensitivity=1.0):
 @pytest.mark.parametrize("eps", [0.0, 0.5, 2.0, 8.0, 20.0])
 def test_gaussian_delta_matches_mpmath(sigma, eps):
     exact = _mp_gaussian_delta(eps, sigma)
-    ours = deterministic.deterministic_delta([eps], sigma)[0]
+    ours = gaussian_delta([eps], sigma)[0]
     if exact < 1e-300:
         assert ours < 1e-290
     else:
@@ -35,15 +36,15 @@ def test_gaussian_delta_matches_mpmath(sigma, eps):
 def test_epochs_compose_to_sensitivity_sqrt_k(epochs):
     eps = np.array([0.3, 1.0, 3.0])
     exact = [float(_mp_gaussian_delta(e, 0.7, math.sqrt(epochs))) for e in eps]
-    assert deterministic.deterministic_delta(eps, 0.7, epochs) == pytest.approx(exact, rel=1e-9)
+    assert gaussian_delta(eps, 0.7, math.sqrt(epochs)) == pytest.approx(exact, rel=1e-9)
 
 
 @pytest.mark.parametrize("sigma", [0.4, 0.8, 1.3])
 @pytest.mark.parametrize("delta", [1e-12, 1e-6, 1e-2, 0.3])
 def test_epsilon_inverts_delta(sigma, delta):
-    eps = deterministic.deterministic_epsilon([delta], sigma)[0]
+    eps = gaussian_epsilon(delta, sigma, 1.0)
     if eps == 0.0:
-        assert deterministic.deterministic_delta([0.0], sigma)[0] <= delta
+        assert gaussian_delta([0.0], sigma)[0] <= delta
     else:
         assert float(_mp_gaussian_delta(eps, sigma)) == pytest.approx(delta, rel=1e-8)
 
@@ -78,7 +79,7 @@ def test_shuffle_with_one_step_is_the_gaussian_mechanism(sigma):
     """T = 1: P_S = N(2, s^2), Q_S = N(1, s^2); the halfspaces E_C are optimal, so the bound is exact."""
     eps = np.array([0.0, 0.5, 1.0, 3.0])
     bound = shuffle.shuffle_delta_lower(eps, sigma, 1)
-    exact = deterministic.deterministic_delta(eps, sigma)
+    exact = gaussian_delta(eps, sigma)
     assert bound["remove"] == pytest.approx(exact, rel=1e-7, abs=1e-300)
     assert bound["add"] == pytest.approx(exact, rel=1e-6, abs=1e-300)
 
@@ -89,20 +90,21 @@ def test_shuffle_with_one_step_is_the_gaussian_mechanism(sigma):
 def test_theorem_4_1_shuffle_lower_bound_below_deterministic(sigma, steps, epochs):
     eps = np.linspace(0, 15, 16)
     lower = shuffle.shuffle_delta_lower(eps, sigma, steps, epochs)
-    exact = deterministic.deterministic_delta(eps, sigma, epochs)
+    exact = gaussian_delta(eps, sigma, math.sqrt(epochs))
     assert np.all(lower["max"] <= exact * (1 + 1e-9) + 1e-300)
-    eps_lower = shuffle.shuffle_epsilon_lower([1e-8, 1e-5, 1e-2], sigma, steps, epochs)["max"]
-    assert np.all(eps_lower <= deterministic.deterministic_epsilon([1e-8, 1e-5, 1e-2], sigma, epochs) + 1e-9)
+    deltas = [1e-8, 1e-5, 1e-2]
+    eps_lower = shuffle.shuffle_epsilon_lower(deltas, sigma, steps, epochs)["max"]
+    assert np.all(eps_lower <= np.array([gaussian_epsilon(d, sigma, math.sqrt(epochs)) for d in deltas]) + 1e-9)
 
 
 @pytest.mark.parametrize("steps", [10, 10_000])
 def test_monotonicity_over_grids(steps):
     eps = np.linspace(0, 12, 25)
     for sigma in [0.4, 0.8, 1.5]:
-        for curve in (shuffle.shuffle_delta_lower(eps, sigma, steps)["max"], deterministic.deterministic_delta(eps, sigma)):
+        for curve in (shuffle.shuffle_delta_lower(eps, sigma, steps)["max"], gaussian_delta(eps, sigma)):
             assert np.all(np.diff(curve) <= 1e-15)
     sigmas = np.linspace(0.3, 2.0, 12)
-    eps_d = [deterministic.deterministic_epsilon([1e-6], s)[0] for s in sigmas]
+    eps_d = [gaussian_epsilon(1e-6, s, 1.0) for s in sigmas]
     eps_s = [shuffle.shuffle_epsilon_lower([1e-6], s, steps)["max"][0] for s in sigmas]
     assert np.all(np.diff(eps_d) < 0)
     assert np.all(np.diff(eps_s) <= 1e-12)
