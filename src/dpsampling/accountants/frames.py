@@ -115,12 +115,10 @@ def headline_value(frame: pd.DataFrame, bound: str = "upper") -> float:
 
 
 def statement(frame: pd.DataFrame, sampler: str | None = None) -> str:
-    """The sentence a paper or model card should carry for an eps query: the headline row's
-    certified upper bound at the first delta, with delta, the relation, the sampler, the accuracy
-    and the package version. ``sampler`` picks one block of a compare frame. Where the upper
-    bound is not the sampler's own (a sampler bracketed by a closed form) the sentence says so."""
-    if quantity_of(frame) != "epsilon":
-        raise ValueError("frame must answer an eps query (epsilon_bounds); got delta bounds")
+    """The sentence a paper or model card should carry: the headline row's certified upper bound
+    at the first query value (eps at delta, or delta at eps), with the relation, the sampler, the
+    accuracy and the package version. ``sampler`` picks one block of a compare frame. Where the
+    upper bound is not the sampler's own (a sampler bracketed by a closed form) the sentence says so."""
     rows = frame if sampler is None else frame[frame["sampler"] == sampler]
     if rows.empty:
         raise ValueError(f"sampler must be one of the frame's samplers; got {sampler!r}")
@@ -129,16 +127,20 @@ def statement(frame: pd.DataFrame, sampler: str | None = None) -> str:
     phases = frame.attrs.get("phases", [])
     name = sampler or " then ".join(p["sampler"] for p in phases) or "the run"
     relation = frame.attrs.get("relation", "add_or_remove").replace("_", "-")
-    eps, delta = row["epsilon_upper"], row["delta"]
-    bracket = f"[{row['epsilon_lower']:.4g}, {eps:.4g}]"
+    quantity = quantity_of(frame)
+    if quantity == "epsilon":
+        eps, delta = f"{row['epsilon_upper']:.4g}", f"{row['delta']:.3g}"
+    else:
+        eps, delta = f"{row['epsilon']:.4g}", f"{row['delta_upper']:.4g}"
+    bracket = f"[{row[quantity + '_lower']:.4g}, {row[quantity + '_upper']:.4g}]"
     version = frame.attrs.get("version", __version__)
     if row["converged"]:
         how = f"certified upper bound, within {100 * frame.attrs.get('accuracy_requested', 0.01):.3g}% of the lower bound"
     else:
         how = f"certified upper bound; the bracket {bracket} did not reach the accuracy asked for"
-    sentence = (f"Report: ({eps:.4g}, {delta:.3g})-DP under {relation} adjacency for {name} ({how}; "
+    sentence = (f"Report: ({eps}, {delta})-DP under {relation} adjacency for {name} ({how}; "
                 f"dpsampling {version}).")
     if not row.get("tight_pair", frame.attrs.get("tight_pair", True)):
         sentence += (f" {name} has no certified bound of its own: the upper bound is that of deterministic batches "
-                     f"(chua24 Thm 4.1) and the true eps lies in {bracket}.")
+                     f"(chua24 Thm 4.1) and the true {quantity} lies in {bracket}.")
     return sentence

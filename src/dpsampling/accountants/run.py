@@ -129,7 +129,8 @@ class Phase:
         data = "" if self.dataset_size is None else f" of {self.dataset_size:,} examples"
         if self.sampling_rate is not None:
             passes = self.steps * self.sampling_rate
-            return (f"{self.sampler}, sigma {self.sigma:g}: {self.steps:,} steps at sampling rate "
+            epochs = "" if self.epochs is None else f" ({self.epochs:,} epoch(s) of {self.steps_per_epoch:,} steps)"
+            return (f"{self.sampler}, sigma {self.sigma:g}: {self.steps:,} steps{epochs} at sampling rate "
                     f"{self.sampling_rate:.6g}{size}{data} ({passes:.4g} expected passes over the data)")
         return (f"{self.sampler}, sigma {self.sigma:g}: {self.epochs:,} epoch(s) of {self.steps_per_epoch:,} steps "
                 f"({self.steps:,} steps){size}{data}")

@@ -10,9 +10,7 @@ from connect_the_dots import connect_the_dots_pld, reach, upper_of_pld
 from scipy import integrate, stats
 
 from dpsampling.accountants.accountant import Accountant
-from dpsampling.accountants.certified.curves import composed_curve_upper, curve_points
 from dpsampling.accountants.certified.engine import DEFAULT_MAX_GRID_POINTS, refined
-from dpsampling.accountants.certified.steps import log_sd
 from dpsampling.accountants.certified.substitution import (
     UPPER_METHOD,
     SubstitutionPhase,
@@ -107,25 +105,6 @@ def test_one_and_two_steps_bracket_the_exact_pair(steps):
         assert np.all(exact <= bounds[:, direction, 1] * (1 + 1e-9))
     assert attrs["converged"]
     assert np.all(bounds[:, 2, 1] <= exact * (1 + 2e-3))
-
-
-def test_connect_the_dots_with_the_dual_is_a_law_and_agrees_with_the_pair():
-    """curves.curve_points: without the dual, Q's mass exceeds 1 (the cancellation the dual
-    removes; this is what made the add direction 4x too large); with it the mass is at most 1,
-    and the composed connect-the-dots bound of the same curve lies between the pair's two laws
-    (lower) and within 2x the accuracy of the pair's upper law, both directions alike."""
-    sigma, q, steps = 1.0, 0.0042666666, 2344
-    curve = theorem14_curve(sigma, q)
-    h, reach = 0.125 * log_sd(sigma / 2, q), 16.0
-    assert curve_points(curve, h, reach).p.sum() > 1.0 + 1e-6
-    assert curve_points(curve, h, reach, dual=curve).p.sum() <= 1.0
-    deltas = np.array([1e-5, 1e-3])
-    ctd, _ = composed_curve_upper(curve, reach, log_sd(sigma / 2, q), steps, deltas, "epsilon", 1e-3, 2**21,
-                                  dual=curve)
-    pair, _ = pair_bounds(sigma, steps, q, deltas, "epsilon", 1e-3)
-    assert np.allclose(ctd[:, 0], ctd[:, 1], rtol=1e-4)
-    assert np.all(pair[:, 2, 0] <= ctd.max(axis=1))
-    np.testing.assert_allclose(ctd.max(axis=1), pair[:, 2, 1], rtol=2e-3)
 
 
 def test_substitution_upper_vs_dp_accounting_and_the_lower_bound():

@@ -40,7 +40,7 @@ import pandas as pd
 
 from dpsampling import DIRECTIONS, progress
 from dpsampling.accountants import ballsbins as bb
-from dpsampling.accountants import deterministic
+from dpsampling.accountants.closed_form.gaussian import gaussian_epsilon
 from dpsampling.validation import (
     check_array,
     check_choice,
@@ -199,7 +199,7 @@ def ballsbins_epsilon_table(sigma, steps, deltas, epochs: int = 1, options: Ball
     options = options or BallsBinsOptions()
     sigma, steps, epochs, method, orders = _check(sigma, steps, epochs, options, "epsilon")
     deltas = check_array("delta", deltas, check_open_unit)
-    caps = deterministic.deterministic_epsilon(deltas, sigma, epochs)
+    caps = np.array([gaussian_epsilon(d, sigma, math.sqrt(epochs)) for d in deltas])  # deterministic batches
     grid = np.arange(0.0, float(caps.max()) + options.epsilon_step, options.epsilon_step)
     frame = pd.DataFrame({"delta": deltas, "epsilon_deterministic": caps,
                           "epsilon_step": options.epsilon_step})

@@ -304,8 +304,7 @@ def multiply_means(a: MeansLaw, b: MeansLaw | None, h: float) -> MeansLaw:
 
 @dataclass
 class Laws:
-    """The pair of laws on the grid of step h (``means`` None: an upper law alone, as for a step
-    known only by its privacy curve, ``curves``)."""
+    """The pair of laws on the grid of step h (``means`` None: an upper law alone)."""
 
     points: PointsLaw
     means: MeansLaw | None
