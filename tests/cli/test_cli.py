@@ -41,7 +41,7 @@ def test_account_gives_the_faces_numbers_bit_for_bit(name, run_json, same_record
     assert same_records(document["bounds"], frame)
     assert document["attrs"] == json.loads(json.dumps(frame.attrs))  # (tuples become lists)
     assert document["run"] == [phase.describe()]
-    assert document["statement"] == (statement(frame) if query == "--delta" else None)
+    assert document["statement"] == statement(frame)
 
 
 def test_account_of_a_schedule_is_the_faces_and_honours_the_relation(tmp_path, run_json, run, same_records):
@@ -84,14 +84,14 @@ def test_the_table_states_the_run_in_full_and_ends_with_the_number_to_report(run
                  "--epochs", "20", "--delta", "1e-5", "--refine", "relation")
     assert result.code == 0
     lines = result.out.splitlines()
-    assert lines[0] == ("# run: poisson, sigma 1.1: 4,700 steps at sampling rate 0.00426667, expected batch size 256 "
-                        "of 60,000 examples (20.05 expected passes over the data)")
+    assert lines[0] == ("# run: poisson, sigma 1.1: 4,700 steps (20 epoch(s) of 235 steps) at sampling rate 0.00426667, "
+                        "expected batch size 256 of 60,000 examples (20.05 expected passes over the data)")
     assert "remove_lower" in lines[2] and "max_upper" in lines[2]
     assert lines[-1].startswith("Report: (1.3") and "-DP under add-or-remove adjacency for poisson" in lines[-1]
     epochs = run("account", "--sampler", "balls_and_bins", "--sigma", "1", "--steps-per-epoch", "20", "--epochs",
                  "3", "--epsilon", "1")
     assert epochs.out.splitlines()[0] == "# run: balls_and_bins, sigma 1: 3 epoch(s) of 20 steps (60 steps)"
-    assert epochs.out.splitlines()[-1].startswith("(the number to report is stated for --delta queries")
+    assert epochs.out.splitlines()[-1].startswith("Report: (1, ") and "-DP under add-or-remove" in epochs.out
 
 
 def test_a_delta_below_the_engines_rounding_floor_is_one_line_and_an_eps_query_a_valid_bound(run):

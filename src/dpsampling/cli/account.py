@@ -20,7 +20,7 @@ import argparse
 import importlib
 
 from dpsampling import SAMPLERS
-from dpsampling.accountants.frames import quantity_of, statement
+from dpsampling.accountants.frames import statement
 from dpsampling.accountants.run import RUN_FIELDS, Phase
 from dpsampling.accountants.schedule import load_schedule
 from dpsampling.cli.arguments import (
@@ -134,7 +134,7 @@ def inputs(args) -> dict:
 
 def account_document(args, phases, frame) -> dict:
     """The JSON answer: the run, the long frame (``bounds``), its attrs and the number to report."""
-    sentence = statement(frame) if quantity_of(frame) == "epsilon" else None
+    sentence = statement(frame)
     return {"command": "account", "inputs": inputs(args), "run": [phase.describe() for phase in phases],
             "bounds": frame.to_dict("records"), "attrs": dict(frame.attrs), "statement": sentence}
 
@@ -143,10 +143,7 @@ def account_text(document: dict, frame) -> str:
     lines = [f"# run: {line}" for line in document["run"]]
     lines.append(f"# {headline_words(frame.attrs)}")
     lines.append(bounds_table(frame))
-    if document["statement"] is None:
-        lines.append("(the number to report is stated for --delta queries: eps bounds at your delta)")
-    else:
-        lines.append(document["statement"])
+    lines.append(document["statement"])
     return "\n".join(lines)
 
 

@@ -77,7 +77,7 @@ def account(args, phase, accountant) -> int:
     rows = _rows(frame, quantity, key, accountant.headline, fields)
     for row, bounds in zip(rows, jsonable(wide(certified).to_dict("records"))):
         row["certified"] = {f"{quantity}_{b}": bounds[f"{quantity}_{b}"] for b in ("lower", "upper")}
-    sentence = statement(certified) if args.delta is not None else None
+    sentence = statement(certified)
     inputs = {"sampler": phase.sampler, "sigma": sigma, "steps_per_epoch": steps, "epochs": epochs,
               "relation": accountant.relation, "method": options.method, "samples": options.samples,
               "seed": options.seed, "error_prob": options.error_prob, "orders": options.orders,
