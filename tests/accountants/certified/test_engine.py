@@ -348,9 +348,9 @@ def test_account_schedule_command(tmp_path):
     assert result.returncode == 0, result.stderr
     out = json.loads(result.stdout)
     exact = gaussian_delta([1.0], 2.0, np.sqrt(2))[0]
-    row = out["rows"][0]
-    assert row["delta_lower"] <= exact <= row["delta_upper"]
-    assert row["remove"]["delta_upper"] >= exact and row["add"]["delta_lower"] <= exact
+    rows = {row["direction"]: row for row in out["bounds"]}
+    assert rows["max"]["delta_lower"] <= exact <= rows["max"]["delta_upper"]
+    assert rows["remove"]["delta_upper"] >= exact and rows["add"]["delta_lower"] <= exact
     bad = tmp_path / "bad.yaml"
     bad.write_text("phases:\n  - {sampler: shuffle, sigma: 1, steps: 10}\n")
     result = _account("--schedule", str(bad), "--epsilon", "1")
