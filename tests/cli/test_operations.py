@@ -35,7 +35,7 @@ def subset_one_core(tmp_path_factory):
 
 CLUSTER_TARGETS = ["chua24_fig2", "lebeda24_addremove"]
 """An accountant and Monte Carlo shards (the report needs every experiment). Training and
-chua25's shards are the same kind of job; they are left out to keep CI short (tests/test_slurm.py
+chua25's shards are the same kind of job; they are left out to keep CI short (tests/workflow/test_slurm.py
 runs the same targets through a real SLURM)."""
 
 
@@ -157,7 +157,7 @@ def _run_fig2(directory):
 
 def test_a_result_of_other_parameters_is_refused_and_a_damaged_one_recomputed(tmp_path, subset_one_core):
     """A file written for other parameters is refused by its reader, naming the keys; a truncated
-    one is set aside and recomputed by the next run (tests/test_faults.py: every fault)."""
+    one is set aside and recomputed by the next run (tests/workflow/test_faults.py: every fault)."""
     directory = copy_workflow(tmp_path, with_results_of=subset_one_core)
     path = directory / "results/chua24_fig2/bounds.parquet"
     frame, document = read_table(path)

@@ -14,7 +14,7 @@ multiply-adds (a different rounding can, very rarely, flip a rejection step and 
 the rest of that chunk; the law is unchanged). Under the simulator they are equal bit for bit.
 
 Both entry points compile to PTX for sm_90 with numba-cuda 0.30.4 (checked by
-``tests/cuda/test_ballsbins_cuda.py`` when NVVM is installed); the order-statistics kernel
+``tests/accountants/ballsbins/cuda/test_ballsbins_cuda.py`` when NVVM is installed); the order-statistics kernel
 uses 2 x 8 x capacity bytes of local memory per thread (16 KiB for up to 1024 orders).
 
 Nothing depends on the launch configuration: thread g of a launch handles global chunk

@@ -24,7 +24,7 @@ to 0 (this only raises the upper law's deltas); the lower law drops every entry 
 end, from two exact facts about the true ratio, E[G] = 1 and mass 1 (``charged_excess``).
 Inside the kept range each entry keeps its computed value; its rounding (about 1e-16 of the
 largest tilted entry) is not charged, as in every FFT-based accountant (dp-accounting, PRV);
-``tests/test_certified_engine.py`` measures it against the exact index-sum product.
+``tests/accountants/certified/test_engine.py`` measures it against the exact index-sum product.
 """
 
 from __future__ import annotations

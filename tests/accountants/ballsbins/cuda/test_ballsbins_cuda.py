@@ -43,7 +43,7 @@ from dpsampling.accountants.ballsbins.sampling import LossLaw, sample_losses
 
 if not gpu.cuda_available():
     pytest.skip("no CUDA GPU and the simulator is off (numba.cuda was imported before "
-                "tests/cuda/conftest.py could set NUMBA_ENABLE_CUDASIM=1)",
+                "tests/accountants/ballsbins/cuda/conftest.py could set NUMBA_ENABLE_CUDASIM=1)",
                 allow_module_level=True)
 
 SIGMA = 0.8
