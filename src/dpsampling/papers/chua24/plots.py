@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from dpsampling.accountants.closed_form.shuffle import DEFAULT_C_GRID
 from dpsampling.pipeline.plotting import SAMPLER_COLOR, SAMPLER_LETTER, plt, save_figure
 
 METHOD_TEXT = {"exact": "exact (Prop. 3.1)", "pld": "certified PLD", "rdp": "RDP", "E_C sets": "sets E_C, eq. (3)"}
@@ -75,11 +76,11 @@ def _finish(fig, ax, footer: str, path_pdf, path_png):
 
 def _footer(parameters: dict, paper: dict | None, notes: tuple) -> str:
     pld = parameters.get("pld", {})
-    grid = parameters.get("shuffle", {}).get("c_grid", {})
+    start, stop, step = DEFAULT_C_GRID
     return (setting_text(parameters, paper, notes)
             + "Both adjacency directions, max shown. P: certified engine "
             f"(dpsampling.accountants.certified), refined to rel. gap {pld.get('relative_accuracy')}; "
-            f"C grid {grid.get('start')}..{grid.get('stop')} step {grid.get('step')}. dp-accounting RDP with default orders. "
+            f"C grid {start}..{stop} step {step}. dp-accounting RDP with default orders. "
             "Upper bounds include tail and rounding terms (delta below ~1e-12 is not resolved).")
 
 

@@ -12,7 +12,7 @@ from dpsampling.papers.chua25.privacy import bounds_table, epsilon_grid, merge_d
 from dpsampling.papers.chua25.samples import sample_shard, write_shard
 from dpsampling.papers.registry import EXPERIMENTS, load_experiment
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 TINY = yaml.safe_load((ROOT / ".test" / "config" / "config.yaml").read_text())
 SETTINGS = {"pld": {"relative_accuracy": 0.01}, "shuffle": {"c_grid": {"start": 0.0, "stop": 20.0, "step": 0.1},
                                                          "refine": False}}

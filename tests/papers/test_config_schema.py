@@ -11,7 +11,7 @@ from dpsampling.pipeline.config import ConfigError, check_config
 from dpsampling.training.model import MODELS
 from dpsampling.training.sgd import OPTIMIZERS
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SCHEMA_PATH = ROOT / "workflow" / "schemas" / "config.schema.yaml"
 SCHEMA = yaml.safe_load(SCHEMA_PATH.read_text())
 
