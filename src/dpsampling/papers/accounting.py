@@ -9,7 +9,8 @@ steps. ``bounds_table`` answers delta at eps values (quantity "delta") or eps at
 
 - ``{q}_lower``, ``{q}_upper``: the relation's headline row; ``{remove,add}_{q}_{lower,upper}``;
 - rate-based samplers only (the subsampled pairs, dp-accounting has an RDP accountant for them):
-  ``{q}_upper_rdp`` (RDP of the remove/add pair, ``reference.rdp``: Poisson's at sigma / distance),
+  ``{q}_upper_rdp`` (RDP of the remove/add pair, ``reference.rdp``: Poisson's at sigma / distance;
+  under substitution WOR's replace-one RDP),
   and how the certified bounds were computed: ``pld_discretization`` (the engine's final grid
   step), ``pld_accuracy`` (the largest relative gap over the refined directions, 0 where the upper
   bound is below the engine's floor, as the engine counts it), ``pld_converged``,
@@ -59,10 +60,14 @@ def exact(sampler: str) -> bool:
     return spec.lower_method == spec.upper_method == EXACT
 
 
-def rdp_upper(phase: Phase, quantity: str, values) -> np.ndarray:
-    """RDP upper bound (max over the directions) of a rate-based phase: Poisson's RDP at sigma /
-    distance (dp-accounting, Mironov 2017 conversion)."""
-    accountant = rdp.poisson(phase.sigma / sampler_distance(phase.sampler), phase.sampling_rate, phase.steps)
+def rdp_upper(phase: Phase, quantity: str, values, relation: str = "add_or_remove") -> np.ndarray:
+    """RDP upper bound (max over the directions) of a rate-based phase (dp-accounting, Mironov 2017
+    conversion): Poisson's RDP at sigma / distance; under substitution WOR's replace-one RDP (Wang
+    et al. 2019)."""
+    if relation == "substitution":
+        accountant = rdp.wor_substitution(phase.sigma, phase.sampling_rate, phase.steps)
+    else:
+        accountant = rdp.poisson(phase.sigma / sampler_distance(phase.sampler), phase.sampling_rate, phase.steps)
     return rdp.query(accountant, quantity, values)
 
 
@@ -94,7 +99,7 @@ def bounds_table(phase: Phase, quantity: str, values, *, relation: str = "add_or
         for bound in ("lower", "upper"):
             out[f"{direction}_{quantity}_{bound}"] = rows[direction][f"{quantity}_{bound}"].to_numpy()
     if phase.spec.rate_based:
-        out[f"{quantity}_upper_rdp"] = rdp_upper(phase, quantity, values)
+        out[f"{quantity}_upper_rdp"] = rdp_upper(phase, quantity, values, relation)
         gaps = _engine_accuracy(frame, quantity, n)
         out["pld_discretization"] = float(frame.attrs["computation"].get("grid_step", np.nan))
         out["pld_accuracy"] = gaps

@@ -1,40 +1,43 @@
-"""Sampling without replacement in the accounting entry point, relations, calibration and the CLI."""
+"""Sampling without replacement through the face as the lebeda24 experiments use it (``papers.accounting``:
+Table 1 and Appendix D), the relations, the calibration and the dominating pairs."""
 
-import json
 import math
 
 import numpy as np
 import pytest
 from scipy import special, stats
 
-from dpsampling.accountants.calibration import calibrate_sigma
-from dpsampling.accountants.gaussian import SigmaSearch, gaussian_pld
-from dpsampling.accountants.pairs import SubsampledPair
-from dpsampling.accountants.relations import SAMPLER_RELATIONS, check_sampler_relation
-from dpsampling.accountants.tables import AccountingOptions, delta_table, epsilon_table
-from dpsampling.cli.main import main
+from dpsampling.accountants.accountant import Accountant
+from dpsampling.accountants.calibrate import calibrate_sigma
+from dpsampling.accountants.closed_form.pairs import SubsampledPair
+from dpsampling.accountants.run import Phase
+from dpsampling.papers.accounting import delta_table, epsilon_table, paper_phase
+from dpsampling.papers.lebeda24.gaussian_search import gaussian_pld
 
 EPS = [0.0, 0.5, 1.0, 2.0]
-FAST = AccountingOptions(pld_discretization=1e-3, pld_min_discretization=1e-3, sampling_rate=0.05)  # one interval
+ACCURACY = 0.05
 COLUMNS = ["delta_lower", "delta_upper", "remove_delta_lower", "remove_delta_upper", "add_delta_lower",
            "add_delta_upper", "delta_upper_rdp"]
 
 
+def _wor(sigma, steps=50, rate=0.05):
+    return paper_phase("wor", sigma, steps, sampling_rate=rate)
+
+
 def test_wor_at_sigma_is_poisson_at_half_sigma():
     # Thm 10.2 / Prop. 9: the W pair has distance 2, so only distance / sigma enters
-    wor = delta_table("wor", 2.0, 50, EPS, options=FAST)
-    poisson = delta_table("poisson", 1.0, 50, EPS, options=FAST)
+    wor = delta_table(_wor(2.0), EPS, accuracy=ACCURACY)
+    poisson = delta_table(paper_phase("poisson", 1.0, 50, sampling_rate=0.05), EPS, accuracy=ACCURACY)
     assert np.allclose(wor[COLUMNS].to_numpy(), poisson[COLUMNS].to_numpy(), rtol=1e-12, atol=1e-15)
-    assert (wor["sampling_rate"] == 0.05).all()
     # and W at the same sigma is strictly worse than Poisson
-    same = delta_table("poisson", 2.0, 50, EPS, options=FAST)
+    same = delta_table(paper_phase("poisson", 2.0, 50, sampling_rate=0.05), EPS, accuracy=ACCURACY)
     assert (wor["delta_lower"] > same["delta_upper"])[:3].all()
 
 
 def test_relation_selects_the_direction():
-    both = delta_table("wor", 1.0, 20, EPS, options=FAST)
+    both = delta_table(_wor(1.0, 20), EPS, accuracy=ACCURACY)
     for relation in ("add", "remove"):
-        one = delta_table("wor", 1.0, 20, EPS, options=FAST, relation=relation)
+        one = delta_table(_wor(1.0, 20), EPS, accuracy=ACCURACY, relation=relation)
         assert (one["relation"] == relation).all()
         for bound in ("lower", "upper"):
             assert np.array_equal(one[f"delta_{bound}"], both[f"{relation}_delta_{bound}"])
@@ -43,26 +46,26 @@ def test_relation_selects_the_direction():
 
 
 def test_substitution_bounds_bracket_the_dataset_pairs():
-    frame = delta_table("wor", 2.0, 50, EPS, options=FAST, relation="substitution")
+    frame = delta_table(_wor(2.0), EPS, accuracy=ACCURACY, relation="substitution")
+    pairs = delta_table(_wor(2.0), EPS, accuracy=ACCURACY)
     assert (frame["delta_lower"] <= frame["delta_upper"]).all()
-    assert np.array_equal(frame["delta_lower"], np.maximum(frame["remove_delta_lower"], frame["add_delta_lower"]))
-    # the dominating pair's curve lies above both dataset pairs' (pessimistic) curves
-    assert (frame["delta_upper"] >= frame[["remove_delta_upper", "add_delta_upper"]].max(axis=1)).all()
-    assert (frame["delta_upper_rdp"] >= frame["delta_upper"]).all()
+    # the lower bound is the dataset pairs' (realised by substitution neighbours), the upper one at least theirs
+    assert np.allclose(frame["delta_lower"], pairs["delta_lower"], rtol=ACCURACY, atol=1e-15)
+    assert (frame["delta_upper"] >= pairs["delta_lower"]).all()
+    assert (frame["delta_upper_rdp"] >= frame["delta_upper"]).all()  # the headline is the smaller of the two
 
 
 def test_epsilon_table_wor_bounds_are_ordered():
-    frame = epsilon_table("wor", 1.0, 100, [1e-6, 1e-3], options=AccountingOptions(
-        pld_method="dp_accounting", pld_discretization=1e-3, pld_min_discretization=2.5e-4, pld_relative_accuracy=1e-3, sampling_rate=0.02))
+    phase = _wor(1.0, 100, 0.02)
+    frame = epsilon_table(phase, [1e-6, 1e-3], accuracy=1e-2)
     assert (frame["epsilon_lower"] <= frame["epsilon_upper"]).all()
     assert (frame["epsilon_upper"] <= frame["epsilon_upper_rdp"]).all()
-    assert frame["pld_discretization"].between(2.5e-4, 1e-3).all()
-    # eps is decreasing in delta and the upper bound at delta matches the delta query at that eps
+    assert (frame["pld_discretization"] > 0).all() and frame["pld_converged"].all()
+    # eps is decreasing in delta and the delta bounds at eps_upper bracket delta from below
     assert frame["epsilon_upper"].iloc[0] > frame["epsilon_upper"].iloc[1]
-    interval = frame["pld_discretization"].iloc[1]
-    back = delta_table("wor", 1.0, 100, [frame["epsilon_upper"].iloc[1]], options=AccountingOptions(
-        pld_method="dp_accounting", pld_discretization=interval, pld_min_discretization=interval, sampling_rate=0.02))
-    assert back["delta_upper"].iloc[0] == pytest.approx(1e-3, rel=1e-3)
+    back = delta_table(phase, [frame["epsilon_upper"].iloc[1]], accuracy=1e-2)
+    assert back["delta_lower"].iloc[0] <= 1e-3 * (1 + 1e-6)
+    assert back["delta_upper"].iloc[0] == pytest.approx(1e-3, rel=2e-2)
 
 
 @pytest.mark.parametrize("sampler, steps", [("poisson", 7), ("wor", 3)])
@@ -70,12 +73,14 @@ def test_rate_one_is_the_gaussian_mechanism(sampler, steps):
     # k steps at rate 1: N(0, s^2 I) vs N(d 1, s^2 I), mu = d sqrt(k) / s; closed form delta
     sigma, d = 3.0, {"poisson": 1.0, "wor": 2.0}[sampler]
     mu = d * math.sqrt(steps) / sigma
-    for eps in (0.0, 0.5, 1.5):
+    table = delta_table(paper_phase(sampler, sigma, steps, sampling_rate=1.0), [0.0, 0.5, 1.5])
+    for i, eps in enumerate((0.0, 0.5, 1.5)):
         exact = special.ndtr(-eps / mu + mu / 2) - math.exp(eps) * special.ndtr(-eps / mu - mu / 2)
         upper = gaussian_pld(sampler, sigma, 1.0, steps, True, 1e-4).get_delta_for_epsilon(eps)
         lower = gaussian_pld(sampler, sigma, 1.0, steps, False, 1e-4).get_delta_for_epsilon(eps)
         assert lower - 1e-12 <= exact <= upper + 1e-12
         assert upper - lower < 1e-3
+        assert table["delta_upper"].iloc[i] == pytest.approx(exact, rel=1e-9, abs=1e-15)  # the face: closed form
 
 
 def test_closed_form_noise_distributions_match_scipy():
@@ -89,46 +94,46 @@ def test_closed_form_noise_distributions_match_scipy():
         assert np.allclose(pair.mixture_sf(y), mixture, rtol=1e-12, atol=1e-300)
 
 
+def _epsilon(phase, relation="add_or_remove"):
+    return Accountant(phase, relation=relation, accuracy=0.01, refine="relation").get_epsilon(1e-5)
+
+
 def test_calibration_finds_the_smallest_sigma_and_prop9():
     rtol = 1e-2
-    poisson = calibrate_sigma("poisson", 2.0, 1e-5, 50, sampling_rate=0.1, search=SigmaSearch(rtol=rtol))
-    wor = calibrate_sigma("wor", 2.0, 1e-5, 50, sampling_rate=0.1, search=SigmaSearch(rtol=rtol, sigma_start=1.3))
-    options = AccountingOptions(pld_discretization=1e-3, pld_min_discretization=1e-3, sampling_rate=0.1)
-    for result in (poisson, wor):
-        at = delta_table(result["sampler"], result["sigma"], 50, [2.0], options=options)["delta_upper"].iloc[0]
-        below = delta_table(result["sampler"], result["sigma_low"], 50, [2.0], options=options)["delta_upper"].iloc[0]
-        assert at <= 1e-5 < below
-        assert result["sigma"] / result["sigma_low"] <= 1 + rtol
+    results = {s: calibrate_sigma(Phase(s, start, steps=50, sampling_rate=0.1), 2.0, 1e-5, rtol=rtol)
+               for s, start in (("poisson", 1.0), ("wor", 1.3))}
+    for result in results.values():
+        phase = result.phases[0]
+        assert _epsilon(phase) <= 2.0 < _epsilon(phase.with_sigma(result.sigma_not_shown_sufficient))
+        assert result.sigma / result.sigma_not_shown_sufficient <= 1 + rtol
     # independent bisections (different starts): each within its bracket, so the ratio within ~2 rtol of 2
-    assert abs(wor["sigma"] / (2 * poisson["sigma"]) - 1) <= 2 * rtol + rtol**2
+    assert abs(results["wor"].sigma / (2 * results["poisson"].sigma) - 1) <= 2 * rtol + rtol**2
 
 
 def test_substitution_calibration_needs_at_least_the_add_remove_noise():
-    """Substitution bounds delta from above by at least the add/remove curve at every sigma, so its
-    calibrated sigma suffices for it (and for add/remove), while its sigma_low fails substitution."""
-    options = AccountingOptions(pld_discretization=1e-3, pld_min_discretization=1e-3, sampling_rate=0.05)
+    """Substitution's upper bound is at least the add/remove pairs' lower bound at every sigma, so its
+    calibrated sigma suffices for add/remove too, while the sigma below it is not shown sufficient."""
     for sigma in (1.5, 2.4, 3.0):
-        substitution = delta_table("wor", sigma, 20, [1.0], options=options, relation="substitution")
-        add_remove = delta_table("wor", sigma, 20, [1.0], options=options)
-        assert substitution["delta_upper"].iloc[0] >= add_remove["delta_upper"].iloc[0]
-    result = calibrate_sigma("wor", 1.0, 1e-4, 20, sampling_rate=0.05, relation="substitution",
-                             search=SigmaSearch(rtol=5e-2, discretization=1e-3))
-    at = delta_table("wor", result["sigma"], 20, [1.0], options=options, relation="substitution")
-    below = delta_table("wor", result["sigma_low"], 20, [1.0], options=options, relation="substitution")
-    assert at["delta_upper"].iloc[0] <= 1e-4 < below["delta_upper"].iloc[0]
-    assert delta_table("wor", result["sigma"], 20, [1.0], options=options)["delta_upper"].iloc[0] <= 1e-4
+        substitution = delta_table(_wor(sigma, 20), [1.0], accuracy=ACCURACY, relation="substitution")
+        add_remove = delta_table(_wor(sigma, 20), [1.0], accuracy=ACCURACY)
+        assert substitution["delta_upper"].iloc[0] >= add_remove["delta_lower"].iloc[0]
+    result = calibrate_sigma(_wor(1.0, 20), 1.0, 1e-4, relation="substitution", rtol=5e-2)
+    phase = result.phases[0]
+    low = phase.with_sigma(result.sigma_not_shown_sufficient)
+    at = Accountant(phase, relation="substitution", refine="relation").get_epsilon(1e-4)
+    below = Accountant(low, relation="substitution", refine="relation").get_epsilon(1e-4)
+    assert at <= 1.0 < below
+    assert Accountant(phase, refine="relation").get_epsilon(1e-4) <= 1.0
 
 
 def test_every_sampler_relation_pair_is_checked():
-    assert SAMPLER_RELATIONS["wor"][-1] == "substitution"
-    for sampler, relations in SAMPLER_RELATIONS.items():
-        for relation in relations:
-            assert check_sampler_relation(sampler, relation) == relation
-    with pytest.raises(ValueError, match="relation must be one of add, remove, add_or_remove for sampler 'poisson'; "
+    for relation in ("add", "remove", "add_or_remove", "substitution"):
+        assert delta_table(_wor(1.0, 10), [1.0], accuracy=0.2, relation=relation)["relation"].iloc[0] == relation
+    with pytest.raises(ValueError, match="relation must be one of add, remove, add_or_remove for sampler poisson; "
                                          "got 'substitution'"):
-        delta_table("poisson", 1.0, 10, [1.0], relation="substitution")
+        delta_table(paper_phase("poisson", 1.0, 10), [1.0], relation="substitution")
     with pytest.raises(ValueError, match="relation must be one of add, remove, add_or_remove, substitution; got 'swap'"):
-        epsilon_table("wor", 1.0, 10, [1e-5], relation="swap")
+        epsilon_table(_wor(1.0, 10), [1e-5], relation="swap")
 
 
 @pytest.mark.parametrize("kwargs, message", [
@@ -139,66 +144,6 @@ def test_every_sampler_relation_pair_is_checked():
 ])
 def test_bad_wor_inputs(kwargs, message):
     args = {"sigma": 1.0, "steps": 10, "sampling_rate": 0.1} | kwargs
-    options = AccountingOptions(pld_discretization=1e-3, pld_min_discretization=1e-3, sampling_rate=args["sampling_rate"])
     with pytest.raises(ValueError) as error:
-        delta_table("wor", args["sigma"], args["steps"], [1.0], options=options)
+        paper_phase("wor", args["sigma"], args["steps"], sampling_rate=args["sampling_rate"])
     assert str(error.value) == message
-
-
-# --- the command line --------------------------------------------------------------------------------
-def _run(args, capsys):
-    try:
-        code = main(args)
-    except SystemExit as exit_info:
-        code = exit_info.code
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
-
-
-def test_cli_wor_json_records_relation_and_rate(capsys):
-    code, out, _ = _run(["account", "--sampler", "wor", "--sigma", "1", "--steps", "20", "--sampling-rate", "0.05",
-                         "--relation", "remove", "--epsilon", "0.5", "1", "--pld-method", "dp_accounting",
-                         "--pld-discretization", "1e-3", "--pld-min-discretization", "2.5e-4", "--json"], capsys)
-    assert code == 0
-    document = json.loads(out)
-    assert document["inputs"]["relation"] == "remove" and document["inputs"]["sampling_rate"] == 0.05
-    for row in document["rows"]:
-        assert row["delta_upper"] == row["remove"]["delta_upper"]
-        assert set(row["add"]) == {"delta_lower", "delta_upper"}
-        assert 2.5e-4 <= row["pld_discretization"] <= 1e-3 and isinstance(row["pld_converged"], bool)
-        assert document["inputs"]["options"]["pld_min_discretization"] == 2.5e-4
-        assert document["inputs"]["options"]["pld_method"] == "dp_accounting"
-    code, out, _ = _run(["account", "--sampler", "poisson", "--sigma", "1", "--steps", "20", "--epsilon", "1",
-                         "--pld-discretization", "1e-3", "--json"], capsys)
-    assert json.loads(out)["inputs"]["sampling_rate"] == pytest.approx(1 / 20)
-
-
-def test_cli_calibrate(capsys):
-    code, out, _ = _run(["calibrate", "--sampler", "wor", "--epsilon", "2", "--delta", "1e-5", "--steps", "50",
-                         "--sampling-rate", "0.1", "--pld-discretization", "1e-3", "--rtol", "1e-2", "--json"], capsys)
-    assert code == 0
-    result = json.loads(out)
-    assert result["sigma_low"] < result["sigma"] <= result["sigma_low"] * 1.01
-    code, out, _ = _run(["calibrate", "--help"], capsys)
-    assert code == 0 and "twice" in out
-
-
-@pytest.mark.parametrize("change, message", [
-    (["--sampling-rate", "0"], "sampling_rate must be in (0, 1]; got 0.0"),
-    (["--sampling-rate", "1.5"], "sampling_rate must be in (0, 1]; got 1.5"),
-    (["--relation", "swap"], "argument --relation: invalid choice: 'swap'"),
-    (["--sampler", "poisson", "--relation", "substitution"],
-     "relation must be one of add, remove, add_or_remove for sampler 'poisson'; got 'substitution'"),
-    (["--sampler", "shuffle", "--sampling-rate", "0.1"],
-     "--sampling-rate applies to samplers poisson, wor only; got it with sampler 'shuffle'"),
-])
-def test_cli_bad_input_is_one_line_with_exit_status_2(change, message, capsys):
-    args = {"--sampler": "wor", "--sigma": "1", "--steps": "10"}
-    args.update(dict(zip(change[::2], change[1::2])))
-    argv = ["account"] + [x for pair in args.items() for x in pair] + ["--epsilon", "1"]
-    code, out, err = _run(argv, capsys)
-    assert code == 2 and out == ""
-    assert message in err and len(err.strip().splitlines()) == 1
-    code, _, err = _run(["calibrate", "--sampler", "wor", "--epsilon", "1", "--delta", "1e-5", "--steps", "10",
-                         "--relation", "add", "--sampling-rate", "2"], capsys)
-    assert code == 2 and "sampling_rate must be in (0, 1]; got 2.0" in err

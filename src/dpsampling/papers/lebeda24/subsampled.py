@@ -8,7 +8,7 @@ a rate-1 step of the sampler is (Poisson 1, WOR 2: lebeda24 Prop. 9, Thm 10.2).
 
 from __future__ import annotations
 
-from dpsampling.accountants.relations import ADD_OR_REMOVE
+from dpsampling.accountants.relations import ADD_OR_REMOVE, RELATIONS
 from dpsampling.accountants.samplers import SAMPLERS
 from dpsampling.papers.accounting import sampler_distance as _distance
 from dpsampling.validation import check_choice
@@ -33,8 +33,12 @@ def check_sampler(sampler) -> str:
 def check_relation(relation, accountant: str, sampler: str) -> str:
     """``relation`` must be one that ``accountant`` gives a curve for (ACCOUNTANT_RELATIONS)."""
     check_sampler(sampler)
-    return check_choice("relation", relation, ACCOUNTANT_RELATIONS[check_choice("accountant", accountant,
-                                                                                 tuple(ACCOUNTANT_RELATIONS))])
+    allowed = ACCOUNTANT_RELATIONS[check_choice("accountant", accountant, tuple(ACCOUNTANT_RELATIONS))]
+    check_choice("relation", relation, RELATIONS)
+    if relation not in allowed:
+        raise ValueError(f"relation must be one of {', '.join(allowed)} (for the {accountant} accountant with sampler "
+                         f"{sampler!r}); got {relation!r}")
+    return relation
 
 
 def sampler_distance(sampler: str) -> float:
