@@ -19,8 +19,7 @@ from dpsampling.pipeline.claims import check_claims
 Z = 4.5
 SIGMA, STEPS = 0.5, 10  # the tiny config's props setting
 EPS = np.array([0.0, 1.0, 2.0, 4.0])
-SETTINGS = {"pld": {"relative_accuracy": 0.01}, "shuffle": {"c_grid": {"start": 0.0, "stop": 20.0, "step": 0.05},
-                                                         "refine": True},
+SETTINGS = {"pld": {"relative_accuracy": 0.01},
             "certified": {"accuracy": 0.01, "max_grid_points": 40000}}
 SETTING = [{"panel": f"sigma{SIGMA:g}_T{STEPS}", "sigma": SIGMA, "steps": STEPS, "epochs": 1}]
 
