@@ -9,7 +9,7 @@ sys.stderr = open(snakemake.log[0], "w", buffering=1)
 experiment = snakemake.wildcards.experiment
 module = import_module(snakemake.params.module)  # dpsampling.papers.chua24.<name>
 spec = dict(snakemake.params.spec)
-settings = {"pld": dict(snakemake.params.pld), "shuffle": dict(snakemake.params.shuffle)}
+settings = {"pld": dict(snakemake.params.pld)}
 
 
 def progress(message):

@@ -7,7 +7,7 @@ changes) and recorded in the Parquet metadata (so a reader refuses a file of ano
 
 Bump a family's ``version`` whenever a change alters the numbers it draws (its law, its random
 stream, its chunking), and record the new ``digest``: ``python -m dpsampling.versions`` prints the
-digest of each family's small fixed-seed sample, and ``tests/test_versions.py`` fails when a
+digest of each family's small fixed-seed sample, and ``tests/papers/test_versions.py`` fails when a
 digest changes without its version. Comments, refactors and moved checkouts change neither.
 """
 
@@ -57,7 +57,7 @@ def _ballsbins_sample(method: str) -> list[np.ndarray]:
 
 
 def _laplace_sample() -> list[np.ndarray]:
-    from dpsampling.accountants.laplace import sample_privacy_loss
+    from dpsampling.papers.lebeda24.laplace_mechanism import sample_privacy_loss
 
     return [sample_privacy_loss(sampler, direction, 1.0, 0.5, k, 256, seed=12345)
             for sampler in ("poisson", "wor") for direction in ("remove", "add") for k in (1, 2)]

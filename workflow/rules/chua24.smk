@@ -14,7 +14,6 @@ rule compute_chua24_bounds:
         module=experiment_module,
         spec=experiment_spec,
         pld=config["pld"],
-        shuffle=config["shuffle"],
     log:
         "logs/{experiment}/compute_bounds.log",
     benchmark:

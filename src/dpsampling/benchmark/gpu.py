@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import json
 import platform
 import statistics
 import sys
@@ -32,6 +33,7 @@ from pathlib import Path
 
 import numba
 import numpy as np
+import yaml
 
 from dpsampling.accountants.ballsbins import cuda as gpu
 from dpsampling.accountants.ballsbins.orders import validate_orders
@@ -118,8 +120,6 @@ def markdown_table(rows, *, gpu_name: str, threads: int) -> str:
 
 def paper_fig2(config_path, *, seed: int, samples: int | None, log) -> str:
     """Time chua25 Fig. 2 (four panels x two directions) on the GPU; a Markdown table."""
-    import yaml
-
     config = yaml.safe_load(Path(config_path).read_text())
     fig2 = config["chua25"]["fig2"]
     grid_spec = fig2["epsilon_grid"]
@@ -178,8 +178,6 @@ def _parser() -> argparse.ArgumentParser:
 
 def write_json(path, rows, *, gpu_name: str, threads: int) -> None:
     """The timed rows with the machine they ran on (read by ``dpsampling estimate``)."""
-    import json
-
     document = {"date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
                 "cpu": _cpu_name(), "threads": threads, "gpu": gpu_name or None, "rows": rows,
                 "units": "seconds per call of samples draws; steps = T, orders = r (order statistics)"}

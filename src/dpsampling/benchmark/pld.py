@@ -2,7 +2,7 @@
 pld-accounting (PyPI ``pld-accounting``, module ``PLD_accounting``) on the same queries.
 
 For every setting both sides answer the same eps query at delta (default 1e-5):
-ours ``ballsbins_epsilon_bounds`` (max direction, ``--accuracy`` relative gap), the peer
+ours the face's ``Accountant`` on a balls-and-bins phase (max direction, ``--accuracy`` relative gap), the peer
 ``gaussian_allocation_epsilon_range`` (its adaptive geometric-convolution route) at its default
 accuracy (upper / lower <= 1.1) or, with ``--peer-matched``, asked for an absolute gap of
 ``accuracy * our eps_upper``; it runs in a child process killed after ``--peer-timeout``
@@ -26,7 +26,8 @@ import time
 
 import numpy as np
 
-from ..accountants.ballsbins_pld import ballsbins_delta_bounds, ballsbins_epsilon_bounds
+from ..accountants.accountant import Accountant
+from ..accountants.run import Phase
 
 # (name, sigma, steps, epochs, time the eps grid too)
 SETTINGS = (
@@ -78,26 +79,35 @@ def _peer(delta, sigma, steps, epochs, absolute_accuracy, timeout):
     return result, ""
 
 
+BALLS_AND_BINS = "balls_and_bins"
+MAX_GRID_POINTS = 40_000  # the grid cap of the chua25 experiments (config chua25.certified_max_grid_points)
+
+
+def _accountant(sigma, steps, epochs, accuracy=0.01) -> Accountant:
+    """Our certified balls-and-bins bounds: T = ``steps`` steps per epoch, ``epochs`` epochs."""
+    return Accountant(Phase(BALLS_AND_BINS, sigma, steps_per_epoch=steps, epochs=epochs), accuracy=accuracy,
+                      max_grid_points=MAX_GRID_POINTS)
+
+
 def _ours(sigma, steps, epochs, delta, accuracy, grid):
     start = time.perf_counter()
-    frame = ballsbins_epsilon_bounds(sigma, steps, [delta], epochs=epochs, accuracy=accuracy)
+    frame = _accountant(sigma, steps, epochs, accuracy).epsilon_bounds([delta])
     seconds = time.perf_counter() - start
     row = frame[frame["direction"] == "max"].iloc[0]
     grid_seconds = grid_gap = None
     if grid:
         start = time.perf_counter()
-        table = ballsbins_delta_bounds(sigma, steps, EPSILON_GRID, epochs=epochs,
-                                       accuracy=accuracy)
+        table = _accountant(sigma, steps, epochs, accuracy).delta_bounds(EPSILON_GRID)
         grid_seconds = time.perf_counter() - start
-        grid_gap = table.attrs["accuracy_reached"]
+        grid_gap = table.attrs["computation"]["accuracy_reached"]
     return (seconds, float(row["epsilon_lower"]), float(row["epsilon_upper"]),
-            frame.attrs["accuracy_reached"], grid_seconds, grid_gap)
+            frame.attrs["computation"]["accuracy_reached"], grid_seconds, grid_gap)
 
 
 def run(delta=1e-5, accuracy=0.01, peer_timeout=300.0, with_peer=True, settings=SETTINGS,
         peer_matched=False):
     """Markdown table (str) of every setting; see the module docstring."""
-    ballsbins_epsilon_bounds(1.0, 4, [1e-3], epochs=2)  # compile / load the kernels
+    _accountant(1.0, 4, 2).epsilon_bounds([1e-3])  # compile / load the kernels
     peer_goal = (f"absolute gap {accuracy:g} * our eps_upper" if peer_matched
                  else "its default accuracy (upper / lower <= 1.1)")
     lines = [

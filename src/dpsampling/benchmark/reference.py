@@ -23,6 +23,7 @@ from importlib import metadata
 
 import numpy as np
 
+from dpsampling.accountants.ballsbins import parse_orders
 from dpsampling.benchmark.cases import Case
 
 PACKAGE = "random-allocation"
@@ -54,7 +55,6 @@ class Reference:
         return adjacency.REMOVE if case.direction == "remove" else adjacency.ADD
 
     def _orders(self, case: Case):
-        from dpsampling.accountants.ballsbins import parse_orders
         return parse_orders(case.orders)
 
     def estimate(self, case: Case, seed: int) -> tuple[float, float]:

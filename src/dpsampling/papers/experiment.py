@@ -22,7 +22,8 @@ class Experiment:
 
     module: the module that holds it (its ``__name__``). rules: the rule file that makes it.
     scripts: the scripts that call into its module (at most three; shared stages that do the same
-    for every experiment of a rule file are named in that file). test: its test file.
+    for every experiment of a rule file are named in that file). tests: its test files (every one
+    that tests its module, under tests/papers/<paper>/, tests/training/, ...).
     outputs: config -> the files its target rule asks for. families: the wildcard families of
     the shared rules that make it (``registry.wildcard(family)``: their constraint). claims: its
     stated numbers. cost: ``(experiment, config, rates) -> Work`` for ``dpsampling estimate``.
@@ -32,7 +33,7 @@ class Experiment:
     module: str
     rules: str
     scripts: tuple[str, ...]
-    test: str
+    tests: tuple[str, ...]
     outputs: Callable[[dict], list[str]]
     families: tuple[str, ...] = ()
     claims: tuple[Claim, ...] = ()
@@ -55,8 +56,8 @@ class Experiment:
         return str(Path("src", *self.module.split("."))) + ".py"
 
     def files(self) -> list[str]:
-        """Every file its docs row names: module, rule file, scripts, test."""
-        return [self.module_path, self.rules, *self.scripts, self.test]
+        """Every file its docs row names: module, rule file, scripts, tests."""
+        return [self.module_path, self.rules, *self.scripts, *self.tests]
 
 
 def figure_files(experiment: str) -> list[str]:

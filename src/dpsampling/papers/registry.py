@@ -4,9 +4,9 @@ One experiment = one module ``papers/<paper>/<name>.py`` ending with ``EXPERIMEN
 (``dpsampling.papers.experiment``). From these records come the target rules (Snakefile), the
 wildcard constraints of the shared rules (``wildcard``), the claims (claims rule, report), the cost
 model's entries (``dpsampling estimate``) and the rows of docs/EXPERIMENTS.md (``docs_rows``,
-checked by tests/test_experiments_docs.py).
+checked by tests/papers/test_experiments_docs.py).
 
-Adding an experiment: its module, its config block with its schema entry, its test, and one line
+Adding an experiment: its module, its config block with its schema entry, its tests, and one line
 in its paper's list below.
 """
 
@@ -119,11 +119,12 @@ def claim_inputs() -> list[str]:
     return sorted({f"results/{claim.experiment}/{claim.result_file}" for claim in CLAIMS})
 
 
-DOCS_HEADER = ("| experiment | module | config block | rules | scripts | test |\n"
+DOCS_HEADER = ("| experiment | module | config block | rules | scripts | tests |\n"
                "| --- | --- | --- | --- | --- | --- |")
 
 
 def docs_rows() -> list[str]:
     """The rows of the experiments table of docs/EXPERIMENTS.md, one per experiment."""
     return [f"| `{e.id}` | `{e.module_path}` | `{e.config_block}` | `{e.rules}` | "
-            f"{', '.join(f'`{s}`' for s in e.scripts)} | `{e.test}` |" for e in EXPERIMENTS.values()]
+            f"{', '.join(f'`{s}`' for s in e.scripts)} | {', '.join(f'`{t}`' for t in e.tests)} |"
+            for e in EXPERIMENTS.values()]

@@ -3,7 +3,7 @@
 Step t: g_t = (sum_{i in S_t} w_i clip_C(grad_i) + N(0, sigma^2 C^2 I)) / b, with b the
 *expected* batch size (not the realised one), then an SGD or Adam step. Batches of Poisson and
 balls-and-bins plans may be truncated to B (uniform subsample) and padded with zero-weight
-slots (chua25 Sec. 5); the privacy price of truncation is delta' (accountants.truncation).
+slots (chua25 Sec. 5); the privacy price of truncation is delta' (accountants.closed_form.truncation).
 sigma = 0 with clip_norm = inf is plain (non-private) SGD.
 """
 
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from dpsampling import batches
-from dpsampling.accountants.truncation import truncation_delta
+from dpsampling.accountants.closed_form.truncation import truncation_delta
 from dpsampling.training.model import Model, auc
 from dpsampling.validation import check_choice, check_int_at_least, check_nonnegative, check_positive
 

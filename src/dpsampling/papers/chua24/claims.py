@@ -4,6 +4,7 @@ modules, which hold the claims themselves)."""
 from __future__ import annotations
 
 from dpsampling.papers.chua24.curves import sign_changes
+from dpsampling.pipeline.claims.base import Undecided
 from dpsampling.pipeline.claims.selectors import curve, delta_at, epsilon_at
 
 D, P, S = "deterministic", "poisson", "shuffle"
@@ -15,6 +16,20 @@ def eps_claim(sigma, sampler, method, bound, steps=None):
 
 def delta_claim(eps, sampler, method, bound):
     return lambda frame: (delta_at(frame, eps, sampler, method, bound), "")
+
+
+def bracket_at_most(eps, sampler, method, stated: float):
+    """A stated upper bound on delta at eps judged by our certified bracket [lower, upper]: our upper
+    bound when it meets the statement, our lower bound when that already breaks it, and undecided
+    when the statement lies inside the bracket (e.g. within the engine's FFT-rounding charge,
+    ``certified.engine.rounding_floor``)."""
+    def measure(frame):
+        lower, upper = delta_at(frame, eps, sampler, method, "lower"), delta_at(frame, eps, sampler, method, "upper")
+        if upper <= stated or lower > stated:
+            return (upper if upper <= stated else lower), f"certified bracket [{lower:.4g}, {upper:.4g}]"
+        raise Undecided(upper, f"the stated value lies inside our certified bracket [{lower:.4g}, {upper:.4g}] "
+                               "(its width is the engine's FFT-rounding charge, 1e-15 per step)")
+    return measure
 
 
 def crossings(bound):

@@ -67,10 +67,10 @@ def chua24_cost(kind: str, compute: Callable):
     ``dpsampling.papers.chua24.curves``; ``kind`` names its units, see _chua24_units)."""
 
     def chua24_work(experiment: str, config: dict, rates: Rates) -> Work:
-        """Units: see _chua24_units. A previous run's rate is used only if it had the same T, PLD
-        and shuffle settings (the cost of one unit grows with T and the PLD accuracy)."""
+        """Units: see _chua24_units. A previous run's rate is used only if it had the same T and PLD
+        settings (the cost of one unit grows with T and the PLD accuracy)."""
         spec = config["chua24"][experiment.removeprefix("chua24_")]
-        settings = {"pld": config["pld"], "shuffle": config["shuffle"]}
+        settings = {"pld": config["pld"]}
 
         def comparable(parameters: dict) -> bool:
             recorded = parameters.get("spec", {})

@@ -9,21 +9,32 @@ epsilon, pld_discretization, pld_accuracy and pld_converged where they apply). P
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 
-from dpsampling.accountants import deterministic, shuffle
-from dpsampling.accountants.tables import AccountingOptions, delta_table, epsilon_table
+from dpsampling.accountants.closed_form import gaussian, shuffle
+from dpsampling.accountants.samplers import sampler_spec
+from dpsampling.papers.accounting import delta_table, epsilon_table, exact, paper_phase
 
 DIRECTIONS = ("max", "remove", "add")
+BRACKET_METHODS = ("E_C sets", "Thm 4.1 (delta_D)")
+"""The methods of a sampler bracketed by closed forms (no dominating pair: shuffle, chua24 Sec. 4)."""
+
+
+def table_methods(sampler: str) -> tuple[str, str]:
+    """(lower, upper) method labels of the tables: exact, pld (the certified engine) or the bracket."""
+    if exact(sampler):
+        return "exact", "exact"
+    return ("pld", "pld") if sampler_spec(sampler).composable else BRACKET_METHODS
 
 
 def _melt(wide: pd.DataFrame, quantity: str, sampler: str, fixed: dict) -> pd.DataFrame:
     """Wide accounting table -> long rows (bound x direction, plus RDP for Poisson)."""
     key = "delta" if quantity == "epsilon" else "epsilon"
-    methods = {"deterministic": ("exact", "exact"), "poisson": ("pld", "pld"), "shuffle": ("E_C sets", "Thm 4.1 (delta_D)"),
-               "wor": ("pld", "pld")}
-    lower_method, upper_method = methods[sampler]
+    lower_method, upper_method = table_methods(sampler)
+    is_exact = exact(sampler)
     rows = []
     for record in wide.to_dict("records"):
         base = dict(fixed, **{key: record[key]})
@@ -33,8 +44,8 @@ def _melt(wide: pd.DataFrame, quantity: str, sampler: str, fixed: dict) -> pd.Da
         for direction in DIRECTIONS:
             prefix = "" if direction == "max" else f"{direction}_"
             for bound, method in (("lower", lower_method), ("upper", upper_method)):
-                label = "exact" if sampler == "deterministic" else bound
-                if sampler == "deterministic" and bound == "upper":
+                label = "exact" if is_exact else bound
+                if is_exact and bound == "upper":
                     continue
                 rows.append(dict(base, sampler=sampler, method=method, bound=label, direction=direction,
                                  **{quantity: record[f"{prefix}{quantity}_{bound}"]}))
@@ -44,19 +55,14 @@ def _melt(wide: pd.DataFrame, quantity: str, sampler: str, fixed: dict) -> pd.Da
     return pd.DataFrame(rows)
 
 
-def _options(config: dict) -> AccountingOptions:
-    pld = config.get("pld", {})
-    grid = config.get("shuffle", {}).get("c_grid", {})
-    return AccountingOptions(
-        pld_relative_accuracy=pld.get("relative_accuracy", 1e-3),
-        c_grid=(grid.get("start", 0.0), grid.get("stop", 100.0), grid.get("step", 0.01)),
-        refine_c=config.get("shuffle", {}).get("refine", True),
-    )
+def _accuracy(config: dict) -> float:
+    """The relative accuracy the certified bounds are refined to (config ``pld.relative_accuracy``)."""
+    return float(config.get("pld", {}).get("relative_accuracy", 1e-3))
 
 
 def epsilon_vs_sigma(spec: dict, config: dict, progress=None) -> pd.DataFrame:
     """eps(delta) of D, P and S over ``spec['sigmas']`` at ``spec['steps']`` (and any ``compare_steps``)."""
-    options = _options(config)
+    accuracy = _accuracy(config)
     frames = []
     for steps in [spec["steps"], *spec.get("compare_steps", [])]:
         sigmas = spec["sigmas"] if steps == spec["steps"] else spec.get("compare_sigmas", spec["sigmas"])
@@ -65,7 +71,7 @@ def epsilon_vs_sigma(spec: dict, config: dict, progress=None) -> pd.DataFrame:
                 progress(f"steps={steps} sigma={sigma} ({i + 1}/{len(sigmas)})")
             fixed = {"sigma": float(sigma), "steps": int(steps)}
             for sampler in ("deterministic", "poisson", "shuffle"):
-                wide = epsilon_table(sampler, sigma, steps, [spec["delta"]], options=options)
+                wide = epsilon_table(paper_phase(sampler, sigma, steps), [spec["delta"]], accuracy=accuracy)
                 frames.append(_melt(wide, "epsilon", sampler, fixed))
     return pd.concat(frames, ignore_index=True)
 
@@ -79,21 +85,22 @@ def epsilon_grid(spec: dict) -> np.ndarray:
 
 def delta_vs_epsilon(spec: dict, config: dict, progress=None) -> pd.DataFrame:
     """delta(eps) of the samplers in ``spec['samplers']`` at fixed sigma and steps."""
-    options = _options(config)
+    accuracy = _accuracy(config)
     eps = epsilon_grid(spec)
     fixed = {"sigma": float(spec["sigma"]), "steps": int(spec["steps"])}
     frames = []
     for sampler in spec["samplers"]:
         if progress:
             progress(f"{sampler}: {len(eps)} eps values")
-        frames.append(_melt(delta_table(sampler, spec["sigma"], spec["steps"], eps, options=options), "delta", sampler, fixed))
+        wide = delta_table(paper_phase(sampler, spec["sigma"], spec["steps"]), eps, accuracy=accuracy)
+        frames.append(_melt(wide, "delta", sampler, fixed))
     return pd.concat(frames, ignore_index=True)
 
 
 def theorem_4_1_grid(spec: dict, config: dict, progress=None) -> pd.DataFrame:
-    """delta_S lower bound next to delta_D over a (sigma, steps, epochs, eps) grid (Thm 4.1: lower <= delta_D)."""
-    options = _options(config)
-    grid = shuffle.c_grid(*options.c_grid)
+    """delta_S lower bound next to delta_D over a (sigma, steps, epochs, eps) grid (Thm 4.1: lower <= delta_D),
+    both from their closed forms (``accountants.closed_form``; the face clips the lower bound at the
+    upper one, which would make the check trivial)."""
     eps = np.linspace(spec["epsilon_grid"]["start"], spec["epsilon_grid"]["stop"], spec["epsilon_grid"]["num"])
     rows = []
     for sigma in spec["sigmas"]:
@@ -101,8 +108,8 @@ def theorem_4_1_grid(spec: dict, config: dict, progress=None) -> pd.DataFrame:
             progress(f"sigma={sigma}")
         for steps in spec["steps"]:
             for epochs in spec["epochs"]:
-                lower = shuffle.shuffle_delta_lower(eps, sigma, steps, epochs, grid, options.refine_c)["max"]
-                exact = deterministic.deterministic_delta(eps, sigma, epochs)
+                lower = shuffle.shuffle_delta_lower(eps, sigma, steps, epochs)["max"]
+                exact = gaussian.gaussian_delta(eps, sigma, math.sqrt(epochs))
                 rows.append(pd.DataFrame({"sigma": sigma, "steps": steps, "epochs": epochs, "epsilon": eps,
                                           "delta_shuffle_lower": lower, "delta_deterministic": exact}))
     frame = pd.concat(rows, ignore_index=True)

@@ -15,6 +15,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from dpsampling.accountants.closed_form.shuffle import DEFAULT_C_GRID
+from dpsampling.accountants.samplers import sampler_spec
+from dpsampling.papers.accounting import exact
 from dpsampling.pipeline.plotting import SAMPLER_COLOR, SAMPLER_LETTER, plt, save_figure
 
 METHOD_TEXT = {"exact": "exact (Prop. 3.1)", "pld": "certified PLD", "rdp": "RDP", "E_C sets": "sets E_C, eq. (3)"}
@@ -39,8 +42,8 @@ def _curves(frame: pd.DataFrame):
     data = frame[frame["direction"] == "max"]
     found = []
     for (sampler, method, bound), part in data.groupby(["sampler", "method", "bound"], sort=False):
-        if sampler == "shuffle" and bound == "upper":
-            continue  # equals delta_D (Thm 4.1), drawn as D
+        if not sampler_spec(sampler).tight and bound == "upper":
+            continue  # shuffle's upper bound equals delta_D (Thm 4.1), drawn as D
         found.append((STYLE.get((sampler, method, bound), ("-", None, 2, 9))[3], sampler, method, bound, part))
     for _, sampler, method, bound, part in sorted(found, key=lambda item: item[0]):
         yield sampler, method, bound, part
@@ -75,11 +78,11 @@ def _finish(fig, ax, footer: str, path_pdf, path_png):
 
 def _footer(parameters: dict, paper: dict | None, notes: tuple) -> str:
     pld = parameters.get("pld", {})
-    grid = parameters.get("shuffle", {}).get("c_grid", {})
+    start, stop, step = DEFAULT_C_GRID
     return (setting_text(parameters, paper, notes)
             + "Both adjacency directions, max shown. P: certified engine "
             f"(dpsampling.accountants.certified), refined to rel. gap {pld.get('relative_accuracy')}; "
-            f"C grid {grid.get('start')}..{grid.get('stop')} step {grid.get('step')}. dp-accounting RDP with default orders. "
+            f"C grid {start}..{stop} step {step}. dp-accounting RDP with default orders. "
             "Upper bounds include tail and rounding terms (delta below ~1e-12 is not resolved).")
 
 
@@ -88,7 +91,7 @@ def _draw(ax, x, y, sampler, method, bound):
     color, width, label = SAMPLER_COLOR[sampler], 1.4, curve_label(sampler, method, bound)
     if (sampler, method, bound) == ("poisson", "pld", "lower"):  # on top of the upper bound, within 1% of it
         color, width, label = "lightskyblue", 1.0, label + " (light dashes on the upper)"
-    hollow = sampler == "deterministic"  # thin, on top: visible where the S lower bound meets it (Fig. 3)
+    hollow = exact(sampler)  # deterministic: thin, on top: visible where the S lower bound meets it (Fig. 3)
     ax.plot(x, y, linestyle=linestyle, marker=marker, ms=3.5 if hollow else 3, mfc="none" if hollow else None,
             markevery=max(1, len(x) // 12) if marker else None, color=color, lw=0.9 if hollow else width,
             zorder=zorder, label=label)

@@ -10,7 +10,7 @@ from dpsampling.papers.chua24.cost import chua24_cost
 from dpsampling.papers.experiment import Experiment, figure_files
 
 RULES = "workflow/rules/chua24.smk"
-TEST = "tests/test_chua24_experiments.py"
+TESTS = ("tests/papers/chua24/test_chua24_experiments.py",)
 
 
 def chua24_experiment(module: str, kind: str, compute: Callable, claims, figure: bool = True,
@@ -24,6 +24,6 @@ def chua24_experiment(module: str, kind: str, compute: Callable, claims, figure:
     experiment = "chua24_" + module.rsplit(".", 1)[1]
     files = [f"results/{experiment}/bounds.parquet", *(figure_files(experiment) if figure else [])]
     scripts = ("scripts/compute_chua24_bounds.py", *(("scripts/plot_chua24_figure.py",) if figure else ()))
-    return Experiment(experiment, module, RULES, scripts, TEST, outputs=lambda config: list(files),
+    return Experiment(experiment, module, RULES, scripts, TESTS, outputs=lambda config: list(files),
                       families=("chua24_bounds", *(("chua24_figure",) if figure else ())), claims=tuple(claims),
                       cost=chua24_cost(kind, compute))

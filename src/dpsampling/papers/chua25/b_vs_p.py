@@ -7,13 +7,14 @@ grid is classified with certified bounds on both sides, max over the two adjacen
 - B certifiably better: certified upper bound on delta_B < PLD lower bound on delta_P;
 - P certifiably better: certified lower bound on delta_B > PLD upper bound on delta_P;
 - undecided: the two brackets overlap;
-- below floor: both upper bounds are below ``DELTA_FLOOR`` = 1e-12, where dp-accounting's PLD
-  is dominated by its 1e-15 tail truncation and the certified engine's accuracy is not
-  measured (its bounds stay valid, but a comparison there says nothing about the mechanisms).
+- below floor: both upper bounds are below ``DELTA_FLOOR`` = 1e-12 plus the FFT-rounding charge
+  the certified engine adds to every delta of the run (1e-15 per composed step,
+  ``certified.engine.rounding_floor``), where the engine's accuracy is not measured (its bounds
+  stay valid, but a comparison there says nothing about the mechanisms).
 
-delta_B: ``dpsampling.accountants.ballsbins_pld.ballsbins_delta_bounds`` (T steps, K epochs);
-delta_P: Poisson with rate 1/T over K T steps (``dpsampling.accountants.poisson``, as
-``privacy.bounds_table`` does), pessimistic and optimistic dp-accounting PLDs.
+delta_B: the face's balls-and-bins phase (``privacy.certified_bounds``: T steps, K epochs);
+delta_P: Poisson with rate 1/T over K T steps (``papers.accounting.delta_table``, as
+``privacy.bounds_table`` does), the certified engine's upper and lower bounds.
 """
 
 from __future__ import annotations
@@ -21,10 +22,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from dpsampling.accountants import poisson
+from dpsampling.papers.accounting import delta_table, paper_phase
 from dpsampling.papers.chua25.cost import CERTIFIED_COARSENING, coarse_certified
 from dpsampling.papers.chua25.privacy import certified_bounds, epsilon_grid
-from dpsampling.papers.chua25.workflow import PRIVACY_RULES
+from dpsampling.papers.chua25.workflow import PRIVACY_RULES, chua25_tests
 from dpsampling.papers.experiment import Experiment, figure_files
 from dpsampling.pipeline.claims.base import Claim
 from dpsampling.pipeline.estimate import Rates, Work, cpu_seconds
@@ -52,6 +53,15 @@ def settings(spec: dict) -> list[dict]:
             for sigma in spec["sigmas"] for steps in spec["steps"] for epochs in spec.get("epochs", [1])]
 
 
+POISSON = "poisson"
+"""The sampler B is compared with."""
+
+
+def poisson_bounds(sigma: float, steps: int, epochs: int, eps, accuracy: float):
+    """delta_P's certified bounds (max over the directions) at rate 1/T over K T steps."""
+    return delta_table(paper_phase(POISSON, sigma, steps, epochs), eps, accuracy=accuracy)
+
+
 def b_vs_p_grid(spec: dict, certified: dict, progress=None) -> pd.DataFrame:
     """One row per (sigma, T, epochs, eps) with both certified brackets (max direction; P to the same
     accuracy as B) and the class; ``attrs['certified']``: how each B curve was computed."""
@@ -60,13 +70,16 @@ def b_vs_p_grid(spec: dict, certified: dict, progress=None) -> pd.DataFrame:
     for setting in settings(spec):
         sigma, steps, epochs = setting["sigma"], setting["steps"], setting["epochs"]
         b, record = certified_bounds(sigma, steps, epochs, eps, certified)
-        p = poisson.pld_delta(eps, poisson.PoissonAccounting(sigma, steps, epochs),
-                              relative_accuracy=float(certified["accuracy"]))
+        p = poisson_bounds(sigma, steps, epochs, eps, float(certified["accuracy"]))
         records.append(dict(setting, **record))
         frame = pd.DataFrame(dict(setting, epsilon=eps, delta_B_lower=b["lower"]["max"], delta_B_upper=b["upper"]["max"],
-                                  delta_P_lower=p["lower"], delta_P_upper=p["upper"], pld_accuracy=p["accuracy"]))
+                                  delta_P_lower=p["delta_lower"], delta_P_upper=p["delta_upper"],
+                                  pld_accuracy=p["pld_accuracy"]))
+        # the engine charges its FFT rounding (1e-15 per composed step) to both upper bounds: below
+        # DELTA_FLOOR plus that charge neither curve is resolved
+        floor = DELTA_FLOOR + p.attrs["computation"].get("rounding", 0.0)
         frame["classification"] = classify(frame["delta_B_lower"], frame["delta_B_upper"], frame["delta_P_lower"],
-                                           frame["delta_P_upper"])
+                                           frame["delta_P_upper"], floor)
         frames.append(frame)
         if progress:
             counts = frame["classification"].value_counts().to_dict()
@@ -83,7 +96,7 @@ def b_vs_p_markdown(table: pd.DataFrame) -> str:
              "Per (sigma, T, epochs): how many grid eps fall in each class (max over remove/add). B certifiably "
              "better: certified upper bound on delta_B < PLD lower bound on delta_P; P certifiably better: certified "
              "lower bound on delta_B > PLD upper bound on delta_P; below floor: both upper bounds < "
-             f"{DELTA_FLOOR:g}. Poisson: rate 1/T, same sigma, K T steps.", "",
+             f"{DELTA_FLOOR:g} + the engine's FFT-rounding charge (1e-15 per step). Poisson: rate 1/T, same sigma, K T steps.", "",
              "| sigma | T | epochs | " + " | ".join(CLASSES) + " | eps where P certifiably better |",
              "|---|---|---|" + "---|" * (len(CLASSES) + 1)]
     for (sigma, steps, epochs), rows in table.groupby(["sigma", "steps", "epochs"], sort=True):
@@ -134,7 +147,7 @@ def plot_b_vs_p(table: pd.DataFrame, parameters: dict, path_pdf, path_png) -> No
     footer = (departures_text([], "chua25 App. D leaves open where delta_B > delta_P; no figure in the paper")
               + "chua25_b_vs_p. Max over remove/add. "
               "B better: certified upper delta_B < certified lower delta_P; P better: certified lower delta_B > certified upper "
-              f"delta_P; below floor: both < {DELTA_FLOOR:g}. B: dpsampling.accountants.ballsbins_pld (relative gap "
+              f"delta_P; below floor: both < {DELTA_FLOOR:g} + 1e-15 per step (FFT rounding). B: dpsampling.accountants.Accountant (relative gap "
               f"reached <= {reached:.2g}); P: Poisson rate 1/T, the same certified engine "
               "(dpsampling.accountants.certified).")
     save_figure(fig, footer, path_pdf, path_png, rect=(0, 0.08, 1, 0.94))
@@ -179,8 +192,8 @@ def b_vs_p_work(experiment: str, config: dict, rates: Rates) -> Work:
 
     def timing():
         b = cpu_seconds(lambda: [certified_bounds(s["sigma"], s["steps"], s["epochs"], eps, certified) for s in grid])
-        p = cpu_seconds(lambda: [poisson.pld_delta(eps, poisson.PoissonAccounting(s["sigma"], s["steps"], s["epochs"]),
-                                                   relative_accuracy=certified["accuracy"]) for s in grid])
+        p = cpu_seconds(lambda: [poisson_bounds(s["sigma"], s["steps"], s["epochs"], eps, certified["accuracy"])
+                                 for s in grid])
         return (b + p) * CERTIFIED_COARSENING, float(len(grid))
 
     rate = rates.calibrate(f"{experiment} ({len(grid)} settings, certified accuracy {certified['accuracy']:g})", timing)
@@ -188,7 +201,8 @@ def b_vs_p_work(experiment: str, config: dict, rates: Rates) -> Work:
 
 
 EXPERIMENT = Experiment("chua25_b_vs_p", __name__, PRIVACY_RULES,
-                        ("scripts/compute_chua25_b_vs_p.py", "scripts/plot_chua25_b_vs_p.py"), "tests/test_chua25_certified.py",
+                        ("scripts/compute_chua25_b_vs_p.py", "scripts/plot_chua25_b_vs_p.py"),
+                        chua25_tests("test_chua25_certified.py", "test_chua25_privacy.py", "test_chua25_workflow.py"),
                         outputs=lambda config: ["results/chua25_b_vs_p/grid.parquet", "results/chua25_b_vs_p/grid.md",
                                                 *figure_files("chua25_b_vs_p")],
                         claims=tuple(CLAIMS), cost=b_vs_p_work)

@@ -66,14 +66,13 @@ def coarse_certified(config: dict, spec: dict) -> dict:
 
 def _bounds_seconds(experiment: str, module, spec: dict, config: dict, rates: Rates):
     """CPU seconds of the deterministic curves of ``module`` (its CURVES at its bounds_settings)."""
-    from dpsampling.papers.chua25.privacy import bounds_table
+    from dpsampling.papers.chua25.privacy import bounds_table, engine_curve
 
     coarse = coarse_certified(config, spec)
-    settings = {"pld": dict(config["pld"], relative_accuracy=coarse["accuracy"]), "shuffle": config["shuffle"],
-                "certified": coarse}
+    settings = {"pld": dict(config["pld"], relative_accuracy=coarse["accuracy"]), "certified": coarse}
     eps = np.array([1.0, 4.0])  # the laws are built once per curve; each eps is a cheap lookup
-    timed = {"scaled": tuple(c for c in module.CURVES if c in ("certified", "poisson")),
-             "as is": tuple(c for c in module.CURVES if c not in ("certified", "poisson"))}
+    timed = {"scaled": tuple(c for c in module.CURVES if engine_curve(c)),
+             "as is": tuple(c for c in module.CURVES if not engine_curve(c))}
     seconds, source = 0.0, None
     for kind, curves in timed.items():
         if not curves:

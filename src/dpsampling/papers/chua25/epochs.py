@@ -24,7 +24,7 @@ from dpsampling.papers.chua25.plots import (
     settings_text,
 )
 from dpsampling.papers.chua25.samples import SampleSet, name_of, series_sets
-from dpsampling.papers.chua25.workflow import monte_carlo_experiment
+from dpsampling.papers.chua25.workflow import chua25_tests, monte_carlo_experiment
 from dpsampling.pipeline.plotting import departures_text, plt
 
 EXPERIMENT_ID = "chua25_epochs"
@@ -45,7 +45,7 @@ def sample_sets(spec: dict) -> list[SampleSet]:
 
 # --- the deterministic curves beside them ---------------------------------------------------
 
-CURVES = ("poisson", "deterministic", "balls_and_bins", "certified")
+CURVES = ("poisson", "deterministic", "bound6", "certified")
 
 
 def bounds_settings(spec: dict) -> list[dict]:
@@ -86,4 +86,5 @@ def plot(summary: pd.DataFrame, parameters: dict, path_pdf, path_png) -> None:
 
 
 
-EXPERIMENT = monte_carlo_experiment(sys.modules[__name__], (), "tests/test_chua25_experiments.py")
+EXPERIMENT = monte_carlo_experiment(sys.modules[__name__], (), chua25_tests(
+    "test_chua25_experiments.py", "test_chua25_certified.py", "test_chua25_privacy.py", "test_chua25_workflow.py"))

@@ -24,7 +24,7 @@ from scipy import stats
 
 from dpsampling.papers.chua25.cost import chua25_fig1_work
 from dpsampling.papers.chua25.utility import model_of
-from dpsampling.papers.chua25.workflow import UTILITY_RULES
+from dpsampling.papers.chua25.workflow import UTILITY_RULES, chua25_tests
 from dpsampling.papers.experiment import Experiment, figure_files
 from dpsampling.pipeline.claims.base import Claim, Missing
 from dpsampling.pipeline.plotting import SAMPLER_COLOR, SAMPLER_LETTER, departures_text, plt, save_figure
@@ -165,6 +165,7 @@ CLAIMS = [
 
 EXPERIMENT = Experiment(EXPERIMENT_ID, __name__, UTILITY_RULES,
                         ("scripts/train_chua25_fig1.py", "scripts/combine_chua25_fig1.py", "scripts/plot_chua25_fig1.py"),
-                        "tests/test_chua25_fig1.py",
+                        (*chua25_tests("test_chua25_fig1.py"), "tests/training/test_training.py",
+                         "tests/training/test_training_mlp.py"),
                         outputs=lambda config: [f"results/{EXPERIMENT_ID}/auc.parquet", *figure_files(EXPERIMENT_ID)],
                         claims=tuple(CLAIMS), cost=chua25_fig1_work)

@@ -51,7 +51,7 @@ from dpsampling.papers.chua25.plots import (
 )
 from dpsampling.papers.chua25.privacy import CERTIFIED_METHOD, panel_settings
 from dpsampling.papers.chua25.samples import SampleSet, series_sets
-from dpsampling.papers.chua25.workflow import monte_carlo_experiment
+from dpsampling.papers.chua25.workflow import chua25_tests, monte_carlo_experiment
 from dpsampling.pipeline.claims.base import Claim, Missing
 
 EXPERIMENT_ID = "chua25_fig2"
@@ -70,7 +70,7 @@ def sample_sets(spec: dict) -> list[SampleSet]:
 
 # --- the deterministic curves beside them ---------------------------------------------------
 
-CURVES = ("poisson", "shuffle", "balls_and_bins", "certified")
+CURVES = ("poisson", "shuffle", "bound6", "certified")
 bounds_settings = panel_settings
 
 
@@ -228,4 +228,5 @@ CLAIMS = [
       for panel in FIG2_ORDERS],
 ]
 
-EXPERIMENT = monte_carlo_experiment(sys.modules[__name__], CLAIMS, "tests/test_chua25_experiments.py")
+EXPERIMENT = monte_carlo_experiment(sys.modules[__name__], CLAIMS, chua25_tests(
+    "test_chua25_experiments.py", "test_chua25_certified.py", "test_chua25_privacy.py", "test_chua25_workflow.py"))

@@ -36,7 +36,7 @@ from dpsampling.papers.chua25.plots import (
 from dpsampling.papers.chua25.privacy import panel_settings
 from dpsampling.papers.chua25.samples import SampleSet, name_of, series_sets
 from dpsampling.papers.chua25.timing import Comparison, Side, timing_measure, timing_table
-from dpsampling.papers.chua25.workflow import monte_carlo_experiment
+from dpsampling.papers.chua25.workflow import chua25_tests, monte_carlo_experiment
 from dpsampling.pipeline.claims.base import Claim, Missing
 
 EXPERIMENT_ID = "chua25_fig3"
@@ -58,7 +58,7 @@ def sample_sets(spec: dict) -> list[SampleSet]:
 
 # --- the deterministic curves beside them ---------------------------------------------------
 
-CURVES = ("balls_and_bins", "certified")
+CURVES = ("bound6", "certified")
 bounds_settings = panel_settings
 
 
@@ -162,4 +162,6 @@ CLAIMS = [
                 "T = 5000, sigma = 0.4)") for panel in ("left", "right")],
 ]
 
-EXPERIMENT = monte_carlo_experiment(sys.modules[__name__], CLAIMS, "tests/test_chua25_experiments.py", timing=True)
+EXPERIMENT = monte_carlo_experiment(sys.modules[__name__], CLAIMS, chua25_tests(
+    "test_chua25_experiments.py", "test_chua25_privacy.py", "test_chua25_workflow.py", "test_stable_verdicts.py"),
+    timing=True)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from dpsampling.accountants.closed_form.shuffle import DEFAULT_C_GRID
 from dpsampling.papers.chua25.privacy import CERTIFIED_METHOD
 from dpsampling.pipeline.plotting import SAMPLER_COLOR, plt, save_figure
 
@@ -91,9 +92,9 @@ def set_limits(ax, summary, panel, floor=1e-16):
 def settings_text(parameters: dict) -> str:
     settings = parameters.get("settings", {})
     pld = settings.get("pld", {})
-    grid = settings.get("shuffle", {}).get("c_grid", {})
+    start, stop, step = DEFAULT_C_GRID
     return (f"P: certified engine (dpsampling.accountants.certified), rel. gap {pld.get('relative_accuracy', 0.01)} "
-            f"(delta below ~1e-12 not resolved); S: C grid {grid.get('start')}..{grid.get('stop')} step {grid.get('step')}.")
+            f"(delta below ~1e-12 not resolved); S: C grid {start}..{stop} step {step}.")
 
 
 def certified_text(parameters: dict) -> str:
@@ -105,7 +106,7 @@ def certified_text(parameters: dict) -> str:
     requested = sorted({float(r["accuracy_requested"]) for r in records})
     unconverged = [f"{r['panel']}" + (f" k={r['epochs']}" if int(r["epochs"]) > 1 else "") for r in records
                    if not r["converged"]]
-    return (f" B certified: PLD of the random-allocation pair (dpsampling.accountants.ballsbins_pld, engine "
+    return (f" B certified: PLD of the random-allocation pair (dpsampling.accountants.Accountant, engine "
             f"v{records[0]['engine_version']}), max over directions; relative gap requested "
             f"{', '.join(f'{a:g}' for a in requested)}, reached <= {reached:.2g} (rows with delta > "
             f"{float(records[0]['accuracy_floor']):g})" + (f"; grid cap hit (gap above the request, bounds still valid): "

@@ -8,11 +8,11 @@
   mean = max of the two means (an estimate of delta_B), UCB = max of the two UCBs (>= delta_B
   with probability >= 1 - beta: only the direction with the larger true delta must be covered).
 - ``bounds_table``: the deterministic curves next to them (those an experiment module names in
-  its ``CURVES``, at the settings of its ``bounds_settings``): delta_P (dp-accounting PLD, upper and
-  lower), delta_S lower bound (chua24 E_C sets), delta_D (exact), delta_B lower bound (6), and
-  delta_B certified upper and lower bounds (method ``pld (certified)``: the PLD of the
-  random-allocation dominating pair, ``dpsampling.accountants.ballsbins_pld``, any number of
-  epochs). How each certified curve was computed (engine version, accuracy requested and
+  its ``CURVES``, at the settings of its ``bounds_settings``): a registered sampler's curve from
+  the face (``accountants.Accountant``, as ``papers.accounting`` tabulates it): delta_P (certified
+  upper and lower), delta_S lower bound (chua24 E_C sets), delta_D (exact); ``bound6``: the
+  delta_B lower bound (6); ``certified``: delta_B certified upper and lower bounds (method
+  ``pld (certified)``: the face's balls-and-bins phase, any number of epochs). How each certified curve was computed (engine version, accuracy requested and
   reached, grid) is in ``frame.attrs['certified']``, one record per setting, which the rule
   writes into the file's metadata.
 - ``summary_table``: both in one long table (sampler, method, bound, direction, epsilon,
@@ -27,12 +27,25 @@ import numpy as np
 import pandas as pd
 
 from dpsampling.accountants import ballsbins as bb
-from dpsampling.accountants import deterministic, poisson, shuffle
-from dpsampling.accountants.ballsbins_pld import DEFAULT_MAX_GRID_POINTS, ballsbins_delta_bounds
+from dpsampling.accountants.accountant import Accountant
+from dpsampling.accountants.certified.ballsbins import level_steps
+from dpsampling.accountants.certified.compose import COARSEST_STEP, SPREAD_SCALE
+from dpsampling.accountants.run import Phase
+from dpsampling.accountants.samplers import SAMPLERS, sampler_spec
 from dpsampling.io import read_metadata
+from dpsampling.papers.accounting import delta_table, exact, paper_phase
+from dpsampling.papers.chua24.curves import table_methods
 from dpsampling.papers.chua25.samples import SampleSet, expected_shard_metadata
 
 CERTIFIED_METHOD = "pld (certified)"
+CERTIFIED_CURVE = "certified"
+"""The curve key of the certified delta_B bounds."""
+BOUND6_CURVE = "bound6"
+"""The curve key of the delta_B lower bound (6) (chua25, one epoch)."""
+BALLS_AND_BINS = "balls_and_bins"
+"""The sampler of chua25 (its Monte Carlo, bound (6) and certified curves)."""
+DEFAULT_MAX_GRID_POINTS = 40_000
+"""The certified delta_B bounds' default grid cap (config ``chua25.certified_max_grid_points``)."""
 CERTIFIED_RECORD = ("engine_version", "accuracy_requested", "accuracy_reached", "accuracy_floor", "converged",
                     "refinements", "grid_step_top", "grid_step_bottom", "grid_points_largest", "max_grid_points")
 MC_METHOD = {"naive": "MC naive", "order_statistics": "MC order statistics", "importance": "MC importance",
@@ -124,11 +137,11 @@ def _max_rows(table: pd.DataFrame) -> pd.DataFrame:
     return rows.reset_index()
 
 
-def _accounting_settings(settings: dict) -> dict:
-    grid = settings["shuffle"]["c_grid"]
-    return {"relative_accuracy": settings["pld"]["relative_accuracy"],
-            "c_grid": shuffle.c_grid(grid["start"], grid["stop"], grid["step"]),
-            "refine": settings["shuffle"]["refine"]}
+def engine_curve(curve: str) -> bool:
+    """Whether the curve is refined by the certified engine (its cost scales with the accuracy)."""
+    if curve == CERTIFIED_CURVE:
+        return True
+    return curve in SAMPLERS and sampler_spec(curve).composable and not exact(curve)
 
 
 def _rows(base: dict, sampler: str, method: str, bound: str, eps, values: dict) -> list[pd.DataFrame]:
@@ -146,42 +159,56 @@ def certified_settings(chua25: dict, spec: dict) -> dict:
 
 def certified_bounds(sigma: float, steps: int, epochs: int, eps, certified: dict) -> tuple[dict, dict]:
     """Certified delta_B bounds {bound: {direction: values}} and the record of how they were computed."""
-    frame = ballsbins_delta_bounds(sigma, steps, eps, epochs=epochs, accuracy=float(certified["accuracy"]),
-                                   max_grid_points=int(certified["max_grid_points"]))
+    phase = Phase(BALLS_AND_BINS, sigma, steps_per_epoch=steps, epochs=epochs)
+    frame = Accountant(phase, accuracy=float(certified["accuracy"]),
+                       max_grid_points=int(certified["max_grid_points"])).delta_bounds(eps)
     values = {}
     for bound in ("upper", "lower"):
         wide = frame.pivot(index="epsilon", columns="direction", values=f"delta_{bound}").reindex(np.asarray(eps, dtype=float))
         values[bound] = {direction: wide[direction].to_numpy() for direction in ("max", "remove", "add")}
-    record = {key: frame.attrs[key] for key in CERTIFIED_RECORD}
+    computation = frame.attrs["computation"]
+    h_top = computation["grid_step"]
+    attrs = dict(computation, accuracy_requested=frame.attrs["accuracy_requested"], grid_step_top=h_top,
+                 grid_step_bottom=level_steps(sigma, steps, h_top, COARSEST_STEP, SPREAD_SCALE)[1])
+    record = {key: attrs[key] for key in CERTIFIED_RECORD}
     return values, record
+
+
+def _sampler_rows(sampler: str, sigma: float, steps: int, epochs: int, eps, accuracy: float,
+                  base: dict) -> list[pd.DataFrame]:
+    """A registered sampler's curve from the face: exact (max direction), certified (upper and
+    lower, every direction) or a closed-form bracket (its lower bound, every direction)."""
+    wide = delta_table(paper_phase(sampler, sigma, steps, epochs), eps, accuracy=accuracy)
+    lower_method, upper_method = table_methods(sampler)
+
+    def directions(bound: str) -> dict:
+        return {"max": wide[f"delta_{bound}"], "remove": wide[f"remove_delta_{bound}"],
+                "add": wide[f"add_delta_{bound}"]}
+
+    if exact(sampler):
+        return _rows(base, sampler, lower_method, "exact", eps, {"max": wide["delta_lower"]})
+    if sampler_spec(sampler).composable:
+        return [*_rows(base, sampler, upper_method, "upper", eps, directions("upper")),
+                *_rows(base, sampler, lower_method, "lower", eps, directions("lower"))]
+    return _rows(base, sampler, lower_method, "lower", eps, directions("lower"))
 
 
 def setting_bounds(sigma: float, steps: int, epochs: int, eps, curves, settings: dict, base: dict,
                    records: list | None = None) -> list[pd.DataFrame]:
     """The requested deterministic curves at one (sigma, T, epochs); see module docstring. The
     record of a certified curve is appended to ``records``."""
-    accounting = _accounting_settings(settings) if {"poisson", "shuffle"} & set(curves) else {}
     frames = []
-    if "poisson" in curves:
-        run = poisson.PoissonAccounting(sigma, steps, epochs)
-        pld = poisson.pld_delta(eps, run, relative_accuracy=accounting["relative_accuracy"])
-        for bound in ("upper", "lower"):
-            frames += _rows(base, "poisson", "pld", bound, eps,
-                            {"max": pld[bound], "remove": pld[f"remove_{bound}"], "add": pld[f"add_{bound}"]})
-    if "shuffle" in curves:
-        lower = shuffle.shuffle_delta_lower(eps, sigma, steps, epochs, accounting["c_grid"], accounting["refine"])
-        frames += _rows(base, "shuffle", "E_C sets", "lower", eps, lower)
-    if "deterministic" in curves:
-        exact = deterministic.deterministic_delta(eps, sigma, epochs)
-        frames += _rows(base, "deterministic", "exact", "exact", eps, {"max": exact})
-    if "balls_and_bins" in curves and epochs == 1:
+    for curve in curves:
+        if curve in SAMPLERS:
+            frames += _sampler_rows(curve, sigma, steps, epochs, eps, float(settings["pld"]["relative_accuracy"]), base)
+    if BOUND6_CURVE in curves and epochs == 1:
         lower = {d: bb.lower_bound_delta(sigma, steps, eps, d) for d in ("remove", "add")}
         lower["max"] = np.maximum(lower["remove"], lower["add"])
-        frames += _rows(base, "balls_and_bins", "bound (6)", "lower", eps, lower)
-    if "certified" in curves:
+        frames += _rows(base, BALLS_AND_BINS, "bound (6)", "lower", eps, lower)
+    if CERTIFIED_CURVE in curves:
         values, record = certified_bounds(sigma, steps, epochs, eps, settings["certified"])
         for bound in ("upper", "lower"):
-            frames += _rows(base, "balls_and_bins", CERTIFIED_METHOD, bound, eps, values[bound])
+            frames += _rows(base, BALLS_AND_BINS, CERTIFIED_METHOD, bound, eps, values[bound])
         if records is not None:
             records.append(dict(base, **record))
     return frames
@@ -218,7 +245,7 @@ def summary_table(delta: pd.DataFrame, bounds: pd.DataFrame) -> pd.DataFrame:
     keep = ["panel", "series", "sigma", "steps", "epochs", "direction", "epsilon", "count", "samples",
             "n_orders", "orders", "importance_epsilon", "log_weight", "sampling_seconds", "sampling_cpu_seconds",
             "error_prob"]
-    mc = delta[keep].assign(sampler="balls_and_bins", method=delta["method"].map(MC_METHOD))
+    mc = delta[keep].assign(sampler=BALLS_AND_BINS, method=delta["method"].map(MC_METHOD))
     estimate = mc.assign(bound="estimate", delta=delta["mean"], standard_error=delta["standard_error"])
     upper = mc.assign(bound="upper", delta=delta["ucb"])
     return pd.concat([bounds.assign(series=""), estimate, upper], ignore_index=True)

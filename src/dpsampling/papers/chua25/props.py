@@ -56,7 +56,7 @@ import pandas as pd
 from dpsampling.accountants import ballsbins as bb
 from dpsampling.papers.chua25.privacy import CERTIFIED_METHOD
 from dpsampling.papers.chua25.samples import SampleSet, name_of, series_sets
-from dpsampling.papers.chua25.workflow import BOUNDS_SCRIPT, monte_carlo_experiment
+from dpsampling.papers.chua25.workflow import BOUNDS_SCRIPT, chua25_tests, monte_carlo_experiment
 from dpsampling.pipeline.claims.base import Claim, Missing
 
 EXPERIMENT_ID = "chua25_props"
@@ -77,7 +77,7 @@ def sample_sets(spec: dict) -> list[SampleSet]:
 
 # --- the deterministic curves beside them ---------------------------------------------------
 
-CURVES = ("poisson", "shuffle", "deterministic", "balls_and_bins", "certified")
+CURVES = ("poisson", "shuffle", "deterministic", "bound6", "certified")
 
 
 def bounds_settings(spec: dict) -> list[dict]:
@@ -277,6 +277,8 @@ CLAIMS = [
           why="the Monte Carlo and the certified upper bound disagree beyond the MC error"),
 ]
 
-EXPERIMENT = monte_carlo_experiment(sys.modules[__name__], CLAIMS, "tests/test_chua25_certified.py",
+EXPERIMENT = monte_carlo_experiment(sys.modules[__name__], CLAIMS, chua25_tests(
+    "test_chua25_certified.py", "test_chua25_experiments.py", "test_chua25_privacy.py", "test_chua25_workflow.py",
+    "test_stable_verdicts.py"),
                                     outputs=[f"results/{EXPERIMENT_ID}/checks.parquet", f"results/{EXPERIMENT_ID}/checks.md"],
                                     scripts=(BOUNDS_SCRIPT, "scripts/check_chua25_props.py"))

@@ -6,7 +6,8 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from dpsampling.accountants.ballsbins.device import DEFAULT_PIECE as PIECE
-from dpsampling.papers.chua25.privacy import certified_settings, epsilon_grid
+from dpsampling.accountants.samplers import SAMPLERS
+from dpsampling.papers.chua25.privacy import CERTIFIED_CURVE, certified_settings, epsilon_grid
 from dpsampling.papers.chua25.samples import find_sample_set
 from dpsampling.papers.registry import load_experiment
 
@@ -43,8 +44,8 @@ def chua25_privacy_functions(config: dict) -> SimpleNamespace:
 
     def bounds_parameters(wildcards):
         module = load_experiment(wildcards.experiment)
-        accounting = {"pld": dict(config["pld"]), "shuffle": config["shuffle"]} if {"poisson", "shuffle"} & set(module.CURVES) else {}
-        if "certified" in module.CURVES:
+        accounting = {"pld": dict(config["pld"])} if any(c in SAMPLERS for c in module.CURVES) else {}
+        if CERTIFIED_CURVE in module.CURVES:
             accounting["certified"] = certified_settings(config["chua25"], spec(wildcards.experiment))
         return {"experiment": wildcards.experiment, "settings_list": module.bounds_settings(spec(wildcards.experiment)),
                 "epsilons": epsilon_grid(spec(wildcards.experiment)).tolist(), "settings": accounting}

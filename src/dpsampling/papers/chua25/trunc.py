@@ -2,7 +2,7 @@
 needs, per dataset size n and expected batch size b: delta' = (1 + e^eps) T Pr[Bin(n, b/n) > B]
 <= delta at eps = 10, delta = 1e-10, T = ceil(n / b) (config ``chua25.trunc``). A table, no figure.
 
-Computed by ``truncation_table`` (``dpsampling.accountants.truncation``); its claims compare B with
+Computed by ``truncation_table`` (``dpsampling.accountants.closed_form.truncation``); its claims compare B with
 the paper's table, judged only at App. C's n, eps and delta.
 """
 
@@ -12,8 +12,8 @@ import math
 
 import pandas as pd
 
-from dpsampling.accountants.truncation import max_batch_size, truncation_delta
-from dpsampling.papers.chua25.workflow import PRIVACY_RULES
+from dpsampling.accountants.closed_form.truncation import max_batch_size, truncation_delta
+from dpsampling.papers.chua25.workflow import PRIVACY_RULES, chua25_tests
 from dpsampling.papers.experiment import Experiment
 from dpsampling.pipeline.claims.base import Claim, Missing, OffPaperSetting
 from dpsampling.pipeline.estimate import Rates, Work, cpu_seconds
@@ -96,6 +96,6 @@ def truncation_work(experiment: str, config: dict, rates: Rates) -> Work:
 
 
 EXPERIMENT = Experiment(EXPERIMENT_ID, __name__, PRIVACY_RULES, ("scripts/compute_chua25_trunc.py",),
-                        "tests/test_chua25_privacy.py",
+                        chua25_tests("test_chua25_privacy.py", "test_chua25_workflow.py"),
                         outputs=lambda config: [f"results/{EXPERIMENT_ID}/table.{s}" for s in ("parquet", "csv", "md")],
                         claims=tuple(CLAIMS), cost=truncation_work)

@@ -15,7 +15,7 @@ import zlib
 import numpy as np
 import pandas as pd
 
-from dpsampling.accountants.truncation import max_batch_size
+from dpsampling.accountants.closed_form.truncation import max_batch_size
 from dpsampling.training import data as data_lib
 from dpsampling.training.model import Model
 from dpsampling.training.sgd import TRUNCATED_GENERATORS, TrainingSettings, evaluate_auc, steps_per_epoch, train

@@ -15,9 +15,15 @@ BOUNDS_SCRIPT = "scripts/compute_chua25_bounds.py"
 
 
 TIMING_SCRIPT = "scripts/time_chua25_samplers.py"
+TEST_DIR = "tests/papers/chua25"
 
 
-def monte_carlo_experiment(module: ModuleType, claims, test: str, outputs=None, scripts=None,
+def chua25_tests(*names: str) -> tuple[str, ...]:
+    """The paths of the chua25 test files ``names``."""
+    return tuple(f"{TEST_DIR}/{name}" for name in names)
+
+
+def monte_carlo_experiment(module: ModuleType, claims, tests: tuple[str, ...], outputs=None, scripts=None,
                            timing: bool = False) -> Experiment:
     """The record of the chua25 Monte Carlo experiment held by ``module`` (the module itself, still
     loading; its cost model entry reads it when called): its sample sets go through the shared
@@ -32,5 +38,5 @@ def monte_carlo_experiment(module: ModuleType, claims, test: str, outputs=None, 
     if timing:
         files, families, scripts = [*files, f"results/{experiment}/timing.parquet"], (*families, "chua25_timing"), \
             (*scripts, TIMING_SCRIPT)
-    return Experiment(experiment, module.__name__, PRIVACY_RULES, scripts, test, outputs=lambda config: list(files), families=families, claims=tuple(claims),
+    return Experiment(experiment, module.__name__, PRIVACY_RULES, scripts, tests, outputs=lambda config: list(files), families=families, claims=tuple(claims),
                       cost=monte_carlo_cost(module))

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from dpsampling import DIRECTIONS
-from dpsampling.accountants import laplace
+from dpsampling.papers.lebeda24 import laplace_mechanism as laplace
 from dpsampling.papers.lebeda24.grids import format_values, grid
 from dpsampling.papers.lebeda24.plots import DIRECTION_COLOR, SAMPLER_NAME
 from dpsampling.papers.lebeda24.shards import sample_shard, shard_parameters

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from dpsampling.accountants import gaussian
+from dpsampling.papers.lebeda24 import gaussian_search as gaussian
 from dpsampling.papers.lebeda24.cost import COARSENING, median, same_spec
 from dpsampling.papers.lebeda24.grids import format_values, grid
 from dpsampling.papers.lebeda24.workflow import lebeda24_experiment
@@ -23,7 +23,7 @@ PLOT_INPUTS = {"grid": f"results/{EXPERIMENT_ID}/grid.parquet"}
 
 def conjecture12(spec: dict, progress=print) -> pd.DataFrame:
     """Every (sigma, rate, k, eps) of the grid with both directions' upper and lower deltas and the
-    counterexample flags of ``lebeda.gaussian.conjecture12_search``."""
+    counterexample flags of ``gaussian_search.conjecture12_search``."""
     frames = []
     for sigma in spec["sigmas"]:
         table, bad = gaussian.conjecture12_search([sigma], spec["rates"], spec["compositions"],

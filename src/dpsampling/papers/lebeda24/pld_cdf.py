@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from dpsampling import DIRECTIONS
-from dpsampling.accountants import laplace
+from dpsampling.papers.lebeda24 import laplace_mechanism as laplace
 from dpsampling.papers.lebeda24.grids import grid
 from dpsampling.papers.lebeda24.plots import DIRECTION_COLOR
 from dpsampling.papers.lebeda24.workflow import lebeda24_experiment

@@ -18,9 +18,15 @@ import numpy as np
 import pandas as pd
 
 from dpsampling import DIRECTIONS
-from dpsampling.accountants.laplace import CHUNK, delta_from_loss_samples, loss_samples_frame, sample_privacy_loss
-from dpsampling.accountants.relations import SUBSAMPLED_SAMPLERS, check_direction, check_sampler
+from dpsampling.accountants.relations import check_direction
 from dpsampling.io import read_table
+from dpsampling.papers.lebeda24.laplace_mechanism import (
+    CHUNK,
+    delta_from_loss_samples,
+    loss_samples_frame,
+    sample_privacy_loss,
+)
+from dpsampling.papers.lebeda24.subsampled import SUBSAMPLED_SAMPLERS, check_sampler
 from dpsampling.validation import check_int_at_least
 from dpsampling.versions import algorithm_version
 

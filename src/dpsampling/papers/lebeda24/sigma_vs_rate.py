@@ -1,6 +1,6 @@
 """lebeda24 Fig. 2: the smallest sigma for (eps, delta = 1e-6) after 10,000 steps against the sampling
 rate, Poisson and WOR, one curve per (sampler, eps), by bisection on the PLD upper bound
-(``dpsampling.accountants.gaussian.calibrate_sigma_at_rate``; config ``lebeda24.sigma_vs_rate``).
+(``dpsampling.papers.lebeda24.gaussian_search.calibrate_sigma_at_rate``; config ``lebeda24.sigma_vs_rate``).
 
 Computed: one curve per rule job (``sigma_vs_rate_curve``, files ``curve_files``), combined;
 plot: ``plot``; claims: WOR needs twice Poisson's sigma (Prop. 9), the hinges, small and high rates.
@@ -13,7 +13,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from dpsampling.accountants import gaussian
+from dpsampling.papers.lebeda24 import gaussian_search as gaussian
 from dpsampling.papers.lebeda24.cost import median
 from dpsampling.papers.lebeda24.plots import SAMPLER_NAME
 from dpsampling.papers.lebeda24.workflow import lebeda24_experiment
@@ -80,7 +80,7 @@ def plot(tables, pdf, png) -> None:
               + f"{len(spec['rates'])} rates, joined by straight lines (config/paper.yaml: 17). "
               + f"lebeda24_sigma_vs_rate: add_or_remove, delta = {spec['delta']}, {spec['steps']:,} steps; bisection on "
               f"log sigma to relative width {spec['rtol']}; delta from the certified upper bound "
-              f"(dpsampling.accountants.certified, relative gap {gaussian.DEFAULT_SEARCH.accuracy:g}).")
+              f"(dpsampling.accountants.Accountant, relative gap {gaussian.DEFAULT_SEARCH.accuracy:g}).")
     save_figure(fig, footer, pdf, png)
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from dpsampling.accountants import substitution
+from dpsampling.papers.lebeda24 import substitution_curves as substitution
 from dpsampling.papers.lebeda24.cost import whole_work
 from dpsampling.papers.lebeda24.grids import grid
 from dpsampling.papers.lebeda24.workflow import lebeda24_experiment

@@ -1,5 +1,5 @@
 """lebeda24 Table 1: eps of Poisson and WOR subsampling at sigma 0.8, rate 0.001, 10,000 steps, for
-four delta, through the library's entry point ``dpsampling.accountants.tables.epsilon_table``
+four delta, through the library's face (``dpsampling.accountants.Accountant``, in ``papers.accounting``'s table)
 (relation add_or_remove), next to the paper's values (config ``lebeda24.table1``). A table, no figure.
 """
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from dpsampling.accountants.tables import AccountingOptions, epsilon_table
+from dpsampling.papers.accounting import epsilon_table, paper_phase
 from dpsampling.papers.lebeda24.cost import whole_work
 from dpsampling.papers.lebeda24.workflow import lebeda24_experiment
 from dpsampling.pipeline.claims.base import Claim, Missing
@@ -24,10 +24,10 @@ TABLE1_PAPER = {1e-7: (1.19, 17.48), 1e-6: (0.96, 15.26), 1e-5: (0.80, 12.98), 1
 
 def table1(spec: dict, progress=print) -> pd.DataFrame:
     """eps(delta) bounds of Poisson and WOR (both directions, RDP) next to the paper's values."""
-    options = AccountingOptions(pld_relative_accuracy=spec["relative_accuracy"], sampling_rate=spec["sampling_rate"])
     frames = []
     for i, sampler in enumerate(("poisson", "wor")):
-        frame = epsilon_table(sampler, spec["sigma"], spec["steps"], spec["deltas"], 1, options, "add_or_remove")
+        phase = paper_phase(sampler, spec["sigma"], spec["steps"], sampling_rate=spec["sampling_rate"])
+        frame = epsilon_table(phase, spec["deltas"], relation="add_or_remove", accuracy=spec["relative_accuracy"])
         frame.insert(0, "sampler", sampler)
         frame["paper_epsilon"] = [TABLE1_PAPER.get(float(d), (np.nan, np.nan))[i] for d in frame["delta"]]
         frames.append(frame)

@@ -20,8 +20,19 @@ SCRIPTS = {  # the scripts that call into each experiment's module
     "conj12": ("scripts/search_lebeda24_conj12.py",),
 }
 PLOT_SCRIPT = "scripts/plot_lebeda24.py"
-TESTS = {name: "tests/test_lebeda24_experiments.py" for name in SCRIPTS}
-TESTS.update(addremove="tests/test_lebeda24_workflow.py", pld_cdf="tests/test_lebeda24_workflow.py")  # Monte Carlo, run for real
+TEST_DIR = "tests/papers/lebeda24"
+OWN_TESTS = {  # the test files of each experiment's own code, beside the two every experiment has
+    "addremove": ("test_lebeda_laplace.py",),
+    "pld_cdf": ("test_lebeda_laplace.py",),
+    "sigma_vs_rate": ("test_lebeda_gaussian.py",),
+    "table1": ("test_lebeda_wor_accounting.py",),
+    "substitution": ("test_lebeda_substitution.py",),
+    "subst_gaussian": ("test_lebeda_substitution.py", "test_lebeda_wor_accounting.py"),
+    "rr": ("test_lebeda_rr.py",),
+    "conj12": ("test_lebeda_gaussian.py",),
+}
+TESTS = {name: tuple(f"{TEST_DIR}/{f}" for f in ("test_lebeda24_experiments.py", "test_lebeda24_workflow.py", *own))
+         for name, own in OWN_TESTS.items()}
 
 
 def lebeda24_experiment(module: str, results: list[str], claims, cost: Callable, figure: bool,

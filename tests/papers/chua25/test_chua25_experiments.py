@@ -8,14 +8,21 @@ import numpy as np
 import pytest
 import yaml
 
-from dpsampling.papers.chua25.privacy import bounds_table, epsilon_grid, merge_delta, summary_table
+from dpsampling.accountants.samplers import SAMPLERS
+from dpsampling.papers.chua25.privacy import (
+    BOUND6_CURVE,
+    CERTIFIED_CURVE,
+    bounds_table,
+    epsilon_grid,
+    merge_delta,
+    summary_table,
+)
 from dpsampling.papers.chua25.samples import sample_shard, write_shard
 from dpsampling.papers.registry import EXPERIMENTS, load_experiment
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 TINY = yaml.safe_load((ROOT / ".test" / "config" / "config.yaml").read_text())
-SETTINGS = {"pld": {"relative_accuracy": 0.01}, "shuffle": {"c_grid": {"start": 0.0, "stop": 20.0, "step": 0.1},
-                                                         "refine": False}}
+SETTINGS = {"pld": {"relative_accuracy": 0.01}}
 FIGURES = ["chua25_fig2", "chua25_fig3", "chua25_fig4", "chua25_epochs"]
 SERIES = {"chua25_fig2": {"order_statistics"}, "chua25_fig3": {"naive", "importance_e1.5"},
           "chua25_fig4": {"naive", "order_statistics"}, "chua25_epochs": {"naive_k2"}}
@@ -41,7 +48,7 @@ def test_sample_sets_and_curve_settings_follow_the_config_block(experiment):
     assert sorted(s.direction for s in sets) == ["add"] * (len(sets) // 2) + ["remove"] * (len(sets) // 2)
     panels = {s["panel"] for s in module.bounds_settings(spec)}
     assert {s.panel for s in sets} == panels
-    assert set(module.CURVES) <= {"poisson", "shuffle", "deterministic", "balls_and_bins", "certified"}
+    assert set(module.CURVES) <= {*SAMPLERS, BOUND6_CURVE, CERTIFIED_CURVE}
 
 
 @pytest.mark.parametrize("experiment", FIGURES)

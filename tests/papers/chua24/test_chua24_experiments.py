@@ -9,8 +9,7 @@ import pytest
 from dpsampling.papers.registry import EXPERIMENTS, load_experiment
 from dpsampling.pipeline.claims.base import Missing
 
-SETTINGS = {"pld": {"relative_accuracy": 0.2},
-            "shuffle": {"c_grid": {"start": 0.0, "stop": 20.0, "step": 0.1}, "refine": False}}
+SETTINGS = {"pld": {"relative_accuracy": 0.2}}
 SPECS = {
     "epsilon_vs_sigma": {"delta": 1e-5, "steps": 20, "sigmas": [0.7, 1.3]},
     "delta_vs_epsilon": {"sigma": 0.8, "steps": 20, "samplers": ["deterministic", "poisson", "shuffle"],
@@ -72,8 +71,7 @@ def test_fig7_text_numbers_match_eps_half_of_the_papers_setting_not_eps_one():
     module = load_experiment("chua24_fig7")
     spec = {"sigma": 1.0, "steps": 1000, "samplers": ["poisson", "shuffle"],
             "epsilon_grid": {"start": 0.5, "stop": 1.0, "num": 2}}
-    settings = {"pld": {"relative_accuracy": 0.01}, "shuffle": {"c_grid": {"start": 0.0, "stop": 20.0, "step": 0.01},
-                                                               "refine": True}}
+    settings = {"pld": {"relative_accuracy": 0.01}}
     frame = module.compute(spec, settings)
     assert module.matches_at(frame, 0.5) == {"pld": True, "rdp": True, "shuffle": True}
     assert not any(module.matches_at(frame, 1.0).values())

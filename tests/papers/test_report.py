@@ -12,7 +12,7 @@ from dpsampling.io import write_table
 from dpsampling.papers.chua24 import curves as chua24
 from dpsampling.pipeline.report import ExperimentSummary, benchmark_totals, experiment_targets, flatten, report_markdown
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 TINY = yaml.safe_load((ROOT / ".test/config/config.yaml").read_text())
 HEADER = "s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_pss\tio_in\tio_out\tmean_load\tcpu_time\n"
 

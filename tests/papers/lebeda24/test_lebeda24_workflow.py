@@ -19,7 +19,7 @@ from dpsampling.papers.registry import CLAIMS
 from dpsampling.pipeline.claims import check_claims
 from dpsampling.pipeline.config import ConfigError, check_config
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 SCHEMA = ROOT / "workflow/schemas/config.schema.yaml"
 TINY = ".test/config/config.yaml"
 EXPERIMENTS = ["lebeda24_addremove", "lebeda24_pld_cdf", "lebeda24_sigma_vs_rate", "lebeda24_table1",

@@ -12,7 +12,7 @@ from dpsampling.papers.chua25.utility import combine_runs, run_panel
 from dpsampling.papers.registry import EXPERIMENTS
 from dpsampling.pipeline.claims.base import Missing
 
-TINY = yaml.safe_load((Path(__file__).resolve().parents[1] / ".test/config/config.yaml").read_text())
+TINY = yaml.safe_load((Path(__file__).resolve().parents[3] / ".test/config/config.yaml").read_text())
 SPEC = dict(TINY["chua25"]["fig1"], data=dict(TINY["chua25"]["fig1"]["data"], rows=4000))
 
 

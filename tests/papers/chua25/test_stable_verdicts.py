@@ -77,8 +77,7 @@ def test_the_recorded_variation_is_real_and_the_margin_covers_it():
 
 SIGMA, STEPS = 0.5, 10
 EPS = np.array([4.5, 6.0, 8.0, 9.5, 10.0])
-SETTINGS = {"pld": {"relative_accuracy": 0.01}, "shuffle": {"c_grid": {"start": 0.0, "stop": 20.0, "step": 0.05},
-                                                         "refine": True},
+SETTINGS = {"pld": {"relative_accuracy": 0.01},
             "certified": {"accuracy": 0.01, "max_grid_points": 40000}}
 SAMPLES, BETA = 100_000, 1e-6  # the quick config's props
 

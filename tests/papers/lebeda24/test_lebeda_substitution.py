@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dpsampling.accountants.substitution import (
+from dpsampling.papers.lebeda24.substitution_curves import (
     gaussian_single_step_curves,
     laplace_substitution_curves,
     largest_intervals,

@@ -4,9 +4,10 @@ import math
 
 import numpy as np
 import pytest
+from scipy import stats
 
 from dpsampling import io
-from dpsampling.accountants.laplace import (
+from dpsampling.papers.lebeda24.laplace_mechanism import (
     crossings,
     delta_from_loss_samples,
     exact_curves,
@@ -18,6 +19,7 @@ from dpsampling.accountants.laplace import (
     pld_atoms,
     sample_privacy_loss,
 )
+from dpsampling.papers.lebeda24.shards import merge_curves, sample_shard, shard_parameters, shard_seed, shard_sizes
 
 RATE = 0.9
 EPS = np.linspace(0.0, 2.0, 17)
@@ -69,8 +71,6 @@ def test_curves_do_not_cross_for_k1_and_cross_for_k2():
 
 def test_exact_k1_equals_closed_form_hockey_stick_integral():
     # independent check of k = 1: numerically integrate (A - e^eps B)_+ on a fine grid
-    from scipy import stats
-
     y = np.linspace(-40, 42, 2_000_001)
     a = (1 - RATE) * stats.laplace.pdf(y, 0, 2) + RATE * stats.laplace.pdf(y, 2, 2)
     b = stats.laplace.pdf(y, 0, 2)
@@ -136,8 +136,6 @@ SPEC = {"samplers": ["wor"], "laplace_scale": {"poisson": 1.0, "wor": 2.0}, "sam
 
 
 def test_shard_sizes_and_seeds_depend_on_identity_only():
-    from dpsampling.papers.lebeda24.shards import shard_seed, shard_sizes
-
     assert shard_sizes(10, 3) == [4, 3, 3] and sum(shard_sizes(3_342_306, 4)) == 3_342_306
     first = shard_seed(7, "lebeda24_addremove", "wor", "add", 2, 1).generate_state(4)
     again = shard_seed(7, "lebeda24_addremove", "wor", "add", 2, 1).generate_state(4)
@@ -151,8 +149,6 @@ def test_shard_sizes_and_seeds_depend_on_identity_only():
 
 
 def test_shards_merge_to_the_exact_curve_and_refuse_other_parameters(tmp_path):
-    from dpsampling.papers.lebeda24.shards import merge_curves, sample_shard, shard_parameters
-
     curves = {}
     for direction in ("remove", "add"):
         for shard in range(SPEC["shards"]):

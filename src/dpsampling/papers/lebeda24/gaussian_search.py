@@ -10,11 +10,13 @@ remove: delta_R(eps) = H_{e^eps}(A^k || B^k); add: delta_A(eps) = H_{e^eps}(B^k 
 add_or_remove: max of the two (computed separately -- Section 5). Since only distance/sigma
 enters, WOR at sigma equals Poisson at sigma/2, hence sigma_WOR = 2 sigma_Poisson (Prop. 9).
 
-Numerics: dp_accounting's PLD (``from_gaussian_mechanism`` with ``sensitivity`` = distance and
-``sampling_prob`` = q). Its remove/add PMFs are ``_pmf_remove`` / ``_pmf_add``. The upper bound
-is the pessimistic connect-the-dots PLD, the lower bound the optimistic privacy-buckets PLD
-(rounding every loss down; it loses up to about k * discretization in eps, so it is much looser
-than the upper bound at large k).
+Numerics: dp_accounting's PLD (``accountants.reference.pld.gaussian_pld``: ``from_gaussian_mechanism``
+with ``sensitivity`` = distance and ``sampling_prob`` = q). The upper bound is the pessimistic
+connect-the-dots PLD, the lower bound the optimistic privacy-buckets PLD (rounding every loss down;
+it loses up to about k * discretization in eps, so it is much looser than the upper bound at large
+k), both with their round-off and tail truncation corrected (``reference.pld_bounds``) so that they
+are guaranteed bounds. The sigma searches (``calibrate_sigma_at_rate``) use the certified engine
+(``accountants.Accountant``) for the upper bound. lebeda24's code only (``papers.lebeda24``).
 """
 
 from __future__ import annotations
@@ -24,11 +26,13 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from dp_accounting.pld import privacy_loss_distribution as pld_lib
 
 from dpsampling import DIRECTIONS
-from dpsampling.accountants import pld_bounds
-from dpsampling.accountants.relations import check_relation, check_sampler, relation_direction, sampler_distance
+from dpsampling.accountants.accountant import Accountant
+from dpsampling.accountants.frames import headline_value
+from dpsampling.accountants.reference import pld, pld_bounds
+from dpsampling.accountants.run import Phase
+from dpsampling.papers.lebeda24.subsampled import check_relation, check_sampler, sampler_distance
 from dpsampling.validation import (
     check_array,
     check_int_at_least,
@@ -52,37 +56,37 @@ def _check(sampler, sigma, rate, steps, discretization):
 
 def gaussian_pld(sampler: str, sigma: float, rate: float, steps: int, pessimistic: bool = True,
                  discretization: float = 1e-4):
-    """The k-fold composed dp_accounting PLD (both directions inside) of ``sampler``."""
+    """The k-fold composed dp_accounting PLD (both directions inside) of ``sampler``
+    (``reference.pld.gaussian_pld`` at the sampler's distance; rate 1: one Gaussian step with noise
+    sigma / sqrt(k), composed exactly)."""
     sigma, rate, steps, discretization = _check(sampler, sigma, rate, steps, discretization)
-    if rate == 1.0:
-        # no subsampling: k steps of N(0) vs N(d) are N(0, sigma^2 I_k) vs N(d 1, sigma^2 I_k), whose
-        # privacy loss is that of one Gaussian step with noise sigma / sqrt(k) -- composed exactly
-        sigma, steps = sigma / math.sqrt(steps), 1
-    single = pld_lib.from_gaussian_mechanism(
-        sigma,
-        sensitivity=sampler_distance(sampler),
-        sampling_prob=rate,
-        pessimistic_estimate=pessimistic,
-        value_discretization_interval=discretization,
-        use_connect_dots=pessimistic,  # connect-the-dots supports pessimistic rounding only
-    )
-    return pld_bounds.compose(single, steps)
+    return pld.gaussian_pld(sigma, rate, steps, sampler_distance(sampler), pessimistic, discretization)
 
 
-def direction_pmfs(pld) -> dict:
-    """{"remove": pld._pmf_remove, "add": pld._pmf_add} (dp_accounting keeps both inside)."""
-    return {"remove": pld._pmf_remove, "add": pld._pmf_add}
+def direction_pmfs(composed) -> dict:
+    """{"remove", "add"}: dp_accounting's raw PMFs of a composed PLD (an estimate, not a bound:
+    ``certified_pmfs`` are the bounds)."""
+    return {"remove": composed._pmf_remove, "add": composed._pmf_add}
+
+
+def certified_pmfs(setting: dict, bound: str) -> dict:
+    """{"remove", "add"}: the PMFs of ``setting``'s PLD with the round-off and tail truncation
+    corrected so that each gives a guaranteed ``bound`` ("upper": pessimistic, "lower": optimistic;
+    ``reference.pld_bounds.direction_pmfs``)."""
+    composed = gaussian_pld(setting["sampler"], setting["sigma"], setting["sampling_rate"], setting["steps"],
+                            BOUNDS[bound], setting["discretization"])
+    return pld_bounds.direction_pmfs(composed, BOUNDS[bound])
 
 
 def _table(values, key, query, setting: dict, bounds=("upper", "lower")):
-    """``query`` (delta or epsilon) at each of ``values`` per direction and bound; ``setting``:
-    sampler, sigma, sampling_rate, steps, discretization (also written as columns)."""
+    """``query`` (delta or epsilon) at each of ``values`` per direction and bound, guaranteed bounds
+    (``certified_pmfs``, ``pld_bounds.query``); ``setting``: sampler, sigma, sampling_rate, steps,
+    discretization (also written as columns)."""
     frame = pd.DataFrame({key: values})
     for bound in bounds:
-        pmfs = direction_pmfs(gaussian_pld(setting["sampler"], setting["sigma"], setting["sampling_rate"],
-                                           setting["steps"], BOUNDS[bound], setting["discretization"]))
+        pmfs = certified_pmfs(setting, bound)
         for direction in DIRECTIONS:
-            frame[f"{query}_{direction}_{bound}"] = [query_one(pmfs[direction], query, v) for v in values]
+            frame[f"{query}_{direction}_{bound}"] = pld_bounds.query(pmfs[direction], query, values, bound)
         frame[f"{query}_{bound}"] = np.maximum(frame[f"{query}_remove_{bound}"], frame[f"{query}_add_{bound}"])
     for name, value in setting.items():
         frame[name] = value
@@ -173,13 +177,10 @@ def calibrate_sigma_at_rate(sampler: str, epsilon: float, delta: float, rate: fl
         raise ValueError(f"bound must be one of {', '.join(BOUNDS)}; got {bound!r}")
 
     def delta_of_sigma(s):
-        if bound == "upper":  # the certified engine (accountants.certified)
-            from dpsampling.accountants.certified import Accountant, Phase
-
-            direction = relation_direction(relation)
-            frame = Accountant([Phase(sampler, s, steps, 1, rate)], accuracy=search.accuracy,
-                               directions=(direction,)).delta_bounds([epsilon])
-            return float(frame.loc[frame["direction"] == direction, "delta_upper"].iloc[0])
+        if bound == "upper":  # the certified engine, refined in the direction the relation reads
+            phase = Phase(sampler, s, steps=steps, sampling_rate=rate)
+            return headline_value(Accountant(phase, relation=relation, accuracy=search.accuracy,
+                                             refine="relation").delta_bounds([epsilon]))
         return delta_at(sampler, relation, epsilon, s, rate, steps, BOUNDS[bound], search.discretization)
 
     result = bisect_sigma(delta_of_sigma, delta, search.rtol, search.sigma_start, search.max_iterations)
@@ -239,7 +240,8 @@ def conjecture12_search(sigmas, rates, steps_list, epsilons, discretization: flo
     """Conjecture 12 (Poisson Gaussian): delta_remove(eps) >= delta_add(eps) for eps >= 0?
 
     For each (sigma, rate, k) computes both directions with the pessimistic (upper) and the
-    optimistic (lower) PLD at every eps. A row is an *apparent* counterexample when
+    optimistic (lower) PLD at every eps, both corrected into guaranteed bounds
+    (``reference.pld_bounds``). A row is an *apparent* counterexample when
     delta_add_upper > delta_remove_upper (1 + rtol) + atol (same estimator for both directions)
     and a *certain* one when delta_add_lower > delta_remove_upper + atol (rigorous bounds). The
     tolerances absorb floating-point noise: at eps = 0 both directions equal the total

@@ -2,7 +2,7 @@
 
 Laplace example (Section 7, Fig. 3): n = 2, batch 1 (q = 1/2), Laplace scale 2, two queries,
 P = 0.5 Lap(-1, 2) + 0.5 Lap(1, 2), Q = Lap(-1, 2). Shifting by +1 this is the pair
-A = (1 - q) Lap(0, 2) + q Lap(2, 2), B = Lap(0, 2) of pairs.SubsampledPair, so
+A = (1 - q) Lap(0, 2) + q Lap(2, 2), B = Lap(0, 2) of closed_form.pairs.SubsampledPair, so
 
 * H(PxP || QxQ): loss L_1 + L_2, both ln(A/B)(Y), Y ~ A  (remove, remove);
 * H(QxQ || PxP): both ln(B/A)(Y), Y ~ B                  (add, add);
@@ -25,14 +25,16 @@ from __future__ import annotations
 
 import math
 
-import dp_accounting
 import numpy as np
 import pandas as pd
-from dp_accounting.pld import privacy_loss_distribution as pld_lib
 
-from dpsampling.accountants.laplace import _two_fold_delta
-from dpsampling.accountants.pairs import SubsampledPair
+from dpsampling.accountants.closed_form.pairs import SubsampledPair
+from dpsampling.accountants.reference import rdp
+from dpsampling.lazy import lazy_import
+from dpsampling.papers.lebeda24.laplace_mechanism import _two_fold_delta
 from dpsampling.validation import check_array, check_int_at_least, check_nonnegative, check_positive, check_rate
+
+dp_accounting = lazy_import("dp_accounting")
 
 LAPLACE_COMBINATIONS = {
     "H_PxP_QxQ": ("remove", "remove"),
@@ -97,42 +99,26 @@ def pld_from_curve(curve, discretization: float, epsilon_max: float):
     infinity_mass = float(delta[-1])
     keep = p > 0
     pmf = {int(i): float(v) for i, v in zip(index[keep], p[keep])}
-    return pld_lib.PrivacyLossDistribution.create_from_rounded_probability(
+    return dp_accounting.pld.privacy_loss_distribution.PrivacyLossDistribution.create_from_rounded_probability(
         pmf, infinity_mass, discretization, pessimistic_estimate=True)
-
-
-def _rdp_wor_substitution(sigma: float, rate: float, steps: int):
-    # dp-accounting's bound depends on the rate only (sample_size / source_dataset_size)
-    n = 10**9
-    batch = max(1, round(rate * n))
-    event = dp_accounting.SelfComposedDpEvent(
-        dp_accounting.SampledWithoutReplacementDpEvent(n, batch, dp_accounting.GaussianDpEvent(sigma / 2.0)), steps)
-    accountant = dp_accounting.rdp.RdpAccountant(
-        neighboring_relation=dp_accounting.NeighboringRelation.REPLACE_ONE)
-    accountant.compose(event)
-    return accountant
 
 
 def rdp_wor_substitution_delta(epsilons, sigma: float, rate: float, steps: int) -> np.ndarray:
     """RDP upper bound (dp_accounting, WOR, REPLACE_ONE, Wang et al. 2019), noise multiplier sigma / 2
-    (distance 2)."""
-    accountant = _rdp_wor_substitution(sigma, rate, steps)
-    return np.array([accountant.get_delta(float(e)) for e in np.atleast_1d(epsilons)])
+    (distance 2): ``reference.rdp.wor_substitution``."""
+    return rdp.query(rdp.wor_substitution(sigma, rate, steps), "delta", epsilons)
 
 
 def rdp_wor_substitution_epsilon(deltas, sigma: float, rate: float, steps: int) -> np.ndarray:
     """The same RDP bound as eps(delta)."""
-    accountant = _rdp_wor_substitution(sigma, rate, steps)
-    return np.array([accountant.get_epsilon(float(d)) for d in np.atleast_1d(deltas)])
+    return rdp.query(rdp.wor_substitution(sigma, rate, steps), "epsilon", deltas)
 
 
 def rdp_pair_delta(epsilons, sigma: float, rate: float, steps: int) -> np.ndarray:
     """RDP of the remove/add pair A = (1-q) N(0) + q N(2), B = N(0) (Poisson RDP at sigma / 2): the
     'RDP for scale' of the paper's Fig. 4 caption (PLD vs RDP for the same pair); not a bound
     under substitution."""
-    accountant = dp_accounting.rdp.RdpAccountant()
-    accountant.compose(dp_accounting.PoissonSampledDpEvent(rate, dp_accounting.GaussianDpEvent(sigma / 2.0)), steps)
-    return np.array([accountant.get_delta(float(e)) for e in np.atleast_1d(epsilons)])
+    return rdp.query(rdp.poisson(sigma / 2.0, rate, steps), "delta", epsilons)
 
 
 def wor_gaussian_substitution(epsilons, sigma: float = 4.0, rate: float = 0.05, steps: int = 1000,
@@ -160,7 +146,7 @@ def wor_gaussian_substitution(epsilons, sigma: float = 4.0, rate: float = 0.05, 
     frame = pd.DataFrame({"epsilon": eps})
     frame["delta_upper"] = [float(upper.get_delta_for_epsilon(float(e))) for e in eps]
     for bound, pessimistic in (("upper", True), ("lower", False)):
-        single = pld_lib.from_gaussian_mechanism(
+        single = dp_accounting.pld.privacy_loss_distribution.from_gaussian_mechanism(
             sigma, sensitivity=2.0, sampling_prob=rate, pessimistic_estimate=pessimistic,
             value_discretization_interval=discretization, use_connect_dots=pessimistic)
         remove = single.self_compose(steps)._pmf_remove

@@ -26,7 +26,7 @@ import pytest
 from dpsampling.accountants import ballsbins as bb
 from dpsampling.io import read_metadata, read_table, write_table
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 pytestmark = pytest.mark.workflow
 TARGETS = ["chua25_fig2", "chua25_fig3", "chua25_fig4", "chua25_epochs", "chua25_props", "chua25_trunc", "chua25_b_vs_p"]
 CONFIG = [".test/config/config.yaml"]

@@ -75,8 +75,7 @@ def _overlaid_fig4(overlay: dict) -> tuple[dict, dict]:
 
     config = yaml.safe_load(open("config/config.yaml"))
     spec = dict(config["chua24"]["fig4"], **overlay, sigmas=[0.4, 1.3], compare_steps=[])
-    settings = {"pld": {"relative_accuracy": 0.05},
-                "shuffle": {"c_grid": {"start": 0.0, "stop": 40.0, "step": 0.01}, "refine": True}}
+    settings = {"pld": {"relative_accuracy": 0.05}}
     return spec, settings
 
 

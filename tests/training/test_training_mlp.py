@@ -119,7 +119,7 @@ def test_the_fig1_experiment_trains_the_configured_model():
 
     from dpsampling.papers.chua25 import utility as chua25_utility
 
-    spec = yaml.safe_load((Path(__file__).parents[1] / ".test/config/config.yaml").read_text())["chua25"]["fig1"]
+    spec = yaml.safe_load((Path(__file__).resolve().parents[2] / ".test/config/config.yaml").read_text())["chua25"]["fig1"]
     runs = {kind: chua25_utility.run_panel("nonprivate", dict(spec, model=kind, hidden_units=8), 0)
             for kind in ("logistic", "mlp")}
     assert (runs["mlp"]["test_auc"] > 0.7).all()

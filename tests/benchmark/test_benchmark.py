@@ -168,7 +168,7 @@ def test_real_reference_wrong_case_is_caught():
 
 @pytest.mark.workflow
 def test_benchmark_target_is_not_in_the_default_dag(tmp_path):
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     for name in ("Snakefile", "workflow", "scripts", "config"):
         (shutil.copytree if (root / name).is_dir() else shutil.copy)(root / name, tmp_path / name)
     default = subprocess.run([sys.executable, "-m", "snakemake", "-n", "--cores", "2"], cwd=tmp_path,

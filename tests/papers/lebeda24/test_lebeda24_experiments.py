@@ -1,6 +1,6 @@
 """The lebeda24 experiment modules without Monte Carlo, each from its tiny-config block: its table
 computed, written and read back as the rules do, its figure drawn from it, and its claims read
-from it (addremove and pld_cdf need the sharded Monte Carlo: tests/test_lebeda24_workflow.py)."""
+from it (addremove and pld_cdf need the sharded Monte Carlo: tests/papers/lebeda24/test_lebeda24_workflow.py)."""
 
 import math
 from pathlib import Path
@@ -14,7 +14,7 @@ from dpsampling.papers.lebeda24 import addremove
 from dpsampling.papers.registry import EXPERIMENTS, load_experiment
 from dpsampling.pipeline.claims.base import Missing
 
-TINY = yaml.safe_load((Path(__file__).resolve().parents[1] / ".test/config/config.yaml").read_text())["lebeda24"]
+TINY = yaml.safe_load((Path(__file__).resolve().parents[3] / ".test/config/config.yaml").read_text())["lebeda24"]
 QUIET = {"progress": lambda message: None}
 
 

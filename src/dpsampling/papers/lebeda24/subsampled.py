@@ -1,0 +1,50 @@
+"""The subsampled samplers of lebeda24 (Poisson and WOR) as the sampler registry describes them.
+
+lebeda24's accountants (Gaussian PLDs, the Laplace mechanism, substitution) take a sampler name;
+which names they accept and the distance of each one's dominating pair come from the registry
+(``accountants.samplers``): the rate-based samplers, and the sensitivity of the Gaussian mechanism
+a rate-1 step of the sampler is (Poisson 1, WOR 2: lebeda24 Prop. 9, Thm 10.2).
+"""
+
+from __future__ import annotations
+
+from dpsampling.accountants.relations import ADD_OR_REMOVE, RELATIONS
+from dpsampling.accountants.samplers import SAMPLERS
+from dpsampling.papers.accounting import sampler_distance as _distance
+from dpsampling.validation import check_choice
+
+SUBSAMPLED_SAMPLERS = tuple(name for name, spec in SAMPLERS.items() if spec.rate_based)
+"""The samplers described by a sampling rate (Poisson, WOR)."""
+
+ACCOUNTANT_RELATIONS = {
+    # the Gaussian PLD of the dominating pairs (Theorem 10 / Prop. 9); substitution is not tight for
+    # WOR (Section 7) and has its own bounds (``substitution_curves``)
+    "gaussian_pld": ADD_OR_REMOVE,
+    # the subsampled Laplace PLDs (exact k <= 2 and Monte Carlo): one direction at a time
+    "laplace": ("add", "remove"),
+}
+
+
+def check_sampler(sampler) -> str:
+    """``sampler`` must be a subsampled (rate-based) sampler."""
+    return check_choice("sampler", sampler, SUBSAMPLED_SAMPLERS)
+
+
+def check_relation(relation, accountant: str, sampler: str) -> str:
+    """``relation`` must be one that ``accountant`` gives a curve for (ACCOUNTANT_RELATIONS)."""
+    check_sampler(sampler)
+    allowed = ACCOUNTANT_RELATIONS[check_choice("accountant", accountant, tuple(ACCOUNTANT_RELATIONS))]
+    check_choice("relation", relation, RELATIONS)
+    if relation not in allowed:
+        raise ValueError(f"relation must be one of {', '.join(allowed)} (for the {accountant} accountant with sampler "
+                         f"{sampler!r}); got {relation!r}")
+    return relation
+
+
+def sampler_distance(sampler: str) -> float:
+    """Distance between the two components of ``sampler``'s dominating pair (data in [-1, 1]):
+    ``papers.accounting.sampler_distance``, for the subsampled samplers only."""
+    return _distance(check_sampler(sampler))
+
+
+__all__ = ["ACCOUNTANT_RELATIONS", "SUBSAMPLED_SAMPLERS", "check_relation", "check_sampler", "sampler_distance"]
