@@ -41,12 +41,12 @@ except OSError as error:
     sys.exit(f"Cannot write the outputs, nothing was run:\n{error}")
 experiment_spec = spec_lookup(config)
 EXPERIMENT_TARGETS = experiment_targets(config)  # {experiment id: files}, from the experiment modules
-# code_of("scripts/x.py"): the script and the package modules it imports, transitively (relative
+# code_of("scripts/<name>.py"): the script and the package modules it imports, transitively (relative
 # paths): a cheap rule reruns when any of them changes. Cached expensive rules take none of them
 # (dpsampling.versions).
 code_of = partial(import_closure, base=workflow.basedir)
 
-# code_of_experiment("scripts/x.py"): code_of the script and of the experiment's module, which the
+# code_of_experiment("scripts/<name>.py"): code_of the script and of the experiment's module, which the
 # script imports by name (param module=experiment_module): editing papers/chua24/fig3.py reruns
 # chua24_fig3's cheap rules only.
 code_of_experiment = partial(experiment_code, code_of)

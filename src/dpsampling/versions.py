@@ -35,7 +35,7 @@ VERSIONS: dict[str, AlgorithmVersion] = {
     "training.dpsgd": AlgorithmVersion(1, "3fd13ce8dc10ca89"),
 }
 """Every cached algorithm family: ``ballsbins.<method>`` (chua25 shards), ``laplace.monte_carlo``
-(lebeda24 shards), ``training.dpsgd`` (chua25 Fig. 1 runs)."""
+(lebeda24 shards), "training.dpsgd" (chua25 Fig. 1 runs)."""
 
 
 def algorithm_version(family: str) -> int:

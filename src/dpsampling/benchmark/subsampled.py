@@ -4,7 +4,7 @@ accountant and dp-accounting's PLDAccountant, side by side in one run.
 Per setting (sigma, sampling rate q, steps T, delta) each side answers eps(delta) in a child
 process of its own (time and peak memory of that process; the child is killed after
 ``--timeout`` seconds):
-- ours: ``accountants.certified.Accountant`` at ``--accuracy``, twice: every direction refined
+- ours: ``dpsampling.Accountant`` at ``--accuracy``, twice: every direction refined
   (remove, add and their maximum each within the accuracy), and the maximum alone (the
   guarantee, what ``get_epsilon`` answers; the other directions reported as reached);
 - PRV (PyPI ``prv-accountant``, the algorithm Opacus ships) at eps_error 0.01 and delta_error

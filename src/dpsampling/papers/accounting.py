@@ -1,4 +1,4 @@
-"""The papers' accounting tables: the face's answers (``accountants.Accountant``) in the wide layout
+"""The papers' accounting tables: the face's answers (``dpsampling.Accountant``) in the wide layout
 every experiment table keeps, one row per query value.
 
 A paper's run is T steps per epoch for K epochs (chua24, chua25, lebeda24): ``paper_phase`` builds

@@ -147,7 +147,7 @@ def plot_b_vs_p(table: pd.DataFrame, parameters: dict, path_pdf, path_png) -> No
     footer = (departures_text([], "chua25 App. D leaves open where delta_B > delta_P; no figure in the paper")
               + "chua25_b_vs_p. Max over remove/add. "
               "B better: certified upper delta_B < certified lower delta_P; P better: certified lower delta_B > certified upper "
-              f"delta_P; below floor: both < {DELTA_FLOOR:g} + 1e-15 per step (FFT rounding). B: dpsampling.accountants.Accountant (relative gap "
+              f"delta_P; below floor: both < {DELTA_FLOOR:g} + 1e-15 per step (FFT rounding). B: dpsampling.Accountant (relative gap "
               f"reached <= {reached:.2g}); P: Poisson rate 1/T, the same certified engine "
               "(dpsampling.accountants.certified).")
     save_figure(fig, footer, path_pdf, path_png, rect=(0, 0.08, 1, 0.94))

@@ -106,7 +106,7 @@ def certified_text(parameters: dict) -> str:
     requested = sorted({float(r["accuracy_requested"]) for r in records})
     unconverged = [f"{r['panel']}" + (f" k={r['epochs']}" if int(r["epochs"]) > 1 else "") for r in records
                    if not r["converged"]]
-    return (f" B certified: PLD of the random-allocation pair (dpsampling.accountants.Accountant, engine "
+    return (f" B certified: PLD of the random-allocation pair (dpsampling.Accountant, engine "
             f"v{records[0]['engine_version']}), max over directions; relative gap requested "
             f"{', '.join(f'{a:g}' for a in requested)}, reached <= {reached:.2g} (rows with delta > "
             f"{float(records[0]['accuracy_floor']):g})" + (f"; grid cap hit (gap above the request, bounds still valid): "

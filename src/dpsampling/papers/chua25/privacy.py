@@ -9,7 +9,7 @@
   with probability >= 1 - beta: only the direction with the larger true delta must be covered).
 - ``bounds_table``: the deterministic curves next to them (those an experiment module names in
   its ``CURVES``, at the settings of its ``bounds_settings``): a registered sampler's curve from
-  the face (``accountants.Accountant``, as ``papers.accounting`` tabulates it): delta_P (certified
+  the face (``dpsampling.Accountant``, as ``papers.accounting`` tabulates it): delta_P (certified
   upper and lower), delta_S lower bound (chua24 E_C sets), delta_D (exact); ``bound6``: the
   delta_B lower bound (6); ``certified``: delta_B certified upper and lower bounds (method
   ``pld (certified)``: the face's balls-and-bins phase, any number of epochs). How each certified curve was computed (engine version, accuracy requested and

@@ -16,7 +16,7 @@ connect-the-dots PLD, the lower bound the optimistic privacy-buckets PLD (roundi
 it loses up to about k * discretization in eps, so it is much looser than the upper bound at large
 k), both with their round-off and tail truncation corrected (``reference.pld_bounds``) so that they
 are guaranteed bounds. The sigma searches (``calibrate_sigma_at_rate``) use the certified engine
-(``accountants.Accountant``) for the upper bound. lebeda24's code only (``papers.lebeda24``).
+(``dpsampling.Accountant``) for the upper bound. lebeda24's code only (``papers.lebeda24``).
 """
 
 from __future__ import annotations

@@ -80,7 +80,7 @@ def plot(tables, pdf, png) -> None:
               + f"{len(spec['rates'])} rates, joined by straight lines (config/paper.yaml: 17). "
               + f"lebeda24_sigma_vs_rate: add_or_remove, delta = {spec['delta']}, {spec['steps']:,} steps; bisection on "
               f"log sigma to relative width {spec['rtol']}; delta from the certified upper bound "
-              f"(dpsampling.accountants.Accountant, relative gap {gaussian.DEFAULT_SEARCH.accuracy:g}).")
+              f"(dpsampling.Accountant, relative gap {gaussian.DEFAULT_SEARCH.accuracy:g}).")
     save_figure(fig, footer, pdf, png)
 
 

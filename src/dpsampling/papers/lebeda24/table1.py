@@ -1,5 +1,5 @@
 """lebeda24 Table 1: eps of Poisson and WOR subsampling at sigma 0.8, rate 0.001, 10,000 steps, for
-four delta, through the library's face (``dpsampling.accountants.Accountant``, in ``papers.accounting``'s table)
+four delta, through the library's face (``dpsampling.Accountant``, in ``papers.accounting``'s table)
 (relation add_or_remove), next to the paper's values (config ``lebeda24.table1``). A table, no figure.
 """
 
