@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from dpsampling.accountants.accountant import Accountant
-from dpsampling.accountants.frames import QUANTITY
+from dpsampling.accountants.frames import QUANTITY, wide
 from dpsampling.accountants.reference import rdp
 from dpsampling.accountants.relations import DIRECTION_NAMES
 from dpsampling.accountants.run import Phase
@@ -90,14 +90,9 @@ def bounds_table(phase: Phase, quantity: str, values, *, relation: str = "add_or
     values = np.asarray(values, dtype=float)
     frame = accountant.delta_bounds(values) if quantity == "delta" else accountant.epsilon_bounds(values)
     n = values.size
-    rows = {d: frame[frame["direction"] == d] for d in DIRECTION_NAMES}
-    headline = rows[frame.attrs["headline"]]
-    out = pd.DataFrame({QUANTITY[quantity]: values,
-                        f"{quantity}_lower": headline[f"{quantity}_lower"].to_numpy(),
-                        f"{quantity}_upper": headline[f"{quantity}_upper"].to_numpy()})
-    for direction in ("remove", "add"):
-        for bound in ("lower", "upper"):
-            out[f"{direction}_{quantity}_{bound}"] = rows[direction][f"{quantity}_{bound}"].to_numpy()
+    columns = [QUANTITY[quantity], f"{quantity}_lower", f"{quantity}_upper",
+               *(f"{d}_{quantity}_{b}" for d in ("remove", "add") for b in ("lower", "upper"))]
+    out = wide(frame)[columns].copy()
     if phase.spec.rate_based:
         out[f"{quantity}_upper_rdp"] = rdp_upper(phase, quantity, values, relation)
         gaps = _engine_accuracy(frame, quantity, n)
