@@ -17,7 +17,7 @@ TINY = yaml.safe_load((ROOT / ".test/config/config.yaml").read_text())
 HEADER = "s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_pss\tio_in\tio_out\tmean_load\tcpu_time\n"
 
 
-SPEC, SETTINGS = TINY["chua24"]["fig2"], {"pld": TINY["pld"], "shuffle": TINY["shuffle"]}
+SPEC, SETTINGS = TINY["chua24"]["fig2"], {"pld": TINY["pld"]}
 
 
 @pytest.fixture(scope="module")
