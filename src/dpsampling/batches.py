@@ -382,8 +382,9 @@ class BatchSampler:
             max_batch_size = smallest_max_batch_size(self.dataset_size, self.batch_size, self.steps,
                                                      self.truncation_epsilon, target)
         elif max_batch_size is not None:
-            max_batch_size = _check_int_in("truncation.max_batch_size", max_batch_size, 1, self.dataset_size,
-                                           "dataset_size")
+            # below the expected batch size most batches are cut and the truncation delta passes 1
+            max_batch_size = _check_int_in("truncation.max_batch_size", max_batch_size, self.batch_size,
+                                           self.dataset_size, "dataset_size")
         self.max_batch_size = max_batch_size
         self._frozen = True
 

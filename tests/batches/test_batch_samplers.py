@@ -214,12 +214,16 @@ def test_padded_batches_have_exactly_B_slots_and_keep_short_batches_whole(sample
 
 
 def test_truncation_keeps_a_uniform_subset():
-    """n = 4, b = 4 (T = 1): balls-and-bins puts all 4 examples in the batch; with B = 2 the kept
-    pair is uniform over the 6 pairs (draws: 6,000 epochs)."""
-    s = BatchSampler("balls_and_bins", 4, 4, epochs=6_000, seed=26, truncation=Truncation(max_batch_size=2))
-    counts, draws = _count(tuple(sorted(b.tolist())) for b in s)
+    """A batch of 4 cut to B = 2 slots keeps a uniform pair of the 6 (6,000 seeded draws of
+    ``pad_or_truncate``, the loader's truncation); a max_batch_size below the batch size is refused
+    (most batches would be cut: the truncation delta would pass 1)."""
+    batch = np.arange(4)
+    counts, draws = _count(tuple(sorted(batches.pad_or_truncate(batch, 2, seed=26 + i)[0].tolist()))
+                           for i in range(6_000))
     law = {pair: 1 / 6 for pair in itertools.combinations(range(4), 2)}
     assert _pvalue(counts, law, draws) > P_REJECT
+    with pytest.raises(ValueError, match=r"^truncation.max_batch_size must be an integer in \[10, "):
+        BatchSampler("balls_and_bins", 100, 10, truncation=Truncation(max_batch_size=5))
 
 
 @pytest.mark.parametrize("sampler", batches.VARIABLE_SIZE_SAMPLERS)
@@ -325,9 +329,9 @@ def test_accounting_eps_includes_the_truncation_delta():
     ({"seed": -1}, "seed must be an integer >= 0; got -1"),
     ({"truncation": Truncation(epsilon=-1.0)}, "truncation.epsilon must be non-negative and finite; got -1.0"),
     ({"truncation": Truncation(max_batch_size=0)},
-     "truncation.max_batch_size must be an integer in [1, dataset_size=100]; got 0"),
+     "truncation.max_batch_size must be an integer in [10, dataset_size=100]; got 0"),
     ({"truncation": Truncation(max_batch_size=101)},
-     "truncation.max_batch_size must be an integer in [1, dataset_size=100]; got 101"),
+     "truncation.max_batch_size must be an integer in [10, dataset_size=100]; got 101"),
     ({"truncation": Truncation(delta_target=0.0)},
      "truncation.delta_target must be in the open interval (0, 1); got 0.0"),
     ({"sampler": "shuffle", "truncation": Truncation(max_batch_size=12)},
