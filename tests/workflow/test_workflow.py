@@ -59,7 +59,7 @@ def test_dry_run_of_the_whole_dag_schedules_every_experiment(tmp_path):
     ("pld: {relative_acuracy: 0.01}", "config pld: unknown key 'relative_acuracy'; allowed keys: relative_accuracy"),
     ("sede: 3", "config (top level): unknown key 'sede'"),
     ("seed: three", "config seed: must be of type integer; got 'three'"),
-    ("shuffle: {c_grid: {step: 0}}", "config shuffle.c_grid.step: must be > 0; got 0"),
+    ("shuffle: {c_grid: {step: 0.01}}", "config (top level): unknown key 'shuffle'"),
     ("chua25: {fig1: {clip_norm: 0}}", "config chua25.fig1.clip_norm: must be > 0; got 0"),
     ("chua25: {fig1: {data: {source: criteo_pctr}}}", "config chua25.fig1.data.path: must be of type string; got None"),
     ("chua25: {fig1: {optimizer: rmsprop}}", "config chua25.fig1.optimizer: must be one of sgd, adam; got 'rmsprop'"),

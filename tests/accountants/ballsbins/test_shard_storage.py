@@ -128,5 +128,5 @@ def test_the_command_refuses_cuda_without_a_gpu_with_status_2():
         pytest.skip("a CUDA GPU is visible")
     assert result.returncode == 2 and result.stdout == ""
     assert result.stderr.strip().splitlines() == [
-        "dpsampling account: error: --device cuda needs a CUDA GPU and none is visible here (nor is "
+        "dpsampling account: error: cuda needs a CUDA GPU and none is visible here (nor is "
         "NUMBA_ENABLE_CUDASIM=1 set): use cpu or auto, or run where a GPU is (with pip install 'dpsampling[cuda]')"]
