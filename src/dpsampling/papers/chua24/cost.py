@@ -32,14 +32,14 @@ def _calibration(kind: str, spec: dict, timed: Callable[[dict], float]) -> float
     sigma 0.3 than at 2.0; a delta(eps) curve is a fixed cost plus a cost per eps value; a Thm 4.1 grid
     point costs the same at every sigma, mostly per (T, K) setting):
 
-    - eps vs sigma: the smallest and the largest sigma at the main T, the cost at every other sigma
-      interpolated log-linearly in log sigma (compare points counted at the main T: an upper estimate);
+    - eps vs sigma: the smallest, the median and the largest sigma at the main T, the cost at every
+      other sigma interpolated log-linearly in log sigma between them (compare points counted at the main T: an upper estimate);
     - delta vs eps: every sampler at about 8 and 4 of the eps values it is evaluated at, spread over
       the grid (the cost of one eps depends on its value), extrapolated linearly to all of them;
     - Thm 4.1: the median sigma on the whole (T, K, eps) grid, times the number of sigmas."""
     if kind == "epsilon_vs_sigma":
         sigmas = sorted(spec["sigmas"])
-        ends = [sigmas[0], sigmas[-1]] if len(sigmas) > 1 else sigmas
+        ends = sorted({sigmas[0], sigmas[len(sigmas) // 2], sigmas[-1]})  # the cost is not log-linear in sigma
         costs = [max(timed(dict(spec, sigmas=[sigma], compare_steps=[], compare_sigmas=[])), 1e-6) for sigma in ends]
         wanted = [*spec["sigmas"], *(spec.get("compare_sigmas", spec["sigmas"]) * len(spec.get("compare_steps", [])))]
         log_cost = np.interp(np.log(wanted), np.log(ends), np.log(costs))
