@@ -1,37 +1,16 @@
-"""dp-accounting's connect-the-dots PLD of a convex privacy curve (Doroshenko et al. 2022), an
-independent check of the certified engine's upper bounds for pairs known by their curve (WOR under
-substitution, lebeda24 App. D). Built here from dp-accounting's public constructor, not from the
-library: the grid eps_i = i d (|eps_i| <= epsilon_max), alpha_i = e^eps_i; the interpolation of the
-curve linear in alpha between (0, 1), the grid points and (inf, delta(epsilon_max)) has slope
-increments q_i at alpha_i (the lower distribution's mass at loss eps_i); the upper distribution has
-mass q_i alpha_i there and delta(epsilon_max) at infinity."""
+"""Reference upper bounds for pairs known by their privacy curve (WOR under substitution, lebeda24
+App. D): the connect-the-dots PLD of the curve (``papers.lebeda24.substitution_curves.pld_from_curve``,
+lebeda24's construction on dp-accounting's PLD), composed by dp-accounting and read with the
+round-off removed upwards; the engine's certified bounds are checked against it."""
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
-from dp_accounting.pld import privacy_loss_distribution as pld_lib
 
 from dpsampling.accountants.reference import pld_bounds
+from dpsampling.papers.lebeda24.substitution_curves import pld_from_curve
 
-
-def connect_the_dots_pld(curve, discretization: float, epsilon_max: float):
-    """The (pessimistic) PLD of ``curve`` (vectorised delta(eps)) on the grid of step ``discretization``."""
-    m = int(math.ceil(epsilon_max / discretization))
-    index = np.arange(-m, m + 1)
-    eps = index * discretization
-    delta = np.asarray(curve(eps), dtype=float)
-    alpha = np.exp(eps)
-    slopes = np.empty(eps.size + 1)
-    slopes[0] = (delta[0] - 1.0) / alpha[0]
-    slopes[1:-1] = np.diff(delta) / np.diff(alpha)
-    slopes[-1] = 0.0
-    p = np.maximum(np.diff(slopes), 0.0) * alpha
-    keep = p > 0
-    pmf = {int(i): float(v) for i, v in zip(index[keep], p[keep])}
-    return pld_lib.PrivacyLossDistribution.create_from_rounded_probability(
-        pmf, float(delta[-1]), discretization, pessimistic_estimate=True)
+connect_the_dots_pld = pld_from_curve
 
 
 def upper_of_pld(pld, kind: str, values) -> np.ndarray:
