@@ -21,15 +21,14 @@ import importlib
 
 from dpsampling import SAMPLERS
 from dpsampling.accountants.frames import statement
-from dpsampling.accountants.run import RUN_FIELDS, Phase
-from dpsampling.accountants.schedule import load_schedule
+from dpsampling.accountants.run import RUN_FIELDS
 from dpsampling.cli.arguments import (
     FLAGS,
     add_accounting_arguments,
     add_output_arguments,
     add_run_arguments,
     make_accountant,
-    run_keywords,
+    phases_of,
 )
 from dpsampling.cli.main import OneLineParser
 from dpsampling.cli.output import bounds_table, dump, headline_words
@@ -100,19 +99,8 @@ def flags(args) -> dict:
     return {**FLAGS, **MONTE_CARLO_FLAGS} if args.method is not None else FLAGS
 
 
-def phases_of(args) -> tuple[Phase, ...]:
-    """The run: the schedule's phases, or one Phase of --sampler, --sigma and the run flags."""
-    if args.schedule is None:
-        return (Phase(args.sampler, args.sigma, **run_keywords(args)),)
-    given = [FLAGS[name] for name in ("sampler", "sigma", *RUN_FIELDS) if getattr(args, name) is not None]
-    if given:
-        raise ValueError(f"--schedule describes the whole run (each phase's sampler, sigma and length); got "
-                         f"{given[0]} too (write it into the file)")
-    return load_schedule(args.schedule)
-
-
 def run(args) -> int:
-    phases = phases_of(args)
+    phases = phases_of(args, args.sigma)
     if args.method is not None and args.pld_method is not None:
         raise ValueError(f"--pld-method applies without --method: Monte Carlo is shown beside the certified engine's "
                          f"bounds; got --pld-method {args.pld_method} with --method {args.method}")

@@ -15,8 +15,9 @@ import argparse
 from dpsampling.accountants.accountant import METHODS, Accountant
 from dpsampling.accountants.certified.engine import DEFAULT_MAX_GRID_POINTS, gaussian_weight
 from dpsampling.accountants.relations import ADD_OR_REMOVE, DEFAULT_RELATION, REFINE_CHOICES, RELATIONS
-from dpsampling.accountants.run import RUN_FIELDS
+from dpsampling.accountants.run import RUN_FIELDS, Phase
 from dpsampling.accountants.samplers import relation_help
+from dpsampling.accountants.schedule import load_schedule
 
 FLAGS = {
     "sampler": "--sampler",
@@ -73,6 +74,18 @@ def add_run_arguments(parser: argparse.ArgumentParser, fields=RUN_FIELDS, requir
         metavar, kind, text = RUN_HELP[field]
         group.add_argument(FLAGS[field], dest=field, type=kind, metavar=metavar, required=field in required,
                            help=text)
+
+
+def phases_of(args, sigma: float) -> tuple[Phase, ...]:
+    """The run: one Phase of --sampler at ``sigma`` and the run flags, or the schedule's phases
+    (then no run flag may be given: the file describes the whole run)."""
+    if args.schedule is None:
+        return (Phase(args.sampler, sigma, **run_keywords(args)),)
+    given = [FLAGS[name] for name in ("sampler", "sigma", *RUN_FIELDS) if getattr(args, name, None) is not None]
+    if given:
+        raise ValueError(f"--schedule describes the whole run (each phase's sampler, sigma and length); got "
+                         f"{given[0]} too (write it into the file)")
+    return load_schedule(args.schedule)
 
 
 def run_keywords(args, fields=RUN_FIELDS) -> dict:

@@ -20,8 +20,7 @@ import argparse
 from dpsampling import SAMPLERS
 from dpsampling.accountants.calibrate import DEFAULT_RTOL, calibrate_sigma
 from dpsampling.accountants.relations import DEFAULT_RELATION
-from dpsampling.accountants.run import RUN_FIELDS, Phase
-from dpsampling.accountants.schedule import load_schedule
+from dpsampling.accountants.run import RUN_FIELDS
 from dpsampling.cli.arguments import (
     FLAGS,
     accuracy,
@@ -29,7 +28,7 @@ from dpsampling.cli.arguments import (
     add_output_arguments,
     add_run_arguments,
     engine_options,
-    run_keywords,
+    phases_of,
 )
 from dpsampling.cli.main import OneLineParser
 from dpsampling.cli.output import WORDS, dump
@@ -68,18 +67,8 @@ def flags(args) -> dict:
     return FLAGS
 
 
-def _phases(args) -> tuple:
-    if args.schedule is None:
-        return (Phase(args.sampler, START_SIGMA, **run_keywords(args)),)
-    given = [FLAGS[name] for name in ("sampler", *RUN_FIELDS) if getattr(args, name) is not None]
-    if given:
-        raise ValueError(f"--schedule describes the whole run (each phase's sampler, sigma and length); got "
-                         f"{given[0]} too (write it into the file)")
-    return load_schedule(args.schedule)
-
-
 def run(args) -> int:
-    phases = _phases(args)
+    phases = phases_of(args, START_SIGMA)
     options = engine_options(phases, args)
     options.pop("refine")  # the bisection refines the relation's row alone
     result = calibrate_sigma(phases, args.target_epsilon, args.delta, relation=args.relation or DEFAULT_RELATION,
