@@ -65,6 +65,7 @@ class Sampler:
     substitution: Callable | None = None
     reference: Callable | None = None
     min_sigma: float = MIN_SIGMA
+    distance: float = 1.0  # of the two components of a rate-based sampler's pair (data in [-1, 1])
     tight: bool = True
 
     @property
@@ -85,17 +86,14 @@ class Sampler:
         return relation
 
 
-def _subsampled_laws(distance: float):
-    def laws(phase, refinement: int):
-        return subsampled_laws(phase.sigma / distance, phase.sampling_rate, phase.steps, refinement)
-    return laws
+def _subsampled_laws(phase, refinement: int):
+    """The pair (1 - q) N(0, s^2) + q N(d, s^2) vs N(0, s^2) is the engine's at distance 1, s = sigma / d."""
+    return subsampled_laws(phase.sigma / phase.spec.distance, phase.sampling_rate, phase.steps, refinement)
 
 
-def _subsampled_weight(distance: float):
+def _subsampled_weight(phase):
     """A rate-1 subsampled phase is the Gaussian mechanism at every step."""
-    def weight(phase):
-        return phase.steps * (distance / phase.sigma) ** 2 if phase.sampling_rate >= 1.0 else None
-    return weight
+    return phase.steps * (phase.spec.distance / phase.sigma) ** 2 if phase.sampling_rate >= 1.0 else None
 
 
 def _ballsbins_laws(phase, refinement: int):
@@ -126,10 +124,8 @@ def _shuffle_bounds(phase, quantity: str, values: np.ndarray):
     return bounds, {"method": "closed forms (chua24 eq. (3) and Thm 4.1)", "c_grid": list(shuffle.DEFAULT_C_GRID)}
 
 
-def _reference(distance: float):
-    def bounds(phase, quantity: str, values: np.ndarray, accuracy: float):
-        return pld.phase_bounds(phase, distance, quantity, values, accuracy)
-    return bounds
+def _reference(phase, quantity: str, values: np.ndarray, accuracy: float):
+    return pld.phase_bounds(phase, phase.spec.distance, quantity, values, accuracy)
 
 
 SAMPLERS = {
@@ -147,7 +143,7 @@ SAMPLERS = {
         "poisson", "P", "Poisson subsampling", rate_based=True, relations=ADD_OR_REMOVE,
         lower_method=CERTIFIED_LOWER, upper_method=CERTIFIED_UPPER,
         doc="each example in each step independently with probability q",
-        laws=_subsampled_laws(1.0), gaussian_weight=_subsampled_weight(1.0), reference=_reference(1.0)),
+        laws=_subsampled_laws, gaussian_weight=_subsampled_weight, reference=_reference),
     "balls_and_bins": Sampler(
         "balls_and_bins", "B", "balls-and-bins", rate_based=False, relations=ADD_OR_REMOVE,
         lower_method=CERTIFIED_LOWER, upper_method=CERTIFIED_UPPER,
@@ -157,8 +153,8 @@ SAMPLERS = {
         "wor", "W", "sampling without replacement", rate_based=True, relations=(*ADD_OR_REMOVE, "substitution"),
         lower_method=CERTIFIED_LOWER, upper_method=CERTIFIED_UPPER,
         doc="a uniformly random batch of exactly b of n examples per step, q = b / n (lebeda24)",
-        laws=_subsampled_laws(2.0), gaussian_weight=_subsampled_weight(2.0), substitution=substitution_bounds,
-        reference=_reference(2.0), min_sigma=2.0 * MIN_SIGMA),  # its pair is Poisson's at sigma / 2
+        laws=_subsampled_laws, gaussian_weight=_subsampled_weight, substitution=substitution_bounds,
+        reference=_reference, distance=2.0, min_sigma=2.0 * MIN_SIGMA),  # its pair is Poisson's at sigma / 2
 }
 
 

@@ -22,8 +22,6 @@ Nothing here compares sampler names: what a sampler is comes from its registry e
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pandas as pd
 
@@ -50,8 +48,7 @@ def sampler_distance(sampler: str) -> float:
     """Distance between the two components of a rate-based sampler's dominating pair (data in
     [-1, 1]): the sensitivity of the Gaussian mechanism one step of it is at rate 1 (Poisson 1,
     WOR 2: lebeda24 Prop. 9, Thm 10.2), read from the registry."""
-    spec = sampler_spec(sampler)
-    return math.sqrt(spec.gaussian_weight(Phase(sampler, 1.0, steps=1, sampling_rate=1.0)))
+    return sampler_spec(sampler).distance
 
 
 def exact(sampler: str) -> bool:
