@@ -174,3 +174,18 @@ def jobs_in(output: str) -> list[tuple[str, str]]:
         elif stripped.startswith("wildcards:") and jobs:
             jobs[-1][1] = stripped.removeprefix("wildcards:").strip()
     return [tuple(job) for job in jobs]
+
+
+def job_resources(output: str) -> dict[str, list[dict]]:
+    """rule -> the resources of each of its jobs, as Snakemake lists them (a dry run, or the jobs it
+    started): the ``resources:`` line of each ``rule``/``localrule`` block."""
+    found, rule = {}, None
+    for line in output.splitlines():
+        stripped = line.strip()
+        if stripped.startswith(("rule ", "localrule ")) and stripped.endswith(":"):
+            rule = stripped.split()[1].rstrip(":")
+        elif stripped.startswith("resources:") and rule:
+            pairs = dict(item.split("=", 1) for item in stripped.removeprefix("resources:").strip().split(", "))
+            found.setdefault(rule, []).append(pairs)
+            rule = None
+    return found

@@ -10,23 +10,10 @@ from pathlib import Path
 
 import pytest
 import yaml
-from workflow_runs import ROOT, TINY, copy_workflow, jobs_in, snakemake, snakemake_command
+from workflow_runs import ROOT, TINY, copy_workflow, job_resources, jobs_in, snakemake, snakemake_command
 
 PROFILES = ROOT / "config" / "profiles"
 GENERIC = PROFILES / "cluster-generic"
-
-
-def _resources(output: str) -> dict[str, list[dict]]:
-    """rule -> the resources of each of its jobs, from a dry run's listing."""
-    found, rule = {}, None
-    for line in output.splitlines():
-        stripped = line.strip()
-        if stripped.startswith(("rule ", "localrule ")) and stripped.endswith(":"):
-            rule = stripped.split()[1].rstrip(":")
-        elif stripped.startswith("resources:") and rule:
-            pairs = dict(item.split("=", 1) for item in stripped.removeprefix("resources:").strip().split(", "))
-            found.setdefault(rule, []).append(pairs)
-    return found
 
 
 @pytest.mark.workflow
@@ -37,7 +24,7 @@ def test_slurm_profile_takes_account_and_partition_from_the_environment(tmp_path
     result = subprocess.run(snakemake_command("-n", "--profile", str(PROFILES / "slurm"), "--configfile", TINY),
                             cwd=directory, env=environment, capture_output=True, text=True)
     assert result.returncode == 0, result.stderr[-3000:]
-    resources = _resources(result.stdout)
+    resources = job_resources(result.stdout)
     remote = {rule: jobs for rule, jobs in resources.items() if rule not in ("all", "report", "report_html")}
     assert {"compute_chua24_bounds", "train_chua25_fig1", "claims"} <= set(remote)
     for rule, jobs in remote.items():
@@ -64,7 +51,7 @@ def test_slurm_profile_sends_sampling_jobs_to_a_gpu_partition_when_device_is_cud
                                                   "--configfile", TINY, "--config", f"device={device}"),
                                 cwd=directory, env=environment, capture_output=True, text=True)
         assert result.returncode == 0, result.stderr[-3000:]
-        found[device] = _resources(result.stdout)
+        found[device] = job_resources(result.stdout)
     gpu_jobs = found["cuda"]["sample_chua25_losses_gpu"]
     assert len(gpu_jobs) == 4 and "sample_chua25_losses" not in found["cuda"]
     for job in gpu_jobs:
@@ -83,7 +70,7 @@ def test_default_resources_on_the_command_line_replace_the_profiles_but_keep_per
     result = snakemake(directory, "-n", "--profile", str(PROFILES / "slurm"), "--configfile", TINY,
                        "--default-resources", "slurm_account=other")
     assert result.returncode == 0, result.stderr[-3000:]
-    resources = _resources(result.stdout)
+    resources = job_resources(result.stdout)
     profile = yaml.safe_load((PROFILES / "slurm/config.yaml").read_text())
     train = resources["train_chua25_fig1"][0]
     assert train["slurm_account"] == "other"

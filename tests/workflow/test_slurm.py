@@ -23,7 +23,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
-from workflow_runs import ROOT, TINY, assert_same_tables, copy_workflow, jobs_in, snakemake_command
+from workflow_runs import ROOT, TINY, assert_same_tables, copy_workflow, job_resources, jobs_in, snakemake_command
 
 from dpsampling.papers.registry import CLAIMS
 from dpsampling.pipeline.claims.check import check_claims
@@ -128,19 +128,6 @@ def _timelimit_minutes(text: str) -> int:
     return int(days or 0) * 1440 + hours * 60 + minutes + (seconds > 0)
 
 
-def _requested_resources(output: str) -> dict[str, list[dict]]:
-    """rule -> resources of each of its jobs, as Snakemake printed them when it started them."""
-    found, rule = {}, None
-    for line in output.splitlines():
-        stripped = line.strip()
-        if stripped.startswith(("rule ", "localrule ")) and stripped.endswith(":"):
-            rule = stripped.split()[1].rstrip(":")
-        elif stripped.startswith("resources:") and rule:
-            found.setdefault(rule, []).append(dict(item.split("=", 1) for item in stripped[10:].strip().split(", ")))
-            rule = None
-    return found
-
-
 @pytest.fixture(scope="module")
 def slurm_dag(slurm, tmp_path_factory):
     """SLURM_DAG's experiments through SLURM, the jobs sent to partition `second` under account
@@ -189,7 +176,7 @@ def test_memory_time_partition_and_account_reach_slurm(slurm_dag):
     """mem_mb and runtime (rule, profile set-resources, profile defaults) become the job's requested
     memory and time limit in SLURM; $SBATCH_PARTITION and $SBATCH_ACCOUNT its partition and account."""
     _, output, accounted, _ = slurm_dag
-    requested = _requested_resources(output)
+    requested = job_resources(output)
     profile = yaml.safe_load(PROFILE.joinpath("config.yaml").read_text())
     assert requested["compute_chua24_bounds"][0]["mem_mb"] == str(profile["set-resources"]["compute_chua24_bounds"]["mem_mb"])
     assert requested["merge_lebeda24_losses"][0]["mem_mb"] == "4000"  # the rule's own
