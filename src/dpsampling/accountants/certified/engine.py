@@ -38,7 +38,7 @@ from . import _kernels
 from .compose import subsampled_laws
 from .laws import Laws, charged_excess
 
-ENGINE_VERSION = 2  # 2: heavy upper tails on a coarse grid (compose.TwoGrid), tilts exp(theta x)
+ENGINE_VERSION = 3  # 2: heavy upper tails on a coarse grid (compose.TwoGrid), tilts exp(theta x); 3: FFT rounding charged per composed step (rounding_floor), underflow-safe tails and folds
 DELTA_FLOOR = 1e-12
 # delta rows with delta_upper <= this times the tail and rounding terms (``excess``) are not
 # counted in the gap: there the upper bound is those terms, which no finer grid removes
