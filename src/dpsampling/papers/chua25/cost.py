@@ -89,11 +89,12 @@ def _bounds_seconds(experiment: str, module, spec: dict, config: dict, rates: Ra
 
 def gpu_step_seconds(document: dict) -> dict[str, float]:
     """GPU seconds per kernel step of each method timed in a GPU benchmark document (the fastest
-    case of the method: the kernels run at full occupancy on large cases)."""
+    case of the method: the kernels run at full occupancy on large cases); a row's gpu_seconds
+    time its ``gpu_samples`` draws (its ``samples`` in documents without them)."""
     found: dict[str, float] = {}
     for row in document["rows"]:
         per_sample = float(row["orders"] + 1) if row.get("orders") else float(row["steps"])
-        seconds = float(row["gpu_seconds"]) / (float(row["samples"]) * per_sample)
+        seconds = float(row["gpu_seconds"]) / (float(row.get("gpu_samples") or row["samples"]) * per_sample)
         method = row.get("method", row.get("case"))
         found[method] = min(seconds, found.get(method, seconds))
     return found

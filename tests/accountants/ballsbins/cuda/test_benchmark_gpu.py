@@ -59,12 +59,14 @@ def test_json_for_the_estimate(tmp_path, capsys):
     assert all(row["gpu_seconds"] is None for row in document["rows"]) and document["gpu"] is None
     assert Rates(tmp_path).gpu_benchmark() == (None, f"the GPU benchmark {path} has no GPU timings "
                                                      "(it ran without a visible GPU)")
+    assert all(row["gpu_samples"] == row["samples"] for row in document["rows"])  # --gpu-scale 1
     for row in document["rows"]:
         row["gpu_seconds"] = row["cpu_seconds"] / 100
+        row["gpu_samples"] = 3 * row["samples"]  # as with --gpu-scale 3: the rate is per GPU sample
     path.write_text(json.dumps(document))
     found, where = Rates(tmp_path).gpu_benchmark()
     assert where == str(path)
     rates = gpu_step_seconds(found)
     for row in document["rows"]:
         per_sample = row["orders"] + 1 if row["orders"] else row["steps"]
-        assert rates[row["method"]] == row["gpu_seconds"] / (row["samples"] * per_sample)
+        assert rates[row["method"]] == row["gpu_seconds"] / (row["gpu_samples"] * per_sample)
