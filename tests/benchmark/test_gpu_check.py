@@ -4,10 +4,11 @@ The script runs as on a GPU node: from the source tree (PYTHONPATH=src), with im
 ``gpu_machine/sitecustomize.py`` to the packages such a node has (no pytest, so the CUDA checks
 take the plain ``gpu_check compare`` path; no dp-accounting, jsonschema, snakemake, tqdm):
 - no GPU and no simulator: one line, exit status 3, nothing timed;
-- ``--cpu-only``: both throughput tables and their JSON, GPU columns empty, GPU steps skipped;
+- ``--cpu-only``: the throughput tables (all cores and 2) and their JSON, GPU columns empty,
+  GPU steps skipped;
 - ``NUMBA_ENABLE_CUDASIM=1``: every device-vs-CPU check passes on the simulator (bit for bit),
-  the simulator is not timed as a GPU, Fig. 2 is skipped; a step that fails (here the all-cores
-  benchmark, given --repeats 0) is reported and the next one still runs.
+  Fig. 2 is skipped; a step that fails (the benchmark, given --repeats 0) is reported, the script
+  goes on and exits with status 1.
 The Fig. 2 ramp runs with a fake clock and a fake kernel. All checks are deterministic.
 """
 
@@ -75,37 +76,37 @@ def test_cpu_only(tmp_path):
     out = tmp_path / "out"
     result = run_script(out, "--cpu-only")
     assert result.returncode == 0, result.stdout + result.stderr
-    assert summary(out) == {"probe": "none", "CUDA tests": "skipped: --cpu-only",
-                            "throughput, all cores": "passed", "throughput, 2 cores": "passed",
-                            "chua25 Fig. 2": "skipped: needs a GPU (none)"}
-    for name, threads in (("gpu.json", numba.config.NUMBA_NUM_THREADS), ("gpu_2_cores.json", 2)):
-        document = json.loads((out / name).read_text())
-        assert document["threads"] == threads and document["gpu"] is None
-        assert [row["case"] for row in document["rows"]] == [case.name for case in benchmark.GPU_CASES]
-        for row, case in zip(document["rows"], benchmark.GPU_CASES, strict=True):
-            assert row["samples"] == math.ceil(SCALE * case.samples) and row["cpu_seconds"] > 0
-            assert row["gpu_seconds"] is None and row["gpu_samples"] == 10 * row["samples"]
-            assert row["gpu_samples_per_chunk"] == 8
-    table = (out / "gpu_2_cores.md").read_text()
-    assert table.startswith("Balls-and-bins Monte Carlo throughput") and "2 Numba threads" in table
+    assert summary(out) == {"probe": "none", "CUDA tests": "skipped: --cpu-only", "throughput": "passed",
+                            "chua25 Fig. 2": "skipped: --cpu-only"}
+    document = json.loads((out / "gpu.json").read_text())
+    threads = numba.config.NUMBA_NUM_THREADS
+    assert document["threads"] == threads and document["gpu"] is None
+    assert [row["case"] for row in document["rows"]] == [case.name for case in benchmark.GPU_CASES]
+    for row, case in zip(document["rows"], benchmark.GPU_CASES, strict=True):
+        assert row["samples"] == math.ceil(SCALE * case.samples)
+        assert set(row["cpu_seconds_by_threads"]) == {str(threads), "2"}
+        assert row["cpu_seconds"] == row["cpu_seconds_by_threads"][str(threads)] > 0
+        assert row["gpu_seconds"] is None and row["gpu_samples"] == 10 * row["samples"]
+        assert row["gpu_samples_per_chunk"] == 8
+    tables = (out / "gpu.md").read_text().split("\n\n\n")
+    assert len(tables) == (1 if threads == 2 else 2)
+    assert all(table.startswith("Balls-and-bins Monte Carlo throughput") for table in tables)
+    assert f"{threads} Numba threads" in tables[0] and "2 Numba threads" in tables[-1]
 
 
 @needs_numba_cuda
-def test_simulator_path(tmp_path):
+def test_simulator_path_and_a_failing_step(tmp_path):
     out = tmp_path / "out"
     result = run_script(out, simulator=True, repeats=0)
     assert result.returncode == 1, result.stdout + result.stderr
     assert summary(out) == {"probe": "simulator", "CUDA tests (gpu_check compare; no pytest)": "passed",
-                            "throughput, all cores": "failed (exit 2)", "throughput, 2 cores": "passed",
-                            "chua25 Fig. 2": "skipped: needs a GPU (simulator)"}
+                            "throughput": "failed (exit 2)", "chua25 Fig. 2": "skipped: needs a GPU (simulator)"}
+    assert "--repeats must be" in (out / "gpu.log").read_text()
     log = (out / "cuda_tests.log").read_text().splitlines()
     assert log[0] == "device: CUDA simulator" and log[-1] == "all passed"
     assert sum(line.startswith("PASS stream") and "bit for bit" in line for line in log) == len(
         gpu_check.CASES) + 1
     assert not [line for line in log if line.startswith("FAIL")]
-    assert "--repeats must be" in (out / "gpu_all_cores.log").read_text()
-    document = json.loads((out / "gpu_2_cores.json").read_text())
-    assert document["gpu"] is None and all(row["gpu_seconds"] is None for row in document["rows"])
 
 
 def ramp(time_limit, *, seconds_per_sample=1.0, samples=None):
@@ -181,3 +182,14 @@ def test_paper_fig2_with_a_time_limit_reaches_paper_scale_when_the_kernel_is_fas
     assert {samples for _, _, samples, _ in last} == {full}
     assert {size for _, _, _, size in calls} == {fig2["epsilon_grid"]["num"]}
     assert table.startswith("chua25 Fig. 2 on fake GPU") and table.endswith("measured at paper scale.")
+
+
+def test_probe_warns_when_the_kernels_cannot_compile(monkeypatch, capsys):
+    monkeypatch.setattr(gpu_check.gpu, "gpu_visible", lambda: True)
+    monkeypatch.setattr(gpu_check, "_gpu_details", lambda: {
+        "nvrtc": "unavailable: RuntimeError: libnvrtc.so.12 not found", "nvvm": True})
+    assert gpu_check.main(["probe"]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["nvrtc"].startswith("unavailable")
+    assert captured.err == ("warning: NVRTC not found: numba-cuda cannot compile the kernels "
+                            "(docs/GPU.md)\n")

@@ -5,7 +5,8 @@ all cores unless --threads) and ``ballsbins.cuda.sample_losses_cuda`` (one GPU).
 draw the same samples (same seed, count and samples_per_chunk: the same streams, see
 ``ballsbins.cuda``); a GPU runs one thread per chunk and wants hundreds of thousands of them, so
 ``--gpu-scale`` multiplies the GPU side's sample count and ``--gpu-samples-per-chunk`` sets its
-chunk length (the rows record both). Throughput is samples x steps per second (for order
+chunk length (the rows record both). ``--also-threads N`` times the CPU side on N threads too
+(e.g. 2, for the speed-up against two cores) and prints a second table; the GPU is timed once. Throughput is samples x steps per second (for order
 statistics: the T the draws stand for, not the r orders computed). One untimed call at 1/100 of
 the size compiles the kernels first; the median of --repeats timed calls is reported. Output: a
 Markdown table on stdout with the date, the CPU and the GPU. With no GPU visible the GPU columns
@@ -83,18 +84,27 @@ def _median_seconds(function, repeats: int) -> float:
 
 
 def time_case(case: Case, *, repeats: int, seed: int, samples_per_chunk: int, use_gpu: bool,
-              gpu_scale: float = 1.0, gpu_samples_per_chunk: int | None = None) -> dict:
+              gpu_scale: float = 1.0, gpu_samples_per_chunk: int | None = None, also_threads=()) -> dict:
     """Median seconds of both sides on ``case`` (GPU entries None when ``use_gpu`` is False); the
     GPU side draws ceil(gpu_scale x samples) samples in chunks of gpu_samples_per_chunk (default:
-    samples_per_chunk), recorded as ``gpu_samples`` and ``gpu_samples_per_chunk``."""
+    samples_per_chunk), recorded as ``gpu_samples`` and ``gpu_samples_per_chunk``. The CPU side
+    runs on Numba's current thread count (``cpu_seconds``) and on each of ``also_threads``;
+    ``cpu_seconds_by_threads`` maps each count (a string, as in JSON) to its seconds."""
     law = _law(case)
     gpu_samples = max(1, math.ceil(gpu_scale * case.samples))
     gpu_keywords = {"seed": seed, "samples_per_chunk": gpu_samples_per_chunk or samples_per_chunk}
     keywords = {"seed": seed, "samples_per_chunk": samples_per_chunk}
     sample_losses(law, max(1, case.samples // 100), **keywords)
-    cpu = _median_seconds(lambda: sample_losses(law, case.samples, **keywords), repeats)
+    threads = numba.get_num_threads()
+    by_threads = {}
+    for count in dict.fromkeys((threads, *also_threads)):
+        numba.set_num_threads(count)
+        by_threads[str(count)] = _median_seconds(lambda: sample_losses(law, case.samples, **keywords),
+                                                 repeats)
+    numba.set_num_threads(threads)
     row = {"case": case.name, "method": case.method, "sigma": case.sigma, "steps": case.steps, "samples": case.samples,
-           "orders": case.order_count, "cpu_seconds": cpu, "gpu_seconds": None,
+           "orders": case.order_count, "cpu_seconds": by_threads[str(threads)],
+           "cpu_seconds_by_threads": by_threads, "gpu_seconds": None,
            "gpu_samples": gpu_samples, "gpu_samples_per_chunk": gpu_keywords["samples_per_chunk"]}
     if use_gpu:
         gpu.sample_losses_cuda(law, max(1, gpu_samples // 100), **gpu_keywords)
@@ -112,7 +122,8 @@ def _cell(value, fmt):
 
 
 def markdown_table(rows, *, gpu_name: str, threads: int) -> str:
-    """The throughput table (rate = samples x steps per second)."""
+    """The throughput table (rate = samples x steps per second) with the CPU on ``threads``
+    Numba threads (a count in the rows' ``cpu_seconds_by_threads``)."""
     stamp = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
     lines = [f"Balls-and-bins Monte Carlo throughput, {stamp}",
              "",
@@ -125,12 +136,13 @@ def markdown_table(rows, *, gpu_name: str, threads: int) -> str:
              "| GPU s | GPU samples x steps / s | GPU / CPU |"),
              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for row in rows:
-        cpu_rate = _rate(row, row["cpu_seconds"])
+        cpu_seconds = row["cpu_seconds_by_threads"][str(threads)]
+        cpu_rate = _rate(row, cpu_seconds)
         gpu_rate = _rate(row, row["gpu_seconds"], "gpu_samples")
         ratio = None if gpu_rate is None else gpu_rate / cpu_rate
         lines.append(
             f"| {row['case']} | {row['sigma']} | {row['steps']} | {row['samples']} | "
-            f"{row['orders'] or ''} | {row['cpu_seconds']:.3g} | {cpu_rate:.3e} | "
+            f"{row['orders'] or ''} | {cpu_seconds:.3g} | {cpu_rate:.3e} | "
             f"{_cell(row['gpu_seconds'], '.3g')} | {_cell(gpu_rate, '.3e')} | "
             f"{_cell(ratio, '.1f')} |")
     return "\n".join(lines)
@@ -241,6 +253,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--scale", type=float, default=1.0,
                         help="fraction of each case's sample count (1 = cases.CASES sizes)")
     parser.add_argument("--threads", type=int, default=None, help="Numba CPU threads")
+    parser.add_argument("--also-threads", type=int, default=None, metavar="N",
+                        help="also time the CPU side on N threads (one more table; the GPU is timed once)")
     parser.add_argument("--seed", type=int, default=2025, help="seed of both sides")
     parser.add_argument("--samples-per-chunk", type=int, default=1024,
                         help="samples per RNG chunk (one GPU thread), both sides")
@@ -295,6 +309,11 @@ def main(argv=None) -> int:
             "--gpu-samples-per-chunk", args.gpu_samples_per_chunk, 1)
         if args.threads is not None:
             numba.set_num_threads(check_int_at_least("--threads", args.threads, 1))
+        also = () if args.also_threads is None else (check_int_at_least(
+            "--also-threads", args.also_threads, 1),)
+        if also and also[0] > numba.config.NUMBA_NUM_THREADS:
+            raise ValueError(f"--also-threads must be at most {numba.config.NUMBA_NUM_THREADS} "
+                             f"(NUMBA_NUM_THREADS); got {also[0]}")
     except ValueError as error:
         print(f"{PROG}: error: {error}", file=sys.stderr)
         return 2
@@ -313,9 +332,11 @@ def main(argv=None) -> int:
         case = case.scaled(scale)
         log(f"{case.name}: {case.samples} samples, T = {case.steps}")
         rows.append(time_case(case, repeats=repeats, seed=seed, samples_per_chunk=per_chunk,
-                              use_gpu=use_gpu, gpu_scale=gpu_scale, gpu_samples_per_chunk=gpu_per_chunk))
+                              use_gpu=use_gpu, gpu_scale=gpu_scale, gpu_samples_per_chunk=gpu_per_chunk,
+                              also_threads=also))
     gpu_name = gpu.device_name() if use_gpu else ""
-    print(markdown_table(rows, gpu_name=gpu_name, threads=numba.get_num_threads()))
+    print("\n\n".join(markdown_table(rows, gpu_name=gpu_name, threads=count)
+                      for count in dict.fromkeys((numba.get_num_threads(), *also))))
     if args.json:
         write_json(args.json, rows, gpu_name=gpu_name, threads=numba.get_num_threads())
         log(f"wrote {args.json}" + ("" if use_gpu else " (no GPU visible: no GPU timings in it)"))

@@ -3,10 +3,11 @@
 Needs only numpy, scipy and numba-cuda (no pytest), so that ``scripts/gpu_check.sh`` runs it on
 a GPU node where the tests' dependencies are missing.
 
-- ``probe [--json FILE]``: the device, its compute capability, the CUDA driver and runtime, numba
-  and numba-cuda versions, the CPU and its cores, as JSON. Exit status 0 with a GPU visible to
-  numba, 4 under Numba's CUDA simulator (``NUMBA_ENABLE_CUDASIM=1``) and 3 with neither (one line
-  on stderr saying why).
+- ``probe [--json FILE]``: the device, its compute capability, the CUDA driver, NVRTC and NVVM
+  (without which numba-cuda cannot compile: a warning line on stderr), numba and numba-cuda
+  versions, the CPU and its cores, as JSON. Exit status 0 with a GPU visible to numba, 4 under
+  Numba's CUDA simulator (``NUMBA_ENABLE_CUDASIM=1``) and 3 with neither (one line on stderr
+  saying why).
 - ``compare``: the CUDA kernels against the CPU kernels (``sampling.sample_losses``) on small
   work; one ``PASS``/``FAIL`` line per check, exit status 1 if any fails. What is checked, and how
   often a correct implementation fails:
@@ -44,6 +45,7 @@ from dpsampling.accountants.ballsbins import cuda as gpu
 from dpsampling.accountants.ballsbins.estimates import estimate_delta
 from dpsampling.accountants.ballsbins.lower_bound import gaussian_mechanism_delta
 from dpsampling.accountants.ballsbins.sampling import LossLaw, sample_losses
+from dpsampling.benchmark.gpu import cpu_name
 
 PROG = "python -m dpsampling.benchmark.gpu_check"
 NO_GPU, SIMULATOR = 3, 4
@@ -98,7 +100,7 @@ def probe() -> tuple[dict, str]:
     info = {"gpu_visible": gpu.gpu_visible(), "simulator": gpu.cuda_available() and gpu.simulator_enabled(),
             "device": gpu.device_name() or None, "python": platform.python_version(),
             "numpy": np.__version__, "numba": numba.__version__, "numba_cuda": package("numba-cuda"),
-            "cpu": platform.processor() or platform.machine(), "cores": os.cpu_count()}
+            "cpu": cpu_name(), "cores": os.cpu_count()}
     why = ""
     if info["gpu_visible"]:
         info.update(_gpu_details())
@@ -228,6 +230,11 @@ def main(argv=None) -> int:
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         Path(args.json).write_text(text + "\n")
     if info["gpu_visible"]:
+        missing = [key for key in ("nvrtc", "nvvm") if info.get(key) in (False, None)
+                   or str(info.get(key)).startswith("unavailable")]
+        if missing:
+            print(f"warning: {' and '.join(missing).upper()} not found: numba-cuda cannot compile "
+                  "the kernels (docs/GPU.md)", file=sys.stderr)
         return 0
     print(f"{PROG}: no CUDA GPU visible to numba: {why}", file=sys.stderr)
     return SIMULATOR if info["simulator"] else NO_GPU
