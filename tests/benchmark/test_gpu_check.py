@@ -193,3 +193,37 @@ def test_probe_warns_when_the_kernels_cannot_compile(monkeypatch, capsys):
     assert json.loads(captured.out)["nvrtc"].startswith("unavailable")
     assert captured.err == ("warning: NVRTC not found: numba-cuda cannot compile the kernels "
                             "(docs/GPU.md)\n")
+
+
+@pytest.mark.parametrize("shift", [0.0, 1e-3])
+def test_compare_passes_a_faithful_device_and_fails_a_wrong_one(monkeypatch, shift):
+    """compare() with the CPU standing in for the device (as under the simulator: bit-for-bit
+    checks): every check passes; with the device's raw losses shifted by 1e-3, every stream check
+    and the statistics checks fail and the exit status is 1. Deterministic (fixed seeds)."""
+    from dataclasses import replace
+
+    from dpsampling.accountants.ballsbins import estimate_delta, sample_losses
+
+    def device_losses(law, samples, *, seed=0, samples_per_chunk=1024, chunk_size=None):
+        drawn = sample_losses(law, samples, seed=seed, samples_per_chunk=samples_per_chunk)
+        return replace(drawn, losses=drawn.losses + shift)
+
+    def device_statistics(law, samples, epsilons, *, seed=0, samples_per_chunk=1024, chunk_size=None):
+        return estimate_delta(sample_losses(law, samples, seed=seed, samples_per_chunk=samples_per_chunk),
+                              epsilons)
+
+    for name, value in (("cuda_available", lambda: True), ("simulator_enabled", lambda: True),
+                        ("device_name", lambda: "CPU standing in"), ("sample_losses_cuda", device_losses),
+                        ("loss_statistics_cuda", device_statistics)):
+        monkeypatch.setattr(gpu_check.gpu, name, value)
+    lines = []
+    status = gpu_check.compare(lines.append)
+    failed = {line.split(":")[0][5:] for line in lines if line.startswith("FAIL")}
+    names = {name for name, _ in gpu_check.checks()}
+    if shift == 0:
+        assert status == 0 and not failed and lines[-1] == "all passed"
+        assert len([line for line in lines if line.startswith("PASS")]) == len(names)
+    else:
+        assert status == 1 and lines[-1] == f"{len(failed)} failed"
+        streams = {name for name in names if name.startswith("stream")}
+        assert streams | {"statistics naive", "statistics importance_order_statistics"} <= failed

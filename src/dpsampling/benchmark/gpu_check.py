@@ -1,7 +1,7 @@
 """``python -m dpsampling.benchmark.gpu_check probe|compare``: is the CUDA path sound on this machine?
 
-Needs only numpy, scipy and numba-cuda (no pytest), so that ``scripts/gpu_check.sh`` runs it on
-a GPU node where the tests' dependencies are missing.
+Needs no test dependency (no pytest): ``scripts/gpu_check.sh`` runs it on a GPU node that has
+only the library's own dependencies and numba-cuda.
 
 - ``probe [--json FILE]``: the device, its compute capability, the CUDA driver, NVRTC and NVVM
   (without which numba-cuda cannot compile: a warning line on stderr), numba and numba-cuda
@@ -57,7 +57,9 @@ CASES = [(method, direction, epochs)
          for epochs in ((1,) if method.startswith("importance") else (1, 2))]
 
 
-def _law(method, direction, epochs=1, sigma=0.8, steps=6, orders=None):
+def case_law(method, direction, epochs=1, sigma=0.8, steps=6, orders=None):
+    """The small law of one check case: orders 1, 2, 4 and importance eps 0.5 where the method
+    uses them."""
     if orders is None and "order_statistics" in method:
         orders = ORDERS
     return LossLaw(method, sigma, steps, direction, orders,
@@ -113,7 +115,9 @@ def probe() -> tuple[dict, str]:
     return info, why
 
 
-def _same_stream(law) -> str:
+def same_stream(law) -> str:
+    """The ``stream`` check of the module docstring; AssertionError when it fails, else a line
+    saying how the numbers matched (as every check below)."""
     seed = np.random.SeedSequence(11, spawn_key=(3,))
     device = gpu.sample_losses_cuda(law, 64, seed=seed, samples_per_chunk=16)
     host = sample_losses(law, 64, seed=seed, samples_per_chunk=16)
@@ -129,8 +133,9 @@ def _same_stream(law) -> str:
     return f"{close.sum()} of 4 chunks equal up to rtol 1e-9"
 
 
-def _launches() -> str:
-    law = _law("naive", "remove", steps=4)
+def launches() -> str:
+    """The ``launches`` check (for a GPU: the simulator takes minutes)."""
+    law = case_law("naive", "remove", steps=4)
     samples = 300_000
     whole = gpu.sample_losses_cuda(law, samples, seed=8, samples_per_chunk=1)
     pieces = gpu.sample_losses_cuda(law, samples, seed=8, samples_per_chunk=1, chunk_size=1000)
@@ -142,7 +147,8 @@ def _launches() -> str:
     return f"{samples} one-sample chunks: launches agree; {share:.4%} equal the CPU's"
 
 
-def _same_law(law) -> str:
+def same_law(law) -> str:
+    """The ``law`` check (KS, p < 1e-4 fails)."""
     size = 300 if gpu.simulator_enabled() else 5000
     device = gpu.sample_losses_cuda(law, size, seed=2025, samples_per_chunk=25)
     host = sample_losses(law, size, seed=7)
@@ -152,7 +158,8 @@ def _same_law(law) -> str:
     return f"KS p = {p:.3g} ({size} samples each)"
 
 
-def _gaussian(method, direction) -> str:
+def gaussian_mechanism(method, direction) -> str:
+    """The ``gaussian`` check (T = 1 against the closed form, 5 standard errors)."""
     sigma, epsilons = 1.0, np.array([0.5, 1.0, 2.0])
     law = LossLaw(method, sigma, 1, direction, importance_epsilon=0.25)
     size = 2000 if gpu.simulator_enabled() else 200_000
@@ -165,8 +172,9 @@ def _gaussian(method, direction) -> str:
     return f"largest |z| = {z.max():.2f} ({size} samples)"
 
 
-def _statistics(method) -> str:
-    law = _law(method, "remove")
+def streaming_statistics(method) -> str:
+    """The ``statistics`` check (streaming = raw sample's statistics, any chunk_size)."""
+    law = case_law(method, "remove")
     grid = [0.0, 0.25, 1.0, 3.0]
     raw = gpu.sample_losses_cuda(law, 90, seed=4, samples_per_chunk=10)
     whole = gpu.loss_statistics_cuda(law, 90, grid, seed=4, samples_per_chunk=10)
@@ -183,17 +191,17 @@ def _statistics(method) -> str:
 def checks():
     """(name, zero-argument check returning a detail line) for ``compare``, in order."""
     label = "-".join
-    found = [(f"stream {label(map(str, case))}", lambda case=case: _same_stream(_law(*case)))
+    found = [(f"stream {label(map(str, case))}", lambda case=case: same_stream(case_law(*case)))
              for case in CASES]
-    found.append(("stream order_statistics paper orders", lambda: _same_stream(
-        _law("order_statistics", "add", steps=PAPER_ORDERS[1], sigma=0.3, orders=PAPER_ORDERS[0]))))
+    found.append(("stream order_statistics paper orders", lambda: same_stream(
+        case_law("order_statistics", "add", steps=PAPER_ORDERS[1], sigma=0.3, orders=PAPER_ORDERS[0]))))
     if not gpu.simulator_enabled():
-        found.append(("launches", _launches))
-    found += [(f"law {label(map(str, case))}", lambda case=case: _same_law(_law(*case)))
+        found.append(("launches", launches))
+    found += [(f"law {label(map(str, case))}", lambda case=case: same_law(case_law(*case)))
               for case in CASES]
-    found += [(f"gaussian {method}-{direction}", lambda m=method, d=direction: _gaussian(m, d))
+    found += [(f"gaussian {method}-{direction}", lambda m=method, d=direction: gaussian_mechanism(m, d))
               for method in ("naive", "importance") for direction in ("remove", "add")]
-    found += [(f"statistics {method}", lambda m=method: _statistics(m))
+    found += [(f"statistics {method}", lambda m=method: streaming_statistics(m))
               for method in ("naive", "importance_order_statistics")]
     return found
 

@@ -2,21 +2,15 @@
 Numba's CUDA simulator (see conftest.py) at tiny sizes; skipped without numba-cuda.
 
 What is checked, and how often a correct implementation would fail:
-- same stream as the CPU kernels: for every estimator, direction and k in {1, 2}, the GPU
-  sample equals ``sample_losses`` with the same (seed, samples, samples_per_chunk): bit for
-  bit under the simulator (the kernels call the CPU's per-sample functions; deterministic),
-  up to rounding on a real GPU (a rare rejection-step flip may change a chunk, so 1 chunk in
-  4 may differ);
-- same law, tested as if the streams were unrelated: a two-sample Kolmogorov-Smirnov test
-  of a GPU sample against a CPU sample from an independent seed, rejecting at p < 1e-4 per
-  case (12 cases: false-failure probability <= 1.2e-3 over random seeds; these seeds pass);
-- the T = 1 closed form: delta estimates from the streaming statistics (naive and
-  importance, both directions) against the Gaussian mechanism's delta, within 5 standard
-  errors at each eps (normal approximation: <= 5.8e-7 per point, < 1e-5 for all points);
-- streaming statistics equal the statistics of the raw GPU sample, bit for bit for any
-  chunk_size (deterministic);
+- the checks of ``dpsampling.benchmark.gpu_check compare`` (which ``scripts/gpu_check.sh`` runs
+  on a GPU node without pytest; their docstring gives each check's false-failure probability):
+  same stream as the CPU kernels for every estimator, direction and k in {1, 2} and for the
+  paper's 739 orders (bit for bit under the simulator, up to rounding on a GPU); same law (KS,
+  12 cases, false failures <= 1.2e-3 over random seeds; these seeds pass); T = 1 against the
+  Gaussian mechanism (< 1e-5); streaming statistics equal the raw sample's for any chunk_size;
+  on a GPU only, 300,000 threads in several launches;
 - reproducibility: same seed -> identical array, any chunk_size; other shard seeds ->
-  different arrays (deterministic);
+  different arrays; the result names the device and the generator (deterministic);
 - bad inputs raise one-line ValueErrors; an out-of-memory chunk size names one that fits;
 - the package imports and ``cuda_available()`` is False without numba-cuda (subprocess).
 """
@@ -31,34 +25,21 @@ import textwrap
 
 import numpy as np
 import pytest
-from scipy.stats import ks_2samp
 
 if importlib.util.find_spec("numba_cuda") is None:
     pytest.skip("numba-cuda is not installed (pip install 'dpsampling[cuda]')",
                 allow_module_level=True)
 
 from dpsampling.accountants.ballsbins import cuda as gpu
-from dpsampling.accountants.ballsbins import estimate_delta, gaussian_mechanism_delta
-from dpsampling.accountants.ballsbins.sampling import LossLaw, sample_losses
+from dpsampling.accountants.ballsbins.sampling import LossLaw
+from dpsampling.benchmark import gpu_check
 
 if not gpu.cuda_available():
     pytest.skip("no CUDA GPU and the simulator is off (numba.cuda was imported before "
                 "tests/accountants/ballsbins/cuda/conftest.py could set NUMBA_ENABLE_CUDASIM=1)",
                 allow_module_level=True)
 
-SIGMA = 0.8
-STEPS = 6
-ORDERS = [1, 2, 4]
-EPS0 = 0.5
-CASES = [(method, direction, epochs)
-         for method in ("naive", "importance", "order_statistics", "importance_order_statistics")
-         for direction in ("remove", "add")
-         for epochs in ((1,) if method.startswith("importance") else (1, 2))]
-
-
-def _law(method, direction, epochs, sigma=SIGMA, steps=STEPS):
-    return LossLaw(method, sigma, steps, direction, ORDERS if "order_statistics" in method else None,
-                   EPS0 if method.startswith("importance") else None, epochs)
+CASES = gpu_check.CASES
 
 
 def _id(case):
@@ -67,75 +48,46 @@ def _id(case):
 
 @pytest.mark.parametrize("case", CASES, ids=_id)
 def test_same_stream_as_cpu(case):
-    method, direction, epochs = case
-    law = _law(method, direction, epochs)
-    seed = np.random.SeedSequence(11, spawn_key=(3,))
-    device = gpu.sample_losses_cuda(law, 64, seed=seed, samples_per_chunk=16)
-    host = sample_losses(law, 64, seed=seed, samples_per_chunk=16)
-    if gpu.simulator_enabled():  # one kernel body, host math: the same numbers bit for bit
-        np.testing.assert_array_equal(device.losses, host.losses)
-    else:
-        close = np.isclose(device.losses, host.losses, rtol=1e-9, atol=1e-12)
-        assert close.reshape(4, 16).all(axis=1).sum() >= 3
-    assert device.parameters() == host.parameters()
-    assert device.log_weight == host.log_weight
-    assert device.extra["device"] == "cuda" and "xoshiro256**" in device.extra["rng"]
+    gpu_check.same_stream(gpu_check.case_law(*case))
+
+
+def test_same_stream_with_the_papers_739_orders():
+    gpu_check.same_stream(gpu_check.case_law("order_statistics", "add", sigma=0.3,
+                                             steps=gpu_check.PAPER_ORDERS[1],
+                                             orders=gpu_check.PAPER_ORDERS[0]))
 
 
 @pytest.mark.parametrize("case", CASES, ids=_id)
 def test_same_law_as_cpu(case):
-    """Two-sample KS, GPU seed 2025 vs CPU seed 7 (independent streams), reject at p < 1e-4."""
-    method, direction, epochs = case
-    law = _law(method, direction, epochs)
-    device = gpu.sample_losses_cuda(law, 300, seed=2025, samples_per_chunk=25)
-    host = sample_losses(law, 300, seed=7)
-    assert ks_2samp(device.losses, host.losses).pvalue > 1e-4
+    gpu_check.same_law(gpu_check.case_law(*case))
 
 
 @pytest.mark.parametrize("method", ["naive", "importance"])
 @pytest.mark.parametrize("direction", ["remove", "add"])
 def test_gaussian_mechanism_at_one_step(method, direction):
-    """T = 1: delta of N(1, s^2) vs N(0, s^2) in either direction; |estimate - exact| within
-    5 standard errors at every eps (normal approximation, <= 5.8e-7 per point)."""
-    sigma = 1.0
-    epsilons = np.array([0.5, 1.0, 2.0])
-    law = LossLaw(method, sigma, 1, direction, importance_epsilon=0.25)
-    estimate = gpu.loss_statistics_cuda(law, 2000, epsilons,
-                                        seed=np.random.SeedSequence(5).spawn(2)[1],
-                                        samples_per_chunk=100)
-    exact = gaussian_mechanism_delta(sigma, epsilons)
-    error = estimate.standard_error()
-    assert np.all(error > 0)
-    assert np.all(np.abs(estimate.mean() - exact) <= 5 * error)
+    gpu_check.gaussian_mechanism(method, direction)
 
 
 @pytest.mark.parametrize("method", ["naive", "importance_order_statistics"])
 def test_streaming_statistics_equal_raw_sample_statistics(method):
-    law = _law(method, "remove", 1)
-    grid = [0.0, 0.25, 1.0, 3.0]
-    raw = gpu.sample_losses_cuda(law, 90, seed=4, samples_per_chunk=10)
-    whole = gpu.loss_statistics_cuda(law, 90, grid, seed=4, samples_per_chunk=10)
-    pieces = gpu.loss_statistics_cuda(law, 90, grid, seed=4, samples_per_chunk=10, chunk_size=20)
-    for name in ("count", "total", "total_squares"):
-        np.testing.assert_array_equal(getattr(whole, name), getattr(pieces, name))
-    reference = estimate_delta(raw, grid)
-    np.testing.assert_array_equal(whole.count, reference.count)
-    np.testing.assert_allclose(whole.total, reference.total, rtol=1e-12, atol=1e-14)
-    np.testing.assert_allclose(whole.total_squares, reference.total_squares, rtol=1e-12,
-                               atol=1e-14)
-    assert whole.log_weight == raw.log_weight and whole.minimum_epsilon == raw.minimum_epsilon
-    assert whole.combine(pieces).count[0] == 180
+    gpu_check.streaming_statistics(method)
+
+
+@pytest.mark.skipif(not gpu.gpu_visible(), reason="300,000 simulated threads take minutes")
+def test_several_launches_of_many_threads():
+    gpu_check.launches()
 
 
 def test_reproducible_and_shards_differ():
     first, second = np.random.SeedSequence(99).spawn(2)
-    law = _law("order_statistics", "add", 1)
+    law = gpu_check.case_law("order_statistics", "add")
     run = gpu.sample_losses_cuda(law, 40, seed=first, samples_per_chunk=8)
     again = gpu.sample_losses_cuda(law, 40, seed=first, samples_per_chunk=8, chunk_size=16)
     other = gpu.sample_losses_cuda(law, 40, seed=second, samples_per_chunk=8)
     np.testing.assert_array_equal(run.losses, again.losses)
     assert not np.any(run.losses == other.losses)
     assert run.seed_spawn_key == (0,) and other.seed_spawn_key == (1,)
+    assert run.extra["device"] == "cuda" and "xoshiro256**" in run.extra["rng"]
 
 
 @pytest.mark.parametrize("law, samples, keywords, match", [
