@@ -6,11 +6,12 @@ draw the same samples (same seed, count and samples_per_chunk: the same streams,
 ``ballsbins.cuda``); a GPU runs one thread per chunk and wants hundreds of thousands of them, so
 ``--gpu-scale`` multiplies the GPU side's sample count and ``--gpu-samples-per-chunk`` sets its
 chunk length (the rows record both). ``--also-threads N`` times the CPU side on N threads too
-(e.g. 2, for the speed-up against two cores) and prints a second table; the GPU is timed once. Throughput is samples x steps per second (for order
-statistics: the T the draws stand for, not the r orders computed). One untimed call at 1/100 of
-the size compiles the kernels first; the median of --repeats timed calls is reported. Output: a
-Markdown table on stdout with the date, the CPU and the GPU. With no GPU visible the GPU columns
-stay empty; the CUDA simulator is never timed as if it were a GPU.
+(e.g. 2, for the speed-up against two cores) and prints a second table; the GPU is timed once.
+Throughput is samples x steps per second (for order statistics: the T the draws stand for, not
+the r orders computed). One untimed call at 1/100 of the size compiles the kernels first; the
+median of --repeats timed calls is reported. Output: a Markdown table on stdout with the date,
+the CPU and the GPU. With no GPU visible the GPU columns stay empty; the CUDA simulator is never
+timed as if it were a GPU.
 
 ``--paper-fig2`` times the chua25 Fig. 2 work at paper scale on the GPU: the four panels of
 ``chua25.fig2`` in the config (T, order list, sigma, eps grid, shards x samples per shard =
