@@ -98,7 +98,12 @@ case $probe in
     *) mode=none ;;
 esac
 if [ $mode = none ] && [ $cpu_only = 0 ]; then
-    echo "scripts/gpu_check.sh: no CUDA GPU visible to numba ($(tail -n 1 "$out/probe.log" | sed 's/.*numba: //')); pass --cpu-only to time the CPU side alone" >&2
+    why=$(tail -n 1 "$out/probe.log" | sed 's/.*numba: //')
+    if [ $probe = 3 ]; then
+        echo "scripts/gpu_check.sh: no CUDA GPU visible to numba ($why); pass --cpu-only to time the CPU side alone" >&2
+    else
+        echo "scripts/gpu_check.sh: the GPU probe failed with exit status $probe ($why); PYTHON=... names another interpreter" >&2
+    fi
     exit 3
 fi
 warning=$(grep -m1 '^warning' "$out/probe.log")
