@@ -7,6 +7,44 @@ Grid: g_k = exp(k h) for integer k; cell k = [g_k, g_{k+1}). Two representations
   the first cell stands for [0, g_{k0+1}) and the last for [g_{k1}, inf) ("special" cells).
 
 ``certified.ballsbins``' docstring says why each operation gives a bound.
+
+**Rounding theorem.** ``average_points``, ``multiply_points`` return ``err``, and
+``average_means``, ``multiply_means`` return ``mass_err`` and ``moment_err``, with
+|computed[k] - exact[k]| <= err[k] for every entry, where exact[k] is what the same algorithm
+gives in exact real arithmetic on the same double inputs (arrays, w, h) with the same discrete
+decisions (which cell and j-range each pair goes to, which branch of a range sum, which pairs
+are skipped because a computed mass is 0). ``moment`` is the first moment as accumulated:
+sum p (w v_i q + (1-w) g) for ``average_means``, sum p q exp(x - (o0+k) h) (relative to the
+cell's lower end) for ``multiply_means``.
+
+Model (IEEE double, round to nearest, gradual underflow, no overflow): for + and -,
+fl(a op b) = (a op b)(1 + d); for * and /, fl(a op b) = (a op b)(1 + d) + e, |d| <= u = 2^-53,
+|e| <= 2^-1075 (Higham, Accuracy and Stability, 2nd ed., ss. 2.2 and 2.4); hence also
+|fl(a op b) - a op b| <= u |fl(a op b)| + |e|. libm's exp and expm1 (glibc's are < 1 ulp)
+return their exact value within relative error 2u, plus 2^-1074 absolute where the result is
+subnormal. Each computed quantity x^ carries a bound e_x >= |x^ - x| (running error analysis,
+Higham s. 3.3), propagated operation by operation with the kernel's own values:
+  a^ +- b^:  e_a + e_b + u |r^|;    a^ * b^:  |a^| e_b + |b^| e_a + e_a e_b + u |r^| + eta;
+  a^ / b^ with e_b <= rho |b^|, rho <= 2^-20:  1.001 (e_a / |b^| + rho |r^|) + u |r^| + eta;
+  exp(y^) with |y^ - y| <= a <= 2^-20: |r^ - exp(y)| <= 1.001 (2u + a) r^ + eta
+    (r^ = exp(y^)(1+d), |d| <= 2u, exp(y) = exp(y^) e^t, |t| <= a); expm1 likewise with a = 0;
+  a grid value exp(fl(n h)) has a = u |fl(n h)|; min and max are 1-Lipschitz, so a clip
+    min(max(x^, 0), m^) has error <= max(e_x, e_m), and max(s^, 0) of a sum s of non-negative
+    terms (exact value >= 0) has error <= e_s;
+  a range sum prefix[hi+1] - prefix[lo] (or suffix[lo] - suffix[hi+1]) is the difference of two
+    running sums whose bounds are propagated entry by entry: e_prefix[lo] + e_prefix[hi+1] + u|r^|
+    (this is what bounds the cancellation, not the size of the difference);
+  accumulation out[k] += t^: err[k] += e_t + u |out^[k]| after the addition.
+Here eta = TINY = 2^-1022 is charged after every operation (it dominates the underflow term 2^-1075,
+and keeps every propagated bound normal). ``multiply_points`` bounds its sums directly: entry k is
+a running sum of c_k products of exact inputs (c_k pairs with pa[i] != 0), so
+|out^ - out| <= gamma_{c_k} sum t^_i + 2 c_k 2^-1075 <= 1.01 c_k u out^[k] + c_k eta
+(gamma_n = n u / (1 - n u); Higham (4.4), c_k u <= 1e-3).
+The bounds are themselves evaluated in double from non-negative quantities by +, * and /, each
+step carrying at least one eta, so each step rounds them down by a relative factor >= 1 - 2u; along
+chains of at most 2^30 steps the factor SLACK = 1 + 2^-20 applied at the end restores them
+(a bound that would need a = or rho > 2^-20 is returned as inf). The laws' log values (``_log_values``)
+are outside the theorem: it bounds the mass and the moment they are taken from.
 """
 
 from __future__ import annotations
@@ -16,26 +54,71 @@ import math
 import numpy as np
 from numba import njit
 
+U = 2.0**-53  # unit roundoff of IEEE double, round to nearest
+TINY = 2.0**-1022  # charged after every operation (covers underflow, see the module docstring)
+LIBM = 2.0  # relative error of libm's exp / expm1, in units of u (1 ulp)
+SLACK = 1.0 + 2.0**-20  # restores the bounds from their own rounding (module docstring)
+_SMALL = 2.0**-20  # largest relative error an exp argument or a divisor may carry
+
 
 @njit(cache=True)
-def _cumulative(x):
-    """prefix[j] = sum x[:j], suffix[j] = sum x[j:] (both length n + 1)."""
+def _exp_err(value, arg_err):
+    """Bound on |value - exp(y)| for value = libm exp(y^), |y^ - y| <= arg_err."""
+    if arg_err > _SMALL:
+        return math.inf
+    return 1.001 * (LIBM * U + arg_err) * value + TINY
+
+
+@njit(cache=True)
+def _grid_err(values, k0, h):
+    """Bounds for values[i] = exp(fl((k0 + i) h)) against exp((k0 + i) h)."""
+    err = np.empty(values.size)
+    for i in range(values.size):
+        err[i] = _exp_err(values[i], U * abs((k0 + i) * h))
+    return err
+
+
+@njit(cache=True)
+def _mul_err(a, ea, b, eb, r):
+    """Bound on |r - a b| for r = fl(a^ b^) (module docstring)."""
+    return abs(a) * eb + abs(b) * ea + ea * eb + U * abs(r) + TINY
+
+
+@njit(cache=True)
+def _finish(err):
+    """Apply SLACK (the bounds' own rounding)."""
+    for i in range(err.size):
+        err[i] *= SLACK
+    return err
+
+
+@njit(cache=True)
+def _cumulative(x, x_err):
+    """prefix[j] = sum x[:j], suffix[j] = sum x[j:] (both length n + 1), and their bounds."""
     n = x.size
     prefix = np.zeros(n + 1)
     suffix = np.zeros(n + 1)
+    pre_err = np.zeros(n + 1)
+    suf_err = np.zeros(n + 1)
     for j in range(n):
         prefix[j + 1] = prefix[j] + x[j]
+        pre_err[j + 1] = pre_err[j] + x_err[j] + U * prefix[j + 1] + TINY
     for j in range(n - 1, -1, -1):
         suffix[j] = suffix[j + 1] + x[j]
-    return prefix, suffix
+        suf_err[j] = suf_err[j + 1] + x_err[j] + U * suffix[j] + TINY
+    return prefix, suffix, pre_err, suf_err
 
 
 @njit(cache=True)
-def _range_sum(prefix, suffix, lo, hi):
-    """sum x[lo..hi] from whichever of prefix/suffix keeps the smaller magnitudes."""
+def _range_sum(sums, lo, hi):
+    """sum x[lo..hi] from whichever of prefix/suffix keeps the smaller magnitudes, and its bound
+    (``sums`` = ``_cumulative``'s output; x >= 0, so the clip at 0 does not add error)."""
+    prefix, suffix, pre_err, suf_err = sums
     if prefix[hi + 1] <= suffix[lo]:
-        return max(prefix[hi + 1] - prefix[lo], 0.0)
-    return max(suffix[lo] - suffix[hi + 1], 0.0)
+        d = prefix[hi + 1] - prefix[lo]
+        return max(d, 0.0), pre_err[hi + 1] + pre_err[lo] + U * abs(d) + TINY
+    d = suffix[lo] - suffix[hi + 1]
+    return max(d, 0.0), suf_err[lo] + suf_err[hi + 1] + U * abs(d) + TINY
 
 
 @njit(cache=True)
@@ -66,21 +149,59 @@ def _offset_tables(w, h):
 
 
 @njit(cache=True)
-def _points_half(a, b, w, h, target, strict):
+def _spread_up(p, wgi, q, g, gk, weights, den):
+    """up = p ((w gi - gk) q + v g) / (gk step) (the mass sent to g_{k+1}) and its bound; each
+    argument is a (value, bound) pair (wgi = w gi; den = (gk step, 1 / (gk step), rho) with
+    rho |gk step| bounding its error, or 1 / (gk step) = inf), weights = (v, e_v)."""
+    v, ev = weights
+    a2 = wgi[0] - gk[0]
+    e2 = wgi[1] + gk[1] + U * abs(a2) + TINY
+    a3 = a2 * q[0]
+    a4 = v * g[0]
+    a5 = a3 + a4
+    e5 = _mul_err(a2, e2, q[0], q[1], a3) + _mul_err(v, ev, g[0], g[1], a4) + U * abs(a5) + TINY
+    a6 = p * a5
+    e6 = p * e5 + U * abs(a6) + TINY
+    up = a6 / den[0]
+    return up, 1.001 * (e6 * den[1] + den[2] * abs(up)) + U * abs(up) + TINY
+
+
+@njit(cache=True)
+def _denominators(grid, grid_err, step):
+    """gk step per grid cell, its inverse (for the bounds: inf where the bound needs
+    rho > 2^-20 or the inverse would be subnormal) and rho (its relative error)."""
+    den = grid * step
+    inverse = np.empty(grid.size)
+    rho = np.empty(grid.size)
+    step_err = _exp_err(step, 0.0)
+    for k in range(grid.size):
+        inverse[k] = 1.0 / den[k]
+        rho[k] = _mul_err(grid[k], grid_err[k], step, step_err, den[k]) * inverse[k]
+        if rho[k] > _SMALL or den[k] > 2.0**1000:
+            inverse[k] = math.inf
+    return den, inverse, rho
+
+
+@njit(cache=True)
+def _points_half(a, b, weights, h, target, strict):
     """Pairs (i from a, j from b) with global j <= i (j < i if strict) of w g_i + (1-w) g_j,
-    each spread onto the two ends of its cell with the mean kept.
+    each spread onto the two ends of its cell with the mean kept; adds their rounding bounds to
+    ``err`` (weights = (w, e_w): w may carry a rounding error).
 
     On the common grid the cell of the value and the j-range of each cell depend on i - j
     only, so both come from ``_offset_tables``; the spread itself uses the exact sums."""
     pa, a0 = a
     pb, b0 = b
-    out, o0, grid = target
+    w, ew = weights
+    out, err, o0, grid, grid_err = target
     nb = pb.size
     gb = np.exp((b0 + np.arange(nb)) * h)
-    pre_q, suf_q = _cumulative(pb)
-    pre_g, suf_g = _cumulative(pb * gb)
+    gpb = pb * gb
+    sums_q = _cumulative(pb, np.zeros(nb))
+    sums_g = _cumulative(gpb, pb * _grid_err(gb, b0, h) + U * gpb + TINY)
     v = 1.0 - w
-    step = math.expm1(h)
+    v_pair = (v, ew + U * v + TINY)
+    den, inverse, rho = _denominators(grid, grid_err, math.expm1(h))
     cell_of, first_j = _offset_tables(w, h)
     d_last = cell_of.size - 1
     for ia in range(pa.size):
@@ -92,6 +213,8 @@ def _points_half(a, b, w, h, target, strict):
         if jhi < 0:
             continue
         gi = math.exp(gi_index * h)
+        wgi = w * gi
+        wgi_pair = (wgi, _mul_err(w, ew, gi, _exp_err(gi, U * abs(gi_index * h)), wgi))
         while jhi >= 0:
             k = gi_index + cell_of[min(gi_index - b0 - jhi, d_last)]
             m = gi_index - k
@@ -99,15 +222,21 @@ def _points_half(a, b, w, h, target, strict):
                 jlo = min(max(gi_index + first_j[m] - b0, 0), jhi)
             else:
                 jlo = 0
-            gk = grid[k - o0]
-            q = _range_sum(pre_q, suf_q, jlo, jhi)
-            if q > 0.0:
-                g = _range_sum(pre_g, suf_g, jlo, jhi)
-                mass = p * q
-                up = p * ((w * gi - gk) * q + v * g) / (gk * step)
+            q = _range_sum(sums_q, jlo, jhi)
+            if q[0] > 0.0:
+                g = _range_sum(sums_g, jlo, jhi)
+                mass = p * q[0]
+                mass_err = p * q[1] + U * mass + TINY
+                c = k - o0
+                up, up_err = _spread_up(p, wgi_pair, q, g, (grid[c], grid_err[c]), v_pair,
+                                        (den[c], inverse[c], rho[c]))
                 up = min(max(up, 0.0), mass)
-                out[k - o0] += mass - up
-                out[k + 1 - o0] += up
+                up_err = max(up_err, mass_err)
+                low = mass - up
+                out[c] += low
+                err[c] += mass_err + up_err + U * abs(low) + TINY + U * abs(out[c]) + TINY
+                out[c + 1] += up
+                err[c + 1] += up_err + U * abs(out[c + 1]) + TINY
             jhi = jlo - 1
 
 
@@ -115,16 +244,19 @@ def _points_half(a, b, w, h, target, strict):
 def average_points(pa, a0, pb, b0, w, h):
     """Law of w X + (1 - w) Y (X ~ pa, Y ~ pb independent) spread onto the grid.
 
-    Returns (out, o0)."""
+    Returns (out, o0, err), err the rounding bound of out (module docstring)."""
     ga0 = math.exp(a0 * h)
     gb0 = math.exp(b0 * h)
     o0 = math.floor(math.log(w * ga0 + (1.0 - w) * gb0) / h) - 1
     o1 = max(a0 + pa.size - 1, b0 + pb.size - 1) + 2
     out = np.zeros(o1 - o0 + 1)
+    err = np.zeros(out.size)
     grid = np.exp((o0 + np.arange(out.size)) * h)
-    _points_half((pa, a0), (pb, b0), w, h, (out, o0, grid), 0)
-    _points_half((pb, b0), (pa, a0), 1.0 - w, h, (out, o0, grid), 1)
-    return out, o0
+    target = (out, err, o0, grid, _grid_err(grid, o0, h))
+    _points_half((pa, a0), (pb, b0), (w, 0.0), h, target, 0)
+    w2 = 1.0 - w
+    _points_half((pb, b0), (pa, a0), (w2, U * w2 + TINY), h, target, 1)
+    return out, o0, _finish(err)
 
 
 @njit(cache=True)
@@ -156,16 +288,19 @@ def _first_at_least(values, t, hi):
 
 
 @njit(cache=True)
-def _means_half(a, b, w, h, target, strict):
+def _means_half(a, b, weights, h, target, strict):
     """As _points_half for the means representation: each pair's mass and first moment go to
-    the cell of w v_i + (1-w) v_j (values va, vb, not logs)."""
-    ma, va, a0 = a
-    mb, vb, b0 = b
-    mass, moment, o0, o1, grid = target
+    the cell of w v_i + (1-w) v_j (values va, vb, not logs; va_err, vb_err their bounds)."""
+    ma, va, va_err, a0 = a
+    mb, vb, vb_err, b0 = b
+    w, ew = weights
+    mass, moment, mass_err, moment_err, o0, o1, grid = target
     nb = mb.size
-    pre_q, suf_q = _cumulative(mb)
-    pre_g, suf_g = _cumulative(mb * vb)
+    gmb = mb * vb
+    sums_q = _cumulative(mb, np.zeros(nb))
+    sums_g = _cumulative(gmb, mb * vb_err + U * gmb + TINY)
     v = 1.0 - w
+    ev = ew + U * v + TINY
     for ia in range(ma.size):
         p = ma[ia]
         if p == 0.0:
@@ -175,6 +310,8 @@ def _means_half(a, b, w, h, target, strict):
         if jhi < 0:
             continue
         vi = va[ia]
+        a1 = w * vi
+        e1 = _mul_err(w, ew, vi, va_err[ia], a1)
         k = o1 + 1
         while jhi >= 0:
             u = w * vi + v * vb[jhi]
@@ -194,11 +331,20 @@ def _means_half(a, b, w, h, target, strict):
                     jlo = 0
                 else:
                     jlo = _first_at_least(vb, t, jhi)
-            q = _range_sum(pre_q, suf_q, jlo, jhi)
+            q, eq = _range_sum(sums_q, jlo, jhi)
             if q > 0.0:
-                g = _range_sum(pre_g, suf_g, jlo, jhi)
-                mass[k - o0] += p * q
-                moment[k - o0] += p * (w * vi * q + v * g)
+                g, eg = _range_sum(sums_g, jlo, jhi)
+                c = k - o0
+                t0 = p * q
+                mass[c] += t0
+                mass_err[c] += p * eq + U * t0 + TINY + U * mass[c] + TINY
+                a2 = a1 * q
+                a3 = v * g
+                a4 = a2 + a3
+                t1 = p * a4
+                moment[c] += t1
+                e4 = _mul_err(a1, e1, q, eq, a2) + _mul_err(v, ev, g, eg, a3) + U * a4 + TINY
+                moment_err[c] += p * e4 + U * t1 + TINY + U * moment[c] + TINY
             jhi = jlo - 1
 
 
@@ -206,18 +352,24 @@ def _means_half(a, b, w, h, target, strict):
 def average_means(ma, lva, a0, mb, lvb, b0, w, h):
     """Law of w X + (1 - w) Y, each cell replaced by its conditional mean.
 
-    Returns (mass, log_value, o0)."""
+    Returns (mass, log_value, o0, moment, mass_err, moment_err): moment[k] the first moment
+    accumulated in cell o0 + k, the last two the rounding bounds (module docstring)."""
     va = np.exp(lva)
     vb = np.exp(lvb)
     o0 = math.floor(math.log(w * va[0] + (1.0 - w) * vb[0]) / h)
     o1 = max(a0 + ma.size - 1, b0 + mb.size - 1)
     mass = np.zeros(o1 - o0 + 1)
     moment = np.zeros(o1 - o0 + 1)
+    mass_err = np.zeros(mass.size)
+    moment_err = np.zeros(mass.size)
     grid = np.exp((o0 + np.arange(mass.size)) * h)
-    target = (mass, moment, o0, o1, grid)
-    _means_half((ma, va, a0), (mb, vb, b0), w, h, target, 0)
-    _means_half((mb, vb, b0), (ma, va, a0), 1.0 - w, h, target, 1)
-    return mass, _log_values(mass, moment, o0, h), o0
+    target = (mass, moment, mass_err, moment_err, o0, o1, grid)
+    va_err = 1.001 * LIBM * U * va + TINY  # exp of an exact argument (_exp_err)
+    vb_err = 1.001 * LIBM * U * vb + TINY
+    _means_half((ma, va, va_err, a0), (mb, vb, vb_err, b0), (w, 0.0), h, target, 0)
+    w2 = 1.0 - w
+    _means_half((mb, vb, vb_err, b0), (ma, va, va_err, a0), (w2, U * w2 + TINY), h, target, 1)
+    return mass, _log_values(mass, moment, o0, h), o0, moment, _finish(mass_err), _finish(moment_err)
 
 
 @njit(cache=True)
@@ -241,7 +393,8 @@ def _log_values(mass, moment, o0, h):
 
 @njit(cache=True)
 def multiply_points(pa, a0, pb, b0):
-    """Law of X Y on the grid: an exact index sum. Returns (out, o0)."""
+    """Law of X Y on the grid: an exact index sum. Returns (out, o0, err), err the rounding
+    bound of out (module docstring: entry k is a running sum of c_k products)."""
     out = np.zeros(pa.size + pb.size - 1)
     for i in range(pa.size):
         p = pa[i]
@@ -249,19 +402,29 @@ def multiply_points(pa, a0, pb, b0):
             continue
         for j in range(pb.size):
             out[i + j] += p * pb[j]
-    return out, a0 + b0
+    nonzero = np.zeros(pa.size + 1, dtype=np.int64)  # nonzero[i] = #{i' < i: pa[i'] != 0}
+    for i in range(pa.size):
+        nonzero[i + 1] = nonzero[i] + (pa[i] != 0.0)
+    err = np.empty(out.size)
+    for k in range(out.size):
+        count = nonzero[min(k, pa.size - 1) + 1] - nonzero[max(0, k - pb.size + 1)]
+        err[k] = 1.01 * count * U * out[k] + count * TINY
+    return out, a0 + b0, _finish(err)
 
 
 @njit(cache=True)
 def multiply_means(ma, lva, a0, mb, lvb, b0, h):
-    """Law of X Y, each cell replaced by its conditional mean. Returns (mass, log_value, o0).
+    """Law of X Y, each cell replaced by its conditional mean.
 
-    Moments are kept relative to the cell's lower end (exp(lv - k h)) so that no value
-    overflows."""
+    Returns (mass, log_value, o0, moment, mass_err, moment_err): moment[k] = sum of p q
+    exp(x - (o0 + k) h) over the pairs in cell o0 + k (relative to the cell's lower end, so
+    that no value overflows), the last two the rounding bounds (module docstring)."""
     o0 = a0 + b0
     n = ma.size + mb.size
     mass = np.zeros(n)
     moment = np.zeros(n)
+    mass_err = np.zeros(n)
+    moment_err = np.zeros(n)
     for i in range(ma.size):
         p = ma[i]
         if p == 0.0:
@@ -273,8 +436,16 @@ def multiply_means(ma, lva, a0, mb, lvb, b0, h):
             x = lva[i] + lvb[j]
             k = math.floor(x / h) - o0
             k = min(max(k, 0), n - 1)
-            mass[k] += p * q
-            moment[k] += p * q * math.exp(x - (o0 + k) * h)
+            t = p * q
+            mass[k] += t
+            low = (o0 + k) * h
+            y = x - low
+            e = math.exp(y)
+            moment[k] += t * e
+            t_err = U * t + TINY
+            e_err = _exp_err(e, U * abs(x) + U * abs(low) + U * abs(y) + 3 * TINY)
+            mass_err[k] += t_err + U * mass[k] + TINY
+            moment_err[k] += _mul_err(t, t_err, e, e_err, t * e) + U * moment[k] + TINY
     lv = np.empty(n)
     for k in range(n):
         low = (o0 + k) * h
@@ -284,7 +455,7 @@ def multiply_means(ma, lva, a0, mb, lvb, b0, h):
         if k < n - 1:
             x = min(x, low + h * (1.0 - 1e-12))
         lv[k] = x
-    return mass, lv, o0
+    return mass, lv, o0, moment, _finish(mass_err), _finish(moment_err)
 
 
 @njit(cache=True)

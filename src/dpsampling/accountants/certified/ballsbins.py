@@ -58,13 +58,16 @@ Cost: an average of two laws of n cells costs O(n * min(n, log(2)/h)) with prefi
 of cells whose result falls in the same cell are summed at once); a product costs O(n m).
 
 Floating point: sums use double precision without directed rounding; prefix sums are taken
-from the end nearer the range summed. Absolute errors are ~1e-16 of the mass around, far below
-the 1e-12 floor used for accuracy; "certified" is in this sense.
+from the end nearer the range summed. Each kernel also returns a proven entrywise bound on its
+rounding (``_kernels``' docstring states the theorem); ``average_laws`` and ``multiply_laws``
+hand them up as ``KernelRounding`` records (before pruning) when given a ``roundings`` list,
+and ``composed_laws`` collects them for a whole run.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 from scipy.special import log_ndtr, ndtr, ndtri
@@ -132,25 +135,75 @@ def y_laws(sigma: float, h: float, tail_scale: float) -> tuple[PointsLaw, MeansL
     return upper, MeansLaw(k_lo, m, lv)
 
 
-def average_laws(a, b, w: float, h: float):
-    """Law of w X + (1 - w) Y for two (PointsLaw, MeansLaw) pairs of independent variables."""
+def _max_relative(value: np.ndarray, err: np.ndarray) -> float:
+    """max err[k] / value[k] over the entries with value[k] > 0 (0 if there are none)."""
+    positive = value > 0
+    return float(np.max(err[positive] / value[positive])) if positive.any() else 0.0
+
+
+@dataclass(frozen=True)
+class KernelRounding:
+    """The rounding bound of one kernel call, on the kernel's raw output (before pruning):
+    |value[i] - exact[i]| <= err[i] (and the same for the moment of a means kernel), exact as
+    defined in ``_kernels``' docstring. Entry i is grid cell k0 + i of step h. ``relative`` is
+    max err / value over the entries with value > 0 (likewise ``moment_relative``).
+
+    ``moment`` is the kernel's first moment: absolute for ``average_means``, relative to the
+    cell's lower end g_{k0+i} for ``multiply_means``; None for the points kernels."""
+
+    kernel: str
+    k0: int
+    h: float
+    value: np.ndarray
+    err: np.ndarray
+    relative: float
+    moment: np.ndarray | None = None
+    moment_err: np.ndarray | None = None
+    moment_relative: float | None = None
+
+
+def _points_record(kernel, o0, h, out, err):
+    return KernelRounding(kernel, o0, h, out, err, _max_relative(out, err))
+
+
+def _means_record(kernel, o0, h, result):
+    mass, _, _, moment, mass_err, moment_err = result
+    return KernelRounding(kernel, o0, h, mass, mass_err, _max_relative(mass, mass_err), moment,
+                          moment_err, _max_relative(moment, moment_err))
+
+
+def average_laws(a, b, w: float, h: float, roundings: list | None = None):
+    """Law of w X + (1 - w) Y for two (PointsLaw, MeansLaw) pairs of independent variables.
+
+    ``roundings``, if a list, gets the two kernels' ``KernelRounding`` records appended."""
     (pa, ma), (pb, mb) = a, b
-    out, o0 = _kernels.average_points(pa.p, pa.k0, pb.p, pb.k0, w, h)
+    out, o0, err = _kernels.average_points(pa.p, pa.k0, pb.p, pb.k0, w, h)
+    if roundings is not None:
+        roundings.append(_points_record("average_points", o0, h, out, err))
     points = prune_points(PointsLaw(o0, out, w * pa.remove_excess + (1 - w) * pb.remove_excess,
                                     pa.add_excess + pb.add_excess), h)
-    mass, lv, o0 = _kernels.average_means(ma.m, ma.lv, ma.k0, mb.m, mb.lv, mb.k0, w, h)
+    result = _kernels.average_means(ma.m, ma.lv, ma.k0, mb.m, mb.lv, mb.k0, w, h)
+    mass, lv, o0 = result[:3]
+    if roundings is not None:
+        roundings.append(_means_record("average_means", o0, h, result))
     return points, prune_means(MeansLaw(o0, mass, lv), h)
 
 
-def multiply_laws(a, b, h: float):
-    """Law of X Y for two (PointsLaw, MeansLaw) pairs of independent variables."""
+def multiply_laws(a, b, h: float, roundings: list | None = None):
+    """Law of X Y for two (PointsLaw, MeansLaw) pairs of independent variables (``roundings``:
+    as for ``average_laws``)."""
     (pa, ma), (pb, mb) = a, b
-    out, o0 = _kernels.multiply_points(pa.p, pa.k0, pb.p, pb.k0)
+    out, o0, err = _kernels.multiply_points(pa.p, pa.k0, pb.p, pb.k0)
+    if roundings is not None:
+        roundings.append(_points_record("multiply_points", o0, h, out, err))
     mean_a, mean_b = pa.mean(h), pb.mean(h)
     da, db = pa.remove_excess, pb.remove_excess
     points = prune_points(PointsLaw(o0, out, da * mean_b + mean_a * db + da * db,
                                     pa.add_excess + pb.add_excess), h)
-    mass, lv, o0 = _kernels.multiply_means(ma.m, ma.lv, ma.k0, mb.m, mb.lv, mb.k0, h)
+    result = _kernels.multiply_means(ma.m, ma.lv, ma.k0, mb.m, mb.lv, mb.k0, h)
+    mass, lv, o0 = result[:3]
+    if roundings is not None:
+        roundings.append(_means_record("multiply_means", o0, h, result))
     return points, prune_means(MeansLaw(o0, mass, lv), h)
 
 
@@ -205,13 +258,14 @@ def level_steps(sigma: float, steps: int, h_top: float, coarsest: float, scale: 
 
 
 def composed_laws(sigma: float, steps: int, epochs: int, h_top: float, coarsest: float,
-                  scale: float):
+                  scale: float, roundings: list | None = None):
     """(PointsLaw, MeansLaw) of prod_{k<epochs} A_k, A_k the average of ``steps`` copies of Y.
 
     The average is built by binary splitting A_n = (a A_a + b A_b) / n, a = n // 2 (at most
     two sizes per level, so at most 2 log2(steps) averages), each on the grid of
     ``level_steps``; the product by squaring on the grid h_top. Returns the pair and the
-    largest array length used."""
+    largest array length used; ``roundings``, if a list, gets every kernel call's
+    ``KernelRounding`` record, in the order of the calls."""
     steps_of = level_steps(sigma, steps, h_top, coarsest, scale)
     h1 = steps_of[1]
     base = y_laws(sigma, h1, tail_scale=float(steps) * float(epochs))
@@ -224,7 +278,7 @@ def composed_laws(sigma: float, steps: int, epochs: int, h_top: float, coarsest:
             h = steps_of[n]
             left = refine(average_of(a), round(steps_of[a] / h), h)
             right = refine(average_of(n - a), round(steps_of[n - a] / h), h)
-            memo[n] = average_laws(left, right, a / n, h)
+            memo[n] = average_laws(left, right, a / n, h, roundings)
             largest.append(max(left[0].p.size, right[0].p.size, memo[n][0].p.size))
         return memo[n]
 
@@ -233,10 +287,10 @@ def composed_laws(sigma: float, steps: int, epochs: int, h_top: float, coarsest:
     k = epochs
     while k:
         if k & 1:
-            result = factor if result is None else multiply_laws(result, factor, h_top)
+            result = factor if result is None else multiply_laws(result, factor, h_top, roundings)
             largest.append(result[0].p.size)
         k >>= 1
         if k:
-            factor = multiply_laws(factor, factor, h_top)
+            factor = multiply_laws(factor, factor, h_top, roundings)
             largest.append(factor[0].p.size)
     return result, max(largest)
