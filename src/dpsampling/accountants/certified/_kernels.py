@@ -8,43 +8,48 @@ Grid: g_k = exp(k h) for integer k; cell k = [g_k, g_{k+1}). Two representations
 
 ``certified.ballsbins``' docstring says why each operation gives a bound.
 
-**Rounding theorem.** ``average_points``, ``multiply_points`` return ``err``, and
-``average_means``, ``multiply_means`` return ``mass_err`` and ``moment_err``, with
-|computed[k] - exact[k]| <= err[k] for every entry, where exact[k] is what the same algorithm
-gives in exact real arithmetic on the same double inputs (arrays, w, h) with the same discrete
-decisions (which cell and j-range each pair goes to, which branch of a range sum, which pairs
-are skipped because a computed mass is 0). ``moment`` is the first moment as accumulated:
-sum p (w v_i q + (1-w) g) for ``average_means``, sum p q exp(x - (o0+k) h) (relative to the
-cell's lower end) for ``multiply_means``.
+**Rounding theorem.** ``average_points`` and ``multiply_points`` return ``err``,
+``average_means`` and ``multiply_means`` return ``mass_err`` and ``moment_err``, with
+|computed[k] - exact[k]| <= err[k] for every entry. exact[k] is what the same algorithm gives in
+exact real arithmetic (exp exact too) on the same double inputs (arrays, w, h) with the same
+discrete decisions (the cell and j-range of each pair, the branch of each range sum, the pairs
+skipped because a computed mass is 0). ``moment`` is the first moment as accumulated (before
+``_log_values``): sum p (w v_i q + (1-w) g) for ``average_means``; sum p q exp(x - (o0+k) h),
+relative to the cell's lower end, for ``multiply_means``.
 
-Model (IEEE double, round to nearest, gradual underflow, no overflow): for + and -,
-fl(a op b) = (a op b)(1 + d); for * and /, fl(a op b) = (a op b)(1 + d) + e, |d| <= u = 2^-53,
-|e| <= 2^-1075 (Higham, Accuracy and Stability, 2nd ed., ss. 2.2 and 2.4); hence also
-|fl(a op b) - a op b| <= u |fl(a op b)| + |e|. libm's exp and expm1 (glibc's are < 1 ulp)
-return their exact value within relative error 2u, plus 2^-1074 absolute where the result is
-subnormal. Each computed quantity x^ carries a bound e_x >= |x^ - x| (running error analysis,
-Higham s. 3.3), propagated operation by operation with the kernel's own values:
-  a^ +- b^:  e_a + e_b + u |r^|;    a^ * b^:  |a^| e_b + |b^| e_a + e_a e_b + u |r^| + eta;
-  a^ / b^ with e_b <= rho |b^|, rho <= 2^-20:  1.001 (e_a / |b^| + rho |r^|) + u |r^| + eta;
-  exp(y^) with |y^ - y| <= a <= 2^-20: |r^ - exp(y)| <= 1.001 (2u + a) r^ + eta
-    (r^ = exp(y^)(1+d), |d| <= 2u, exp(y) = exp(y^) e^t, |t| <= a); expm1 likewise with a = 0;
-  a grid value exp(fl(n h)) has a = u |fl(n h)|; min and max are 1-Lipschitz, so a clip
-    min(max(x^, 0), m^) has error <= max(e_x, e_m), and max(s^, 0) of a sum s of non-negative
-    terms (exact value >= 0) has error <= e_s;
-  a range sum prefix[hi+1] - prefix[lo] (or suffix[lo] - suffix[hi+1]) is the difference of two
-    running sums whose bounds are propagated entry by entry: e_prefix[lo] + e_prefix[hi+1] + u|r^|
-    (this is what bounds the cancellation, not the size of the difference);
-  accumulation out[k] += t^: err[k] += e_t + u |out^[k]| after the addition.
-Here eta = TINY = 2^-1022 is charged after every operation (it dominates the underflow term 2^-1075,
-and keeps every propagated bound normal). ``multiply_points`` bounds its sums directly: entry k is
-a running sum of c_k products of exact inputs (c_k pairs with pa[i] != 0), so
-|out^ - out| <= gamma_{c_k} sum t^_i + 2 c_k 2^-1075 <= 1.01 c_k u out^[k] + c_k eta
-(gamma_n = n u / (1 - n u); Higham (4.4), c_k u <= 1e-3).
-The bounds are themselves evaluated in double from non-negative quantities by +, * and /, each
-step carrying at least one eta, so each step rounds them down by a relative factor >= 1 - 2u; along
-chains of at most 2^30 steps the factor SLACK = 1 + 2^-20 applied at the end restores them
-(a bound that would need a = or rho > 2^-20 is returned as inf). The laws' log values (``_log_values``)
-are outside the theorem: it bounds the mass and the moment they are taken from.
+Model: IEEE double, round to nearest, gradual underflow, no overflow, no FMA contraction (Numba
+without fast-math). + and -: fl(a op b) = (a op b)(1 + d); * and /: fl(a op b) = (a op b)(1 + d) + e;
+|d| <= u = 2^-53, |e| <= 2^-1075 (Higham, Accuracy and Stability, 2nd ed., ss. 2.1-2.2), so
+|fl(a op b) - a op b| <= u |fl(a op b)| + |e|. libm's exp and expm1 (glibc's: < 1 ulp) are within
+relative 2u of exact, plus 2^-1074 absolute for a subnormal result. Every computed x^ carries
+e_x >= |x^ - x| (running error analysis, Higham s. 3.3), built from the kernel's own values, with
+eta = TINY = 2^-1022 >= 2^-1075 charged at every operation:
+  a^ +- b^ -> r^:  e_a + e_b + u |r^| + eta;
+  a^ * b^ -> r^:   |a^| e_b + |b^| e_a + e_a e_b + u |r^| + eta;
+  a^ / b^ -> r^, e_b <= rho |b^|, rho <= 2^-20:  1.001 (e_a / |b^| + rho |r^|) + u |r^| + eta
+    (|a/b - a^/b^| <= (e_a + |a^/b^| e_b) / (|b^| - e_b));
+  exp(y^) -> r^, |y^ - y| <= a <= 2^-20:  1.001 (2u + a) r^ + eta  (exp(y) = exp(y^) e^t,
+    |t| <= a); expm1(h): a = 0; a grid value exp(fl(n h)): a = u |fl(n h)|;
+  range sum prefix[hi+1] - prefix[lo] (or suffix[lo] - suffix[hi+1]): the two running sums' bounds
+    plus u |r^| + eta, the running sums' bounds propagated entry by entry by the + rule (so the
+    cancellation is charged at the size of the sums, not of the difference); the clip max(r^, 0)
+    adds nothing (the exact sum of non-negative terms is >= 0);
+  clip min(max(up^, 0), mass^): max(e_up, e_mass), min and max being 1-Lipschitz in each argument;
+  out[k] += t^: err[k] += e_t + u |out^[k]| + eta, out^[k] taken after the addition.
+``multiply_points`` bounds each entry at once: out[k] is a running sum of c_k products of exact
+inputs (c_k = pairs with pa[i] != 0), so (Higham (4.4), additions exact under underflow)
+|out^ - out| <= gamma_{c_k} T + 2 c_k 2^-1075, T = sum of the rounded products <= out^ /
+(1 - gamma_{c_k}), gamma_n = n u / (1 - n u); hence err = 1.01 c_k u out^[k] + c_k eta (c_k u <= 1e-3).
+``multiply_means``' mass is bounded the same way. Its moment in cell k is a running sum of c_k
+terms m^ = fl(fl(p q) exp(y^)), y^ = fl(fl(lva + lvb) - fl((o0 + k) h)) within
+a <= u (2 |fl((o0 + k) h)| + 2.01 Y) + eta of y (Y the cell's largest |y^|), so |m^ - m| <=
+rho m + zeta with rho <= 1.001 a + 4.003 u (the two products and exp) and zeta <= 2^-1074
+(1.01 e^{Y+} + t_max + 1) (underflow; Y+ the cell's largest y^, t_max = max pa max pb); with the
+sum, err = 1.02 (c_k u + 4u + a) moment^[k] + 2 c_k eta (1.01 e^{Y+} + t_max + 1).
+The bounds are themselves evaluated in double by +, * and / of non-negative numbers, every formula
+ending in + eta, so each operation lowers them by a relative factor >= 1 - 2u (an underflow loses at
+most 2^-1075 = u eta); along chains of at most 2^30 operations (arrays shorter than 2^28) the final
+factor SLACK = 1 + 2^-20 restores them. A bound that would need a or rho above 2^-20 is inf.
 """
 
 from __future__ import annotations
@@ -343,8 +348,8 @@ def _means_half(a, b, weights, h, target, strict):
                 a4 = a2 + a3
                 t1 = p * a4
                 moment[c] += t1
-                e4 = _mul_err(a1, e1, q, eq, a2) + _mul_err(v, ev, g, eg, a3) + U * a4 + TINY
-                moment_err[c] += p * e4 + U * t1 + TINY + U * moment[c] + TINY
+                e4 = _mul_err(a1, e1, q, eq, a2) + _mul_err(v, ev, g, eg, a3) + U * abs(a4) + TINY
+                moment_err[c] += p * e4 + U * abs(t1) + TINY + U * abs(moment[c]) + TINY
             jhi = jlo - 1
 
 
@@ -418,13 +423,15 @@ def multiply_means(ma, lva, a0, mb, lvb, b0, h):
 
     Returns (mass, log_value, o0, moment, mass_err, moment_err): moment[k] = sum of p q
     exp(x - (o0 + k) h) over the pairs in cell o0 + k (relative to the cell's lower end, so
-    that no value overflows), the last two the rounding bounds (module docstring)."""
+    that no value overflows), the last two the rounding bounds (module docstring: from the
+    count of pairs and the largest exp argument per cell)."""
     o0 = a0 + b0
     n = ma.size + mb.size
     mass = np.zeros(n)
     moment = np.zeros(n)
-    mass_err = np.zeros(n)
-    moment_err = np.zeros(n)
+    count = np.zeros(n, dtype=np.int64)  # pairs added to the cell
+    y_max = np.zeros(n)  # their largest |y|, y = x - (o0 + k) h the exp argument
+    y_top = np.zeros(n)  # max(0, their largest y)
     for i in range(ma.size):
         p = ma[i]
         if p == 0.0:
@@ -438,14 +445,23 @@ def multiply_means(ma, lva, a0, mb, lvb, b0, h):
             k = min(max(k, 0), n - 1)
             t = p * q
             mass[k] += t
-            low = (o0 + k) * h
-            y = x - low
-            e = math.exp(y)
-            moment[k] += t * e
-            t_err = U * t + TINY
-            e_err = _exp_err(e, U * abs(x) + U * abs(low) + U * abs(y) + 3 * TINY)
-            mass_err[k] += t_err + U * mass[k] + TINY
-            moment_err[k] += _mul_err(t, t_err, e, e_err, t * e) + U * moment[k] + TINY
+            y = x - (o0 + k) * h
+            moment[k] += t * math.exp(y)
+            count[k] += 1
+            y_max[k] = max(y_max[k], abs(y))
+            y_top[k] = max(y_top[k], y)
+    mass_err = np.empty(n)
+    moment_err = np.empty(n)
+    t_max = np.max(ma) * np.max(mb)
+    for k in range(n):
+        c = count[k]
+        mass_err[k] = 1.01 * c * U * mass[k] + c * TINY
+        arg_err = U * (2.0 * abs((o0 + k) * h) + 2.01 * y_max[k]) + TINY
+        if arg_err > _SMALL:
+            moment_err[k] = math.inf
+        else:
+            moment_err[k] = (1.02 * (c * U + 4.0 * U + arg_err) * moment[k]
+                             + 2.0 * c * TINY * (1.01 * math.exp(y_top[k]) + t_max + 1.0))
     lv = np.empty(n)
     for k in range(n):
         low = (o0 + k) * h
