@@ -289,3 +289,50 @@ def test_bounds_on_the_engines_laws_and_their_records():
     assert 0 < rec.moment_relative < 1e-10
     for rec, kernel in zip(records[2:], ("multiply_points", "multiply_means")):
         assert rec.kernel == kernel and rec.h == h and np.all(rec.err >= 0) and rec.relative < 1e-10
+
+
+@pytest.mark.parametrize("seed,k0,factor,wide", [(1, -7, 4, False), (2, 900, 8, True)])
+def test_refine_bound_holds(seed, k0, factor, wide):
+    """``refine``'s regrouped mass and moment (relative to each fine cell's lower end) against
+    exact arithmetic, its cells taken from the same NumPy expression."""
+    rng = np.random.default_rng(300 + seed)
+    h = 0.2
+    m, lv = _means(rng, 30, k0, h, wide)
+    m[3] = 0.0
+    pair = (_laws.PointsLaw(k0, np.full(30, 1 / 30), 0.0, 0.0), _laws.MeansLaw(k0, m, lv))
+    records = []
+    _laws.refine(pair, factor, h / factor, records)
+    (rec,) = records
+    h_fine = h / factor
+    assert rec.kernel == "refine" and rec.k0 == k0 * factor and rec.h == h_fine
+    n = rec.value.size
+    cells = np.clip(np.floor(lv / h_fine).astype(np.int64) - rec.k0, 0, n - 1)
+    exact_mass = [Fraction(0)] * n
+    exact_moment = [Fraction(0)] * n
+    for x, y, c in zip(m, lv, cells):
+        if x > 0:
+            exact_mass[c] += Fraction(x)
+            exact_moment[c] += Fraction(x) * _exp(Fraction(y) - (rec.k0 + int(c)) * Fraction(h_fine))
+    _factor(f"refine mass {seed}", *_check(rec.value, exact_mass, rec.err, "mass"), False)
+    _factor(f"refine moment {seed}", *_check(rec.moment, exact_moment, rec.moment_err, "moment"), True)
+
+
+def test_composed_laws_collect_every_record_and_keep_their_laws():
+    """``composed_laws`` with a ``roundings`` list returns the same laws and one record per
+    kernel call, in order: T = 16 is four averages (sizes 2, 4, 8, 16; sizes 1 and 2 on the grid
+    0.01, the rest on 0.005: both halves of size 2 are refined before the average of size 4),
+    K = 2 one product."""
+    args = (0.9, 16, 2, 0.005, 1.0, 1.0)
+    assert _laws.level_steps(*args[:2], *args[3:]) == {16: 0.005, 8: 0.005, 4: 0.005, 2: 0.01, 1: 0.01}
+    records = []
+    (points, means), largest = _laws.composed_laws(*args, roundings=records)
+    (points0, means0), largest0 = _laws.composed_laws(*args)
+    assert largest == largest0 and points.k0 == points0.k0 and np.array_equal(points.p, points0.p)
+    assert np.array_equal(means.m, means0.m) and np.array_equal(means.lv, means0.lv)
+    average = ["average_points", "average_means"]
+    assert [r.kernel for r in records] == (average + ["refine"] * 2 + average * 3
+                                           + ["multiply_points", "multiply_means"])
+    for r in records:
+        assert np.all(r.err >= 0) and r.err.shape == r.value.shape
+        assert (r.moment is None) == r.kernel.endswith("points")
+        assert 0 <= r.relative < math.inf

@@ -90,14 +90,6 @@ def _mul_err(a, ea, b, eb, r):
 
 
 @njit(cache=True)
-def _finish(err):
-    """Apply SLACK (the bounds' own rounding)."""
-    for i in range(err.size):
-        err[i] *= SLACK
-    return err
-
-
-@njit(cache=True)
 def _cumulative(x, x_err):
     """prefix[j] = sum x[:j], suffix[j] = sum x[j:] (both length n + 1), and their bounds."""
     n = x.size
@@ -261,7 +253,7 @@ def average_points(pa, a0, pb, b0, w, h):
     _points_half((pa, a0), (pb, b0), (w, 0.0), h, target, 0)
     w2 = 1.0 - w
     _points_half((pb, b0), (pa, a0), (w2, U * w2 + TINY), h, target, 1)
-    return out, o0, _finish(err)
+    return out, o0, err * SLACK
 
 
 @njit(cache=True)
@@ -374,7 +366,7 @@ def average_means(ma, lva, a0, mb, lvb, b0, w, h):
     _means_half((ma, va, va_err, a0), (mb, vb, vb_err, b0), (w, 0.0), h, target, 0)
     w2 = 1.0 - w
     _means_half((mb, vb, vb_err, b0), (ma, va, va_err, a0), (w2, U * w2 + TINY), h, target, 1)
-    return mass, _log_values(mass, moment, o0, h), o0, moment, _finish(mass_err), _finish(moment_err)
+    return mass, _log_values(mass, moment, o0, h), o0, moment, mass_err * SLACK, moment_err * SLACK
 
 
 @njit(cache=True)
@@ -414,7 +406,7 @@ def multiply_points(pa, a0, pb, b0):
     for k in range(out.size):
         count = nonzero[min(k, pa.size - 1) + 1] - nonzero[max(0, k - pb.size + 1)]
         err[k] = 1.01 * count * U * out[k] + count * TINY
-    return out, a0 + b0, _finish(err)
+    return out, a0 + b0, err * SLACK
 
 
 @njit(cache=True)
@@ -471,7 +463,7 @@ def multiply_means(ma, lva, a0, mb, lvb, b0, h):
         if k < n - 1:
             x = min(x, low + h * (1.0 - 1e-12))
         lv[k] = x
-    return mass, lv, o0, moment, _finish(mass_err), _finish(moment_err)
+    return mass, lv, o0, moment, mass_err * SLACK, moment_err * SLACK
 
 
 @njit(cache=True)

@@ -59,9 +59,10 @@ of cells whose result falls in the same cell are summed at once); a product cost
 
 Floating point: sums use double precision without directed rounding; prefix sums are taken
 from the end nearer the range summed. Each kernel also returns a proven entrywise bound on its
-rounding (``_kernels``' docstring states the theorem); ``average_laws`` and ``multiply_laws``
-hand them up as ``KernelRounding`` records (before pruning) when given a ``roundings`` list,
-and ``composed_laws`` collects them for a whole run.
+rounding (``_kernels``' docstring states the theorem; ``refine``'s regrouping is bounded in
+``_refine_record``); ``average_laws``, ``multiply_laws`` and ``refine`` hand them up as
+``KernelRounding`` records (before pruning) when given a ``roundings`` list, and
+``composed_laws`` collects them for a whole run. Pruning and the log values are not covered.
 """
 
 from __future__ import annotations
@@ -207,11 +208,44 @@ def multiply_laws(a, b, h: float, roundings: list | None = None):
     return points, prune_means(MeansLaw(o0, mass, lv), h)
 
 
-def refine(pair, factor: int, h_fine: float):
+# Relative error of NumPy's exp and log (its SIMD routines: at most 4 ulp, numpy PR 19478), in u.
+NUMPY_ULPS = 8.0
+
+
+def _refine_record(m, lv, cells, k0, h_fine, mass, moment) -> KernelRounding:
+    """Rounding bounds of ``refine``'s regrouping (the model of ``_kernels``' docstring, with
+    NumPy's exp and log within relative NUMPY_ULPS u): fine cell k receives c_k atoms by a running
+    sum in order, so mass_err = 1.01 (c_k - 1) u mass^ (exact inputs); each moment term is
+    exp(y^), y^ = fl(fl(fl(log m) + lv) - fl((k0 + k) h)) within a <= u (1.001 NUMPY_ULPS |log^ m|
+    + |fl(log m + lv)| + |fl((k0 + k) h)| + |y^|) + eta of y = log m + lv - (k0 + k) h, so as in
+    ``multiply_means``: moment_err = 1.02 (c_k u + NUMPY_ULPS u + a) moment^ + 4 c_k eta
+    (a: the cell's largest; inf where a > 2^-20)."""
+    u, tiny = _kernels.U, _kernels.TINY
+    n = mass.size
+    count = np.bincount(cells, minlength=n)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        log_m = np.log(m)
+        z = log_m + lv
+        low = (k0 + cells) * h_fine
+        y = z - low
+        a = u * (1.001 * NUMPY_ULPS * np.abs(log_m) + np.abs(z) + np.abs(low) + np.abs(y)) + tiny
+    a = np.where(m > 0, a, 0.0)  # an atom of mass 0 adds exactly 0
+    a_max = np.zeros(n)
+    np.maximum.at(a_max, cells, a)
+    mass_err = (1.01 * np.maximum(count - 1, 0) * u * mass + np.maximum(count - 1, 0) * tiny) * _kernels.SLACK
+    moment_err = (1.02 * (count * u + NUMPY_ULPS * u + a_max) * moment + 4 * count * tiny) * _kernels.SLACK
+    moment_err[a_max > 2.0**-20] = math.inf
+    return KernelRounding("refine", k0, h_fine, mass, mass_err, _max_relative(mass, mass_err), moment,
+                          moment_err, _max_relative(moment, moment_err))
+
+
+def refine(pair, factor: int, h_fine: float, roundings: list | None = None):
     """The same two laws on the grid of step h_fine = h / factor (factor a power of 2).
 
     Points stay where they are (every coarse point is a fine point); each mean moves to the
-    fine cell that holds it, the end cells staying open-ended. Nothing changes but the labels."""
+    fine cell that holds it, the end cells staying open-ended. Nothing changes but the labels
+    (and the rounding of the regrouped means: ``roundings``, if a list, gets its
+    ``KernelRounding`` record, moment relative to each fine cell's lower end; none for factor 1)."""
     points, means = pair
     if factor == 1:
         return pair
@@ -226,6 +260,8 @@ def refine(pair, factor: int, h_fine: float):
     np.add.at(mass, cells, means.m)
     with np.errstate(divide="ignore"):
         np.add.at(moment, cells, np.exp(np.log(means.m) + means.lv - (k0 + cells) * h_fine))
+    if roundings is not None:
+        roundings.append(_refine_record(means.m, means.lv, cells, k0, h_fine, mass, moment))
     with np.errstate(divide="ignore", invalid="ignore"):
         lv = (k0 + np.arange(n)) * h_fine + np.where(mass > 0, np.log(moment / mass), 0.0)
     edges = (k0 + np.arange(1, n)) * h_fine  # lower ends of cells 1..n-1
@@ -276,8 +312,8 @@ def composed_laws(sigma: float, steps: int, epochs: int, h_top: float, coarsest:
         if n not in memo:
             a = n // 2
             h = steps_of[n]
-            left = refine(average_of(a), round(steps_of[a] / h), h)
-            right = refine(average_of(n - a), round(steps_of[n - a] / h), h)
+            left = refine(average_of(a), round(steps_of[a] / h), h, roundings)
+            right = refine(average_of(n - a), round(steps_of[n - a] / h), h, roundings)
             memo[n] = average_laws(left, right, a / n, h, roundings)
             largest.append(max(left[0].p.size, right[0].p.size, memo[n][0].p.size))
         return memo[n]
