@@ -8,28 +8,27 @@ Grid: g_k = exp(k h) for integer k; cell k = [g_k, g_{k+1}). Two representations
 
 ``certified.ballsbins``' docstring says why each operation gives a bound.
 
-**Rounding theorem.** ``average_points`` and ``multiply_points`` return ``err``,
-``average_means`` and ``multiply_means`` return ``mass_err`` and ``moment_err``, with
-|computed[k] - exact[k]| <= err[k] for every entry. exact[k] is what the same algorithm gives in
-exact real arithmetic (exp exact too) on the same double inputs (arrays, w, h) with the same
-discrete decisions (the cell and j-range of each pair, the branch of each range sum, the pairs
-skipped because a computed mass is 0). ``moment`` is the first moment as accumulated (before
-``_log_values``): sum p (w v_i q + (1-w) g) for ``average_means``; sum p q exp(x - (o0+k) h),
-relative to the cell's lower end, for ``multiply_means``.
+**Rounding theorem.** The points kernels return ``err``, the means kernels ``mass_err`` and
+``moment_err``, with |computed[k] - exact[k]| <= err[k] for every entry. exact[k] is what the same
+algorithm gives in exact real arithmetic (exp exact too) on the same double inputs (arrays, w, h)
+with the same discrete decisions (the cell and j-range of each pair, the branch of each range sum,
+the pairs skipped because a computed mass is 0). ``moment`` is the first moment as accumulated
+(before ``_log_values``): sum p (w v_i q + (1-w) g) for ``average_means``; sum p q
+exp(x - (o0+k) h), relative to the cell's lower end, for ``multiply_means``.
 
 Model: IEEE double, round to nearest, gradual underflow, no overflow, no FMA contraction (Numba
-without fast-math). + and -: fl(a op b) = (a op b)(1 + d); * and /: fl(a op b) = (a op b)(1 + d) + e;
-|d| <= u = 2^-53, |e| <= 2^-1075 (Higham, Accuracy and Stability, 2nd ed., ss. 2.1-2.2), so
-|fl(a op b) - a op b| <= u |fl(a op b)| + |e|. libm's exp and expm1 (glibc's: < 1 ulp) are within
-relative 2u of exact, plus 2^-1074 absolute for a subnormal result. Every computed x^ carries
-e_x >= |x^ - x| (running error analysis, Higham s. 3.3), built from the kernel's own values, with
-eta = TINY = 2^-1022 >= 2^-1075 charged at every operation:
+without fast-math): |fl(a op b) - a op b| <= u |fl(a op b)| + e, u = 2^-53, e = 0 for + and -
+(exact when subnormal), e = 2^-1075 for * and / (Higham, Accuracy and Stability, 2nd ed., (2.5) and
+s. 2.1). libm's exp and expm1 (glibc's: < 1 ulp) are within relative 2u of exact, plus 2^-1074
+absolute for a subnormal result. Every computed x^ carries e_x >= |x^ - x| (running error analysis,
+Higham s. 3.3), built from the kernel's own values, with eta = TINY = 2^-1022 >= 2^-1075 charged at
+every operation:
   a^ +- b^ -> r^:  e_a + e_b + u |r^| + eta;
   a^ * b^ -> r^:   |a^| e_b + |b^| e_a + e_a e_b + u |r^| + eta;
   a^ / b^ -> r^, e_b <= rho |b^|, rho <= 2^-20:  1.001 (e_a / |b^| + rho |r^|) + u |r^| + eta
     (|a/b - a^/b^| <= (e_a + |a^/b^| e_b) / (|b^| - e_b));
-  exp(y^) -> r^, |y^ - y| <= a <= 2^-20:  1.001 (2u + a) r^ + eta  (exp(y) = exp(y^) e^t,
-    |t| <= a); expm1(h): a = 0; a grid value exp(fl(n h)): a = u |fl(n h)|;
+  exp(y^) -> r^, |y^ - y| <= a <= 2^-20:  1.001 (2u + a) r^ + eta  (exp(y) = exp(y^) e^t, |t| <= a);
+    expm1(h): a = 0; a grid value exp(fl(n h)): a = u |fl(n h)|;
   range sum prefix[hi+1] - prefix[lo] (or suffix[lo] - suffix[hi+1]): the two running sums' bounds
     plus u |r^| + eta, the running sums' bounds propagated entry by entry by the + rule (so the
     cancellation is charged at the size of the sums, not of the difference); the clip max(r^, 0)
@@ -37,19 +36,18 @@ eta = TINY = 2^-1022 >= 2^-1075 charged at every operation:
   clip min(max(up^, 0), mass^): max(e_up, e_mass), min and max being 1-Lipschitz in each argument;
   out[k] += t^: err[k] += e_t + u |out^[k]| + eta, out^[k] taken after the addition.
 ``multiply_points`` bounds each entry at once: out[k] is a running sum of c_k products of exact
-inputs (c_k = pairs with pa[i] != 0), so (Higham (4.4), additions exact under underflow)
-|out^ - out| <= gamma_{c_k} T + 2 c_k 2^-1075, T = sum of the rounded products <= out^ /
-(1 - gamma_{c_k}), gamma_n = n u / (1 - n u); hence err = 1.01 c_k u out^[k] + c_k eta (c_k u <= 1e-3).
-``multiply_means``' mass is bounded the same way. Its moment in cell k is a running sum of c_k
-terms m^ = fl(fl(p q) exp(y^)), y^ = fl(fl(lva + lvb) - fl((o0 + k) h)) within
-a <= u (2 |fl((o0 + k) h)| + 2.01 Y) + eta of y (Y the cell's largest |y^|), so |m^ - m| <=
-rho m + zeta with rho <= 1.001 a + 4.003 u (the two products and exp) and zeta <= 2^-1074
-(1.01 e^{Y+} + t_max + 1) (underflow; Y+ the cell's largest y^, t_max = max pa max pb); with the
-sum, err = 1.02 (c_k u + 4u + a) moment^[k] + 2 c_k eta (1.01 e^{Y+} + t_max + 1).
-The bounds are themselves evaluated in double by +, * and / of non-negative numbers, every formula
-ending in + eta, so each operation lowers them by a relative factor >= 1 - 2u (an underflow loses at
-most 2^-1075 = u eta); along chains of at most 2^30 operations (arrays shorter than 2^28) the final
-factor SLACK = 1 + 2^-20 restores them. A bound that would need a or rho above 2^-20 is inf.
+inputs (c_k = pairs with pa[i] != 0), so (Higham (4.4); additions exact under underflow)
+|out^ - out| <= gamma_{c_k} T + 2 c_k 2^-1075 with T = sum of the rounded products
+<= out^ / (1 - gamma_{c_k}), gamma_n = n u / (1 - n u): err = 1.01 c_k u out^[k] + c_k eta.
+``multiply_means``' mass likewise. Its moment in cell k sums c_k terms m^ = fl(fl(p q) exp(y^)),
+y^ = fl(fl(lva + lvb) - fl((o0 + k) h)) within a <= u (2 |fl((o0 + k) h)| + 2.01 Y) + eta of y
+(Y: the cell's largest |y^|), so |m^ - m| <= rho m + zeta, rho <= 1.001 a + 4.003 u (two products
+and exp), zeta <= 2^-1074 (1.01 e^{Y+} + t_max + 1) (underflow; Y+: the cell's largest y^, t_max =
+max pa max pb): err = 1.02 (c_k u + 4u + a) moment^[k] + 2 c_k eta (1.01 e^{Y+} + t_max + 1).
+The bounds are evaluated in double by +, * and / of non-negative numbers, each formula ending in
++ eta, so each operation lowers them by a relative factor >= 1 - 2u (an underflow loses <= 2^-1075
+= u eta); along chains of <= 2^30 operations (arrays shorter than 2^28) the final factor
+SLACK = 1 + 2^-20 restores them. A bound that would need a or rho above 2^-20 is inf.
 """
 
 from __future__ import annotations
@@ -147,9 +145,8 @@ def _offset_tables(w, h):
 
 @njit(cache=True)
 def _spread_up(p, wgi, q, g, gk, weights, den):
-    """up = p ((w gi - gk) q + v g) / (gk step) (the mass sent to g_{k+1}) and its bound; each
-    argument is a (value, bound) pair (wgi = w gi; den = (gk step, 1 / (gk step), rho) with
-    rho |gk step| bounding its error, or 1 / (gk step) = inf), weights = (v, e_v)."""
+    """up = p ((w gi - gk) q + v g) / (gk step) (the mass sent to g_{k+1}) and its bound, from
+    (value, bound) pairs (wgi = w gi, weights = (v, e_v), den = ``_denominators``' entries)."""
     v, ev = weights
     a2 = wgi[0] - gk[0]
     e2 = wgi[1] + gk[1] + U * abs(a2) + TINY
@@ -165,8 +162,7 @@ def _spread_up(p, wgi, q, g, gk, weights, den):
 
 @njit(cache=True)
 def _denominators(grid, grid_err, step):
-    """gk step per grid cell, its inverse (for the bounds: inf where the bound needs
-    rho > 2^-20 or the inverse would be subnormal) and rho (its relative error)."""
+    """gk step per cell, its inverse (bounds only; inf where rho > 2^-20 or den > 2^1000), rho."""
     den = grid * step
     inverse = np.empty(grid.size)
     rho = np.empty(grid.size)
