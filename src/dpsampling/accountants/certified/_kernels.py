@@ -153,7 +153,9 @@ def _spread_up(p, wgi, q, g, gk, weights, den):
     a3 = a2 * q[0]
     a4 = v * g[0]
     a5 = a3 + a4
-    e5 = _mul_err(a2, e2, q[0], q[1], a3) + _mul_err(v, ev, g[0], g[1], a4) + U * abs(a5) + TINY
+    # the two products' bounds (_mul_err, terms regrouped), then the sum's
+    e5 = ((abs(a2) + e2) * q[1] + q[0] * e2 + U * abs(a3) + (v + ev) * g[1] + g[0] * ev + U * a4
+          + U * abs(a5) + 3.0 * TINY)
     a6 = p * a5
     e6 = p * e5 + U * abs(a6) + TINY
     up = a6 / den[0]
