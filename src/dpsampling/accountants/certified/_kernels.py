@@ -296,6 +296,7 @@ def _means_half(a, b, weights, h, target, strict):
     sums_g = _cumulative(gmb, mb * vb_err + U * gmb + TINY)
     v = 1.0 - w
     ev = ew + U * v + TINY
+    ve = v + ev
     for ia in range(ma.size):
         p = ma[ia]
         if p == 0.0:
@@ -307,6 +308,7 @@ def _means_half(a, b, weights, h, target, strict):
         vi = va[ia]
         a1 = w * vi
         e1 = _mul_err(w, ew, vi, va_err[ia], a1)
+        a1e = a1 + e1
         k = o1 + 1
         while jhi >= 0:
             u = w * vi + v * vb[jhi]
@@ -338,8 +340,9 @@ def _means_half(a, b, weights, h, target, strict):
                 a4 = a2 + a3
                 t1 = p * a4
                 moment[c] += t1
-                e4 = _mul_err(a1, e1, q, eq, a2) + _mul_err(v, ev, g, eg, a3) + U * abs(a4) + TINY
-                moment_err[c] += p * e4 + U * abs(t1) + TINY + U * abs(moment[c]) + TINY
+                # the two products' bounds (_mul_err, terms regrouped; all >= 0), the sum's
+                e4 = a1e * eq + q * e1 + U * a2 + ve * eg + g * ev + U * a3 + U * a4 + 3.0 * TINY
+                moment_err[c] += p * e4 + U * t1 + TINY + U * moment[c] + TINY
             jhi = jlo - 1
 
 
