@@ -32,6 +32,7 @@ import numpy as np
 from scipy.special import ndtr, ndtri
 
 from . import ballsbins as _laws
+from . import rounding
 from .laws import MeansLaw, PointsLaw
 
 NARROW = 0.05
@@ -114,8 +115,10 @@ def _cells_laws(q: float, sigma: float, k_first: int, k_stop: int, h: float, low
         top_lv = math.log((1.0 - q) + q * above_first / above) if above > 0 else k_stop * h
         mass = np.concatenate([mass, [above]])
         lv = np.concatenate([lv, [max(top_lv, k_stop * h)]])
-    upper = PointsLaw(k_first, p, remove_excess=q * above_first, add_excess=0.0)
-    return upper, MeansLaw(k_first, mass, lv)
+    upper = PointsLaw(k_first, p, remove_excess=q * above_first * (1.0 + rounding.STEP_LAW_ACCURACY), add_excess=0.0,
+                      rel_error=rounding.spread_relative_error(mass, up, p))
+    lower_rel = 2.0 * rounding.STEP_LAW_ACCURACY + rounding.tilt_rounding(746.0 + abs(k_stop * h) + abs(k_first * h))
+    return upper, MeansLaw(k_first, mass, lv, lower_rel)
 
 
 def subsampled_step(sigma: float, q: float, h: float, tail: float) -> tuple[PointsLaw, MeansLaw]:

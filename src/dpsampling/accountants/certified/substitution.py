@@ -61,6 +61,7 @@ import numpy as np
 from scipy.special import erf
 
 from ..reference import rdp
+from . import rounding
 from .compose import STEP_POINTS, TAIL_BUDGET, TwoGrid, level_step, power
 from .engine import refined
 from .laws import Laws, MeansLaw, PointsLaw, _merge_atoms, prune_points
@@ -95,12 +96,15 @@ def symmetric_step(sigma: float, q: float, h: float, tail: float) -> tuple[Point
     p[k_hi:] += up.p
     p[k_hi::-1] += np.exp(j * h) * up.p  # mirror: mass g_j p_j at g_{-j}
     p[k_hi] += atom
-    upper = prune_points(PointsLaw(-k_hi, p, remove_excess=up.remove_excess, add_excess=0.0), h)
+    # the mirror's g_j p_j: one exp and one product more (``rounding``); the atom: assumption B
+    mirrored = rounding.tilt_rounding(746.0 + k_hi * h) + rounding.gamma(3)
+    rel = rounding.grow(max(up.rel_error, rounding.STEP_LAW_ACCURACY), mirrored)
+    upper = prune_points(PointsLaw(-k_hi, p, remove_excess=up.remove_excess, add_excess=0.0, rel_error=rel), h)
     keep = low.m > 0
     m, lv = low.m[keep], low.lv[keep]
     mass = np.concatenate([m, m * np.exp(lv), [atom]])
     log_value = np.concatenate([lv, -lv, [0.0]])
-    return upper, _merge_atoms(mass, log_value, h)
+    return upper, _merge_atoms(mass, log_value, h, rounding.grow(low.rel_error, mirrored))
 
 
 def symmetric_laws(sigma: float, q: float, compositions: int, refinement: int) -> tuple[Laws, int]:
