@@ -187,11 +187,13 @@ def test_bad_accountant_options_are_one_line_refusals(options, argument):
     assert "\n" not in str(error.value) and str(error.value).startswith(argument), str(error.value)
 
 
-def test_a_delta_below_the_rounding_floor_is_refused_and_a_delta_query_there_answered_at_it():
-    """T = 1e12 steps: the engine charges 1e-15 per step to every delta (about 1e-3)."""
-    accountant = Accountant(Phase("poisson", 1.0, sampling_rate=1e-12, steps=10**12), accuracy=0.05)
-    with pytest.raises(ValueError, match="^delta must be above"):
-        accountant.epsilon_bounds([1e-5])
-    frame = accountant.delta_bounds([1.0])
+def test_a_delta_below_the_proven_floor_is_refused_and_a_delta_query_there_answered_with_it():
+    """The tails the engine charges to every delta (``computation["excess"]``, ~1e-16) are its
+    proven floor: an eps query for a delta below it is refused naming it; a delta query whose
+    answer is that small carries it in the upper bound."""
+    accountant = Accountant(Phase("poisson", 1.0, sampling_rate=0.01, steps=1000), accuracy=0.05)
+    with pytest.raises(ValueError, match="^delta must be above the proven floor"):
+        accountant.epsilon_bounds([1e-18])
+    frame = accountant.delta_bounds([40.0])
     _check_frame(frame, "delta")
-    assert (frame["delta_upper"] >= 1e-3).all() and not frame["converged"].any()
+    assert (frame["delta_upper"] >= frame.attrs["computation"]["excess"]).all()

@@ -62,7 +62,9 @@ from the end nearer the range summed. Each kernel also returns a proven entrywis
 rounding (``_kernels``' docstring states the theorem; ``refine``'s regrouping is bounded in
 ``_refine_record``); ``average_laws``, ``multiply_laws`` and ``refine`` hand them up as
 ``KernelRounding`` records (before pruning) when given a ``roundings`` list, and
-``composed_laws`` collects them for a whole run. Pruning and the log values are not covered.
+``composed_laws`` collects them for a whole run. The upper law's entries are raised by their
+bounds (``_raised``), the lower law keeps the atoms known to ``laws.LOWER_THRESHOLD`` with their
+relative error (``_kept_means``); pruning and the log values add theirs (``laws``, ``rounding``).
 """
 
 from __future__ import annotations
@@ -119,9 +121,16 @@ def y_laws(sigma: float, h: float, tail_scale: float) -> tuple[PointsLaw, MeansL
     above = float(ndtr((mu - k_hi * h) / sd))
     p[0] += below
     p[-1] += above
+    # assumption B (``rounding``): each cell's mass and upper share within STEP_LAW_ACCURACY; the
+    # upper law raised by it (an upper law may only gain mass)
+    share_err = rounding.STEP_LAW_ACCURACY * mass * (1.0 + theta) * (1.0 + 8.0 * rounding.U)
+    p[:-1] += share_err
+    p[1:] += share_err
+    p[0] += rounding.STEP_LAW_ACCURACY * below
+    p[-1] += rounding.STEP_LAW_ACCURACY * above
     accuracy = 1.0 + rounding.STEP_LAW_ACCURACY
     upper = PointsLaw(k_lo, p, remove_excess=float(ndtr((mu + sd * sd - k_hi * h) / sd)) * accuracy,
-                      add_excess=below * accuracy, rel_error=rounding.spread_relative_error(mass, mass * theta, p))
+                      add_excess=below * accuracy)
     # lower: conditional means; cell k_lo is [0, g_{k_lo+1}), cell k_hi is [g_{k_hi}, inf).
     m = np.empty(k_hi - k_lo + 1)
     lv = np.empty_like(m)
@@ -225,8 +234,8 @@ def _kept_means(result, ma: MeansLaw, mb: MeansLaw, h: float) -> MeansLaw:
     mass, lv, o0, moment, mass_err, moment_err = result
     keep = (mass >= TINY) & (moment >= TINY) & (mass_err <= LOWER_THRESHOLD * mass) & (
         moment_err <= LOWER_THRESHOLD * moment)
-    if not np.any(keep):
-        raise FloatingPointError("a kernel kept no atom above its rounding error")
+    if not np.any(keep):  # the empty lower law (its deltas are 0, a valid lower bound)
+        return MeansLaw(o0, np.zeros(1), np.zeros(1), rounding.combine(ma.rel_error, mb.rel_error, 0.0))
     ratio = max(float(np.max(mass_err[keep] / mass[keep])), float(np.max(moment_err[keep] / moment[keep])))
     stored = rounding.tilt_rounding(746.0 + h * max(abs(o0), abs(o0 + mass.size)))  # lv = log(moment / mass)
     rel = rounding.combine(ma.rel_error, mb.rel_error, ratio / (1.0 - ratio) + stored)

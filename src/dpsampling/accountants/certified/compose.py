@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import ballsbins as ballsbins_laws
-from .laws import Laws, PointsLaw, _cut_charges, prune_means, prune_points
+from .laws import Laws, MeansLaw, PointsLaw, _cut_charges, prune_means, prune_points
 from .steps import log_sd, split_log, split_step, step_log_range, subsampled_step
 
 SPREAD_SCALE = 0.125
@@ -79,9 +79,13 @@ class TwoGrid:
         Dropping it is valid: the lower law only loses mass (every delta can only fall), and the
         upper law's lost mass and first moment (and the part's own tail terms) are charged to the
         fine part's add_excess and remove_excess (a cut, as in ``laws.multiply_points``)."""
-        if self.coarse is None or min(float(self.coarse.points.p.sum()),
-                                      float(self.coarse.means.m.sum())) > NEGLIGIBLE_MASS:
+        if self.coarse is None:
             return self
+        if float(self.coarse.points.p.sum()) > NEGLIGIBLE_MASS:
+            if float(self.coarse.means.m.sum()) > NEGLIGIBLE_MASS:
+                return self
+            empty = MeansLaw(self.coarse.means.k0, np.zeros(1), np.zeros(1), 0.0)  # free for a lower law
+            return TwoGrid(self.fine, Laws(self.coarse.points, empty, self.coarse.h), self.step)
         coarse, fine = self.coarse.points, self.fine.points
         moment, mass = _cut_charges(coarse.p / (1.0 - coarse.rel_error), coarse.k0, self.coarse.h)
         charged = PointsLaw(fine.k0, fine.p, fine.remove_excess + coarse.remove_excess + moment,

@@ -13,18 +13,19 @@ For independent X, Z >= 0 both orders are kept by the product X Z, and by
   partition) gives one atom per sum with mass sum m_i m'_j and first moment
   sum m_i v_i m'_j v'_j: two convolutions. Atoms are then merged into the cell that holds them.
 
-Convolutions use the FFT. Its rounding error in entry n is about 1e-16 times the largest entry
-of the convolved arrays, which in the far tails would swamp entries that matter once weighted by
-g_n (remove) or 1 (add). Each convolution is therefore done on the masses tilted by g^theta for
-theta in TILTS (theta = 1 is the law under P), and every entry is taken from the tilt whose
-rounding bound (ROUNDING times that tilt's largest entry, untilted) is smallest there. The
-stretches at either end where every entry is below its bound are cut; negative entries are set
-to 0 (this only raises the upper law's deltas); the lower law drops every entry below its bound
-(dropping mass only lowers a delta). What the upper law's cuts removed is charged once, at the
-end, from two exact facts about the true ratio, E[G] = 1 and mass 1 (``charged_excess``).
-Inside the kept range each entry keeps its computed value; its rounding (about 1e-16 of the
-largest tilted entry) is not charged, as in every FFT-based accountant (dp-accounting, PRV);
-``tests/accountants/certified/test_engine.py`` measures it against the exact index-sum product.
+Convolutions use the FFT, each with a proven bound on its error (``rounding``, Lemma 1). That
+bound is uniform across the entries of the convolved arrays, so in the far tails it would swamp
+entries that matter once weighted by g_n (remove) or 1 (add). Each convolution is therefore done
+on the masses tilted by g^theta for tilts matching the arrays' log-slopes (``_tilts``: the mode
+of some tilted array near every entry), every entry taken from the tilt whose bound, untilted, is
+smallest there; where one large entry times a small one makes a tail entry (heavy tails), no tilt
+helps and entries whose bound is above REL_THRESHOLD of them are recomputed by direct summation
+(relative error gamma(m), ``_sharpened``). The upper law raises every entry by its bound (an
+upper law may only gain mass) and cuts the stretches at either end where an entry is below its
+bound, charging their mass and first moment (``multiply_points``); the lower law drops every
+entry not known to LOWER_THRESHOLD of it (dropping mass only lowers a delta) and carries the
+kept entries' relative error. Every other operation (spreads, folds, merges, sums) adds its own
+rounding to the law's ``rel_error``; ``rounding`` states the theorem.
 """
 
 from __future__ import annotations
@@ -163,8 +164,8 @@ def prune_means(law: MeansLaw, h: float) -> MeansLaw:
     <= PRUNE_MASS."""
     m, lv = law.m, law.lv
     nz = np.nonzero(m > 0)[0]
-    if nz.size == 0:
-        raise FloatingPointError("the discrete law has no mass left")
+    if nz.size == 0:  # every atom dropped (none known to LOWER_THRESHOLD): the lower bound 0
+        return law
     m, lv = m[nz[0]:nz[-1] + 1], lv[nz[0]:nz[-1] + 1]
     k0 = law.k0 + int(nz[0])
     with np.errstate(divide="ignore"):
@@ -228,8 +229,8 @@ def _merge_atoms(mass, log_value, step: float, rel_error: float) -> MeansLaw:
     ``rel_error`` the atoms' (``rounding``): the merged ones' grows by ``_means_fresh``."""
     keep = mass > 0
     mass, log_value = mass[keep], log_value[keep]
-    if mass.size == 0:
-        raise FloatingPointError("the discrete law has no mass left")
+    if mass.size == 0:  # every atom dropped: the empty lower law (its deltas are 0, a valid lower bound)
+        return MeansLaw(0, np.zeros(1), np.zeros(1), rel_error)
     cells = np.floor(log_value / step).astype(np.int64)
     k0 = int(cells.min())
     n = int(cells.max()) - k0 + 1
@@ -443,6 +444,8 @@ def multiply_means(a: MeansLaw, b: MeansLaw | None, h: float) -> MeansLaw:
     relative to the cell's lower end), merged per cell. An entry of either convolution whose
     proven error exceeds REL_THRESHOLD of it carries no atom (dropping mass only lowers a delta)."""
     other = a if b is None else b
+    if not (np.any(a.m > 0) and np.any(other.m > 0)):  # an empty lower law: so is the product
+        return MeansLaw(a.k0 + other.k0, np.zeros(1), np.zeros(1), 0.0)
 
     def offsets(law):  # log of each atom relative to its cell's lower end
         return law.lv - (law.k0 + np.arange(law.m.size)) * h

@@ -18,11 +18,15 @@ count as two radix-2 stages. A is an assumption about a library, not a theorem:
 exact DFTs (mpmath, 40 digits) on random and structured inputs of N <= 2^12 and checks it against
 eta(N) (observed / eta is reported there, ~0.05-0.1).
 
-**Step laws (assumption B).** One step's cell masses and first moments (``steps``: ndtr
-differences, closed forms and 5-point Gauss-Legendre on narrow cells; ``ballsbins.y_laws``:
-8-point Gauss-Legendre) are within STEP_LAW_ACCURACY = 1e-12 of the exact integrals, relatively;
-``test_rounding.py`` checks it against mpmath quadrature. The spread onto the grid adds
-8 U (mass + both shares) per entry (``spread_relative_error``).
+**Step laws (assumption B).** scipy.special.ndtr has relative error <= NDTR_ACCURACY = 1e-14
+NARROW_CELL = 0.05  # steps.NARROW: cells this narrow in log y get their mass by Gauss-Legendre, and
+one step's cell first moments above the cell's lower end (``steps``: closed forms, 5-point
+Gauss-Legendre on narrow cells; ``ballsbins.y_laws``: 8-point Gauss-Legendre for masses and
+moments) are within STEP_LAW_ACCURACY = 1e-12 of the exact integrals, relatively;
+``test_rounding.py`` checks both against mpmath (40 digits) from the bulk to the far tail. A
+cell's mass, a difference of two ndtr values, is then within NDTR_ACCURACY (N_lo + N_hi) + 4 U of
+it (``cell_errors``): the upper law is raised entrywise by these bounds, the lower law keeps the
+cells known to LOWER_THRESHOLD.
 
 **Lemma 1 (a convolution).** x, y >= 0 of length <= N (zero-padded, linear convolution inside the
 circular one), c = x * y, and c^ = irfft(rfft(x) rfft(y)) computed. With eta = eta(N), g = 4 U,
@@ -34,34 +38,42 @@ X^ Y^ - X Y = E_x Y + X E_y + E_x E_y has 2-norm <= sqrt(N) (D - ...) as written
 rounding adds g |X^ Y^|_2; the inverse divides 2-norms by sqrt(N) and adds eta |its exact result|_2.
 The norms are summed in floating point and inflated by (1 + gamma(n + 2)) (their own error).
 
-**Tilts.** An entry of the convolution is only as good as the bound over its size. The engine
-convolves the arrays tilted by exp(theta x) (theta in a set; ``laws._tilted_convolve``) and takes
-each entry from the tilt whose bound, untilted, is smallest: a tail entry's error is then a
-fraction of the tilted entry it is, not of the largest entry. The tilt exp(log a + theta x - top)
-and the untilt exp(log c^ + shift - theta x) each carry a relative error <= tilt_rounding(L) with L
-the largest magnitude of the logs involved; it is charged relatively.
+**Tilts and direct sums.** An entry of the convolution is only as good as the bound over its size.
+The engine convolves the arrays tilted by exp(theta x) (``laws._tilts``) and takes each entry from
+the tilt whose bound, untilted, is smallest: a tail entry's error is then a fraction of the tilted
+entry it is, not of the largest entry. The tilt exp(log a + theta x - top) and the untilt
+exp(log c^ + shift - theta x) each carry a relative error <= tilt_rounding(L), L the largest
+magnitude of the logs involved; it is charged relatively (3 tilt_rounding(L) |c^| more per entry).
+An entry still above REL_THRESHOLD (upper law) or LOWER_THRESHOLD (lower law) of its value is
+recomputed by direct summation of its m non-negative products: error <= gamma(m + 1) c^ plus
+2^-1074 per product for underflow (``laws._direct_entries``), within a budget of products.
 
 **Theorem (the engine's rounding).** Fix every data-dependent decision the computation took (grids,
-cut and fold points, which tilt each entry comes from, how atoms are grouped). The same algorithm
-in exact arithmetic with those decisions gives valid bounds (``certified.ballsbins``' proofs hold for
-any such decisions: cuts and folds are charged, any partition is a Jensen coarsening). Each law
-the engine carries has a relative error rho (``PointsLaw.rel_error``, ``MeansLaw.rel_error``): every
-kept entry (mass; first moment for the lower law) is within a factor [1 - rho, 1 + rho] of the
-exact-arithmetic one, and an entry dropped by the computation is dropped by the exact one too:
-- a convolution: entries whose Lemma 1 bound exceeds REL_THRESHOLD times their value are not kept:
-  the upper law charges their exact mass (<= (c^ + bound)(1 + rho_a)(1 + rho_b)) to add_excess and
-  their first moment to remove_excess (a cut; ``laws.multiply_points``), the lower law drops them
-  (dropping mass lowers every delta). The kept ones: rho = (1 + rho_a)(1 + rho_b)(1 + t) - 1 with
-  t = REL_THRESHOLD / (1 - REL_THRESHOLD) plus the tilt's rounding;
+cut and fold points, tilts, which entries are summed directly, how atoms are grouped). The same
+algorithm in exact arithmetic with those decisions gives valid bounds (``certified.ballsbins``'
+proofs hold for any such decisions: cuts and folds are charged, any partition is a Jensen
+coarsening, dropping atoms lowers a lower law). Each law carries a relative error rho:
+- upper law (``PointsLaw.rel_error``): the exact-arithmetic law p satisfies p <= (1 + rho) p^
+  entrywise (one-sided: an upper law may only gain mass, since every delta is a sum with
+  non-negative weights and products, spreads and folds are positive maps). A convolution's entry is
+  raised by its bound (c^ + bound >= c), so rho = (1 + rho_a)(1 + rho_b) - 1; the stretches at
+  either end where c^ < bound are cut, their mass (<= (c^ + bound)(1 + rho)) charged to add_excess
+  and first moment to remove_excess (``laws.multiply_points``); the balls-and-bins kernels raise
+  their outputs by their own proven bounds (``_kernels``, ``ballsbins._raised``);
+- lower law (``MeansLaw.rel_error``): every kept atom's mass and first moment are within a factor
+  [1 - rho, 1 + rho] of the exact ones; a convolution keeps an entry only if its bound is at most
+  LOWER_THRESHOLD of it (t = the largest kept ratio: rho = (1 + rho_a)(1 + rho_b)(1 + t / (1 - t)) - 1),
+  the others are dropped by both;
 - a linear map with non-negative coefficients (a spread onto a coarser grid, a fold of a tail, a
-  merge of atoms, a split into parts): rho grows by the coefficients' relative error and gamma of
-  the longest sum (``grow``);
-- the excess terms (tails moved or cut) are computed from the computed laws and inflated by
-  (1 + rho) and their own rounding, so they are upper bounds on the exact ones;
-- the hockey stick sum_k p_k w_k with w_k >= 0 (``engine.delta_rows``): the upper law's is divided
-  by (1 - rho) and inflated by its own rounding; the lower law's (atoms (m, M), terms (M - c m)_+
-  or (m - c M)_+) is lowered by rho times sum (M + c m) over the atoms that can reach the threshold.
-So every reported bound is the exact-arithmetic bound, moved outward by what rounding can do.
+  merge of atoms, a split into parts, a mixture): rho grows by the coefficients' relative error and
+  gamma of the longest sum (``grow``); log values stored and exponentiated again add tilt_rounding;
+- the excess terms (tails moved or cut) are computed without cancellation from the computed laws
+  and inflated by (1 + rho) and their own rounding: upper bounds on the exact ones;
+- the hockey sticks (``hockey``): the upper law's sum is divided by (1 - rho) and raised by its own
+  rounding; the lower law's atoms count at M^ / (1 + rho) - c m^ / (1 - rho) less their rounding.
+So every reported bound is the exact-arithmetic bound moved outward by what rounding can do: upper
+bounds up, lower bounds down. ``tests/accountants/certified/test_rounding.py`` checks each piece
+against exact arithmetic.
 """
 
 from __future__ import annotations
@@ -135,16 +147,32 @@ def combine(rho_a: float, rho_b: float, fresh: float) -> float:
     return grow(grow(rho_a, rho_b), fresh)
 
 
-def spread_relative_error(mass: np.ndarray, up: np.ndarray, p: np.ndarray) -> float:
-    """Relative error of the spread p[k] = (mass_k - up_k) + up_(k-1) whose cell masses and first
-    moments carry the step laws' accuracy (``rounding``, assumption B): each entry's error is at
-    most (B + 8 U)(mass_k + up_k + up_(k-1)) + U p_k, taken relative to p_k (the largest)."""
-    accuracy = STEP_LAW_ACCURACY + 8.0 * U
-    around = np.zeros(p.size)
-    around[:up.size] += mass[:up.size] + up
-    around[1:up.size + 1] += up
-    around[up.size:mass.size] += mass[up.size:]  # the open top cell, moved onto the last point
-    positive = p > 0
-    if not np.any(positive):
-        return 0.0
-    return float(np.max(accuracy * around[positive] / p[positive])) + U
+NDTR_ACCURACY = 1e-14
+NARROW_CELL = 0.05  # steps.NARROW: cells this narrow in log y get their mass by Gauss-Legendre
+"""Assumption B: scipy.special.ndtr's relative error (cephes; ``test_rounding.py`` checks it)."""
+
+
+def cell_errors(q: float, sigma: float, ks: np.ndarray, h: float, mass: np.ndarray, up: np.ndarray,
+                lowest: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Bounds on the errors of one step's cell masses and upper shares (``steps._cells_laws``):
+    a narrow cell's mass is a 5-point Gauss-Legendre sum (within STEP_LAW_ACCURACY), a wide one's
+    a difference of two ndtr values, each within NDTR_ACCURACY (so within NDTR_ACCURACY
+    (N_lo + N_hi)), plus 4 U of the mass; an upper share is the cell's first moment above its
+    lower end (closed forms or 5-point Gauss-Legendre) over g expm1(h): within STEP_LAW_ACCURACY
+    of it plus the mass's error (it is clipped to the mass). Returns (mass errors, share errors)."""
+    from scipy.special import ndtr
+
+    mu, s = -0.5 / sigma**2, 1.0 / sigma
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t_lo = np.log(np.expm1(ks * h) + q) - math.log(q)
+        t_hi = np.log(np.expm1((ks + 1) * h) + q) - math.log(q)
+    a, b = (t_lo - mu) / s, (t_hi - mu) / s
+    upper_tail = a > 0
+    ends = np.where(upper_tail, ndtr(-a) + ndtr(-b), ndtr(a) + ndtr(b))
+    cells = mass[int(lowest):]
+    narrow = (t_hi - t_lo) <= NARROW_CELL  # Gauss-Legendre: assumption B
+    mass_err = np.where(narrow, STEP_LAW_ACCURACY * cells, NDTR_ACCURACY * ends) + 4.0 * U * cells
+    if lowest:
+        mass_err = np.concatenate([[NDTR_ACCURACY * mass[0] + 4.0 * U * mass[0]], mass_err])
+    up_err = STEP_LAW_ACCURACY * up + mass_err
+    return mass_err, up_err
