@@ -70,7 +70,7 @@ def test_one_step_is_the_gaussian_mechanism(sigma):
         assert rows["converged"].to_numpy()[big].all()
         assert not np.any(rows["converged"].to_numpy() & (rows["accuracy"].to_numpy() > 1e-3))
     assert computation["converged"] == frame.loc[frame["delta_upper"] > computation["accuracy_floor"], "converged"].all()
-    assert {"grid_step", "refinements"} <= set(computation) and frame.attrs["accuracy_requested"] == 5e-2
+    assert computation["method"] == "certified" and computation["engine_version"] == ENGINE_VERSION
 
 
 def test_refinement_never_widens_the_bracket():
@@ -180,7 +180,7 @@ def test_product_and_hockey_stick_kernels_match_naive_sums():
 
 def test_initial_laws_keep_mass_and_mean():
     points, means = _laws.y_laws(0.7, 0.02, tail_scale=10.0)
-    assert points.p.sum() == pytest.approx(1.0, abs=1e-12)
+    assert 1 - 1e-15 <= points.p.sum() <= 1 + 1e-10  # raised by its proven bounds (``rounding``)
     # the spread keeps the mean of Y clipped to the grid, E[Y] = 1 up to the clipped tail
     assert points.mean(0.02) + points.remove_excess >= 1.0 - 1e-12
     assert means.m.sum() == pytest.approx(1.0, abs=1e-12)

@@ -32,15 +32,18 @@ def _by(frame, direction, column):
 
 @pytest.mark.parametrize(("sigma", "q"), [(0.4, 1e-5), (1.0, 0.01), (3.0, 0.5), (10.0, 1e-3)])
 def test_step_laws_keep_mass_and_mean(sigma, q):
-    """Both discrete laws of L = 1 - q + q Y have mass 1 and mean E[L] = 1 (spreads and
-    conditional means keep the mean; what is left above the top point is remove_excess)."""
+    """Both discrete laws of L = 1 - q + q Y keep mass 1 and mean E[L] = 1 (spreads and
+    conditional means keep the mean; what is left above the top point is remove_excess), up to
+    rounding: the upper law is raised by its proven error bounds (never below, at most 1e-10
+    above), the lower law drops the cells not known to 1e-12 (at most 1e-9 of the mass here)."""
     h = level_step(log_sd(sigma, q), 1, 1)
     upper, lower = subsampled_step(sigma, q, h, 1e-20)
     g = np.exp((upper.k0 + np.arange(upper.p.size)) * h)
-    assert abs(upper.p.sum() - 1) < 1e-13 and abs((upper.p * g).sum() - 1) < 1e-13 + upper.remove_excess
+    assert 1 - 1e-15 <= upper.p.sum() <= 1 + 1e-10
+    assert 1 - 1e-15 <= (upper.p * g).sum() + upper.remove_excess <= 1 + 1e-10
     keep = lower.m > 0
-    assert abs(lower.m.sum() - 1) < 1e-13
-    assert abs(np.exp(np.log(lower.m[keep]) + lower.lv[keep]).sum() - 1) < 1e-13
+    assert 1 - 1e-9 <= lower.m.sum() <= 1 + 1e-12
+    assert 1 - 1e-9 <= np.exp(np.log(lower.m[keep]) + lower.lv[keep]).sum() <= 1 + 1e-12
 
 
 @pytest.mark.parametrize("epochs", [1, 4])
@@ -169,7 +172,8 @@ def _direct_convolution(a, b):
 def test_fft_product_is_an_upper_law_of_the_direct_convolution():
     """The tilted FFT product, each entry raised by its proven bound (``laws.multiply_points``),
     gives deltas at least those of the direct index-sum product (itself within gamma(n) of exact:
-    allowed 1e-12 relative) and at most 1e-12 relative + 1e-16 above them, in both directions."""
+    allowed 1e-12 relative) and at most 1e-10 relative (the entries' largest bound before direct
+    summation takes over) + 1e-16 above them, in both directions."""
     sigma, q = 0.6, 0.05
     h = level_step(log_sd(sigma, q), 1, 0)
     upper, _ = subsampled_step(sigma, q, h, 1e-20)
@@ -181,7 +185,7 @@ def test_fft_product_is_an_upper_law_of_the_direct_convolution():
             excess = fft.remove_excess if remove else fft.add_excess
             d_fft = hockey.upper_delta(fft.p, fft.k0, h, eps, remove, 0.0) + excess
             assert d_fft >= d_exact * (1 - 1e-12)
-            assert d_fft <= d_exact * (1 + 1e-12) + 1e-16
+            assert d_fft <= d_exact * (1 + 1e-10) + 1e-16
 
 
 @pytest.mark.parametrize(("sigma", "q", "steps"), [(1.0, 0.01, 1000), (0.6, 0.05, 200)])

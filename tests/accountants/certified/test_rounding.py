@@ -91,9 +91,10 @@ def test_tilted_convolution_bounds_each_entry_relative_in_the_tails(seed):
 
 
 def test_the_raised_product_is_an_upper_law_and_its_cuts_are_charged():
-    """``multiply_points``: every kept entry is at least the exact convolution of the inputs,
-    at most (1 + 1e-9) of it plus 1e-300; the entries cut at the ends hold exact mass and first
-    moment at most the charged add_excess and remove_excess."""
+    """``multiply_points``: every kept entry but the two ends (which also take the folded tails) is
+    at least the exact convolution of the inputs and at most (1 + 1e-9) of it; the exact mass
+    below the kept range is at most the charged add_excess, and the exact first moment lost by
+    moving the mass above it down to the last kept point at most the charged remove_excess."""
     rng = np.random.default_rng(3)
     h = 0.02
     p = np.exp(-((np.arange(200) - 60) * h) ** 2 * 40) * (1 + 0.1 * rng.random(200))
@@ -101,25 +102,37 @@ def test_the_raised_product_is_an_upper_law_and_its_cuts_are_charged():
     product = multiply_points(law, None, h)
     exact = _exact_convolution(law.p, law.p)
     offset = product.k0 - 2 * law.k0
-    kept = exact[offset:offset + product.p.size]
-    for c, e in zip(product.p, kept):
+    for c, e in zip(product.p[1:-1], exact[offset + 1:offset + product.p.size - 1]):
         assert Fraction(float(c)) >= e
-        assert float(c) <= float(e) * (1 + 1e-9) + 1e-300
-    outside = exact[:offset] + exact[offset + product.p.size:]
-    xs = list(range(2 * law.k0, 2 * law.k0 + offset)) + list(range(product.k0 + product.p.size, 2 * law.k0 + len(exact)))
-    assert float(sum(outside)) <= product.add_excess
-    assert sum(float(e) * math.exp(k * h) for e, k in zip(outside, xs)) <= product.remove_excess
+        assert float(c) <= float(e) * (1 + 1e-9)
+    assert float(sum(exact[:offset])) <= product.add_excess
+    top = product.k0 + product.p.size - 1
+    lost = sum(float(e) * (math.exp((2 * law.k0 + i) * h) - math.exp(top * h))
+               for i, e in enumerate(exact) if 2 * law.k0 + i > top)
+    assert lost <= product.remove_excess
+
+
+def test_assumption_b_ndtr_within_its_stated_accuracy():
+    """Assumption B, first part: scipy's ndtr within NDTR_ACCURACY (relative) of mpmath's, from the
+    bulk to the far lower tail (z down to -37, values down to 1e-300)."""
+    from scipy.special import ndtr
+
+    for z in np.r_[np.linspace(-37.0, 8.0, 400), -np.geomspace(1e-6, 5.0, 50)]:
+        exact = mpmath.ncdf(mpmath.mpf(float(z)))
+        assert abs(float(ndtr(z)) - exact) <= rounding.NDTR_ACCURACY * exact
 
 
 @pytest.mark.parametrize(("sigma", "q", "h"), [(0.6, 1e-5, 1e-3), (1.0, 1e-2, 0.01), (2.0, 0.5, 0.05)])
-def test_assumption_b_step_cells_within_their_stated_accuracy(sigma, q, h):
-    """Assumption B: one step's cell masses and first moments above the cell's lower end
-    (``steps._cell_moments``) within STEP_LAW_ACCURACY of their closed forms in mpmath (40 digits),
-    over cells from the bulk to the far tail."""
+def test_assumption_b_step_cells_within_the_charged_bounds(sigma, q, h):
+    """One step's cell masses and first moments above the cell's lower end (``steps._cell_moments``)
+    within the errors the engine charges for them (``rounding.cell_errors``) of their closed forms
+    in mpmath (40 digits), over cells from the bulk to the far tail."""
     mu, s = mpmath.mpf(-0.5) / sigma**2, mpmath.mpf(1) / sigma
     ks = np.unique(np.r_[np.arange(1, 40), np.geomspace(40, 20 / h, 25).astype(int)]).astype(float)
     mass, excess = _cell_moments(q, sigma, ks, h)
-    for k, m, e in zip(ks, mass, excess):
+    g = np.exp(ks * h)
+    mass_err, up_err = rounding.cell_errors(q, sigma, ks, h, mass, excess, False)
+    for k, m, e, me, ue, gk in zip(ks, mass, excess, mass_err, up_err, g):
         t_lo = mpmath.log(mpmath.expm1(mpmath.mpf(k) * h) + q) - mpmath.log(q)
         t_hi = mpmath.log(mpmath.expm1(mpmath.mpf(k + 1) * h) + q) - mpmath.log(q)
         exact_mass = mpmath.ncdf((t_hi - mu) / s) - mpmath.ncdf((t_lo - mu) / s)
@@ -127,14 +140,14 @@ def test_assumption_b_step_cells_within_their_stated_accuracy(sigma, q, h):
         exact_excess = q * (first - mpmath.exp(t_lo) * exact_mass)
         if exact_mass < mpmath.mpf("1e-300"):
             continue
-        assert abs(m - exact_mass) <= rounding.STEP_LAW_ACCURACY * exact_mass
-        assert abs(e - exact_excess) <= rounding.STEP_LAW_ACCURACY * exact_excess
+        assert abs(m - exact_mass) <= me
+        assert abs(e - exact_excess) <= ue * gk * math.expm1(h)
 
 
 def test_hockey_sticks_bound_the_exact_sums():
     """``hockey.upper_delta`` is at least, ``lower_delta`` at most, the exact sums (mpmath, 40
     digits) of the same law, both directions, thresholds on and between grid points; within 1e-12
-    relative (plus 1e-300) of them."""
+    of the sum of the terms' magnitudes (sum p (g + c), or p (1 + c g)) of them."""
     rng = np.random.default_rng(7)
     h = 0.01
     k0 = -300
@@ -146,8 +159,12 @@ def test_hockey_sticks_bound_the_exact_sums():
             points = mpmath.fsum(mpmath.mpf(float(m)) * (max(mpmath.exp((k0 + i) * mpmath.mpf(h)) - c, 0) if remove else
                                  max(1 - c * mpmath.exp((k0 + i) * mpmath.mpf(h)), 0)) for i, m in enumerate(p))
             upper = hockey.upper_delta(p, k0, h, eps, remove, 0.0)
-            assert upper >= points and upper <= points * (1 + 1e-12) + 1e-300
+            g = np.exp((k0 + np.arange(p.size)) * h)
+            scale = float(np.sum(p * (g + float(c)))) if remove else float(np.sum(p * (1 + float(c) * g)))
+            assert upper >= points and upper <= points + 1e-12 * scale
             means = mpmath.fsum(mpmath.mpf(float(m)) * (max(mpmath.exp(mpmath.mpf(float(v))) - c, 0) if remove else
                                 max(1 - c * mpmath.exp(mpmath.mpf(float(v))), 0)) for m, v in zip(p, lv))
             lower = hockey.lower_delta(p, lv, eps, remove, 0.0)
-            assert lower <= means and lower >= means * (1 - 1e-12) - 1e-300
+            values = np.exp(lv)
+            scale = float(np.sum(p * (values + float(c)))) if remove else float(np.sum(p * (1 + float(c) * values)))
+            assert lower <= means and lower >= means - 1e-12 * scale

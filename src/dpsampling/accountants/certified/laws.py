@@ -193,34 +193,50 @@ def prune_means(law: MeansLaw, h: float) -> MeansLaw:
 
 
 def _rebin_target(x_index: np.ndarray, h: float, step: float):
-    """Coarse index J = floor(x / step) and the offset j = x / h - J step / h (an integer) of grid
-    points x = k h on the grid of ``step``, a multiple of h (every grid the engine builds is
-    h_1 2^j: ``compose.snapped``)."""
+    """Coarse index J = floor(x / step) of grid points x = k h on the grid of ``step``, and the
+    offset: (integer j, True) with x = (J ratio + j) h where step is a multiple of h (every grid
+    of one phase is h_1 2^j: ``compose.snapped``), else (x - J step in floating point, False)."""
     ratio = step / h
     factor = round(ratio)
-    if not abs(ratio - factor) < 1e-9 * ratio:
-        raise ValueError(f"grid step {step!r} is not a multiple of {h!r}")
-    coarse = np.floor_divide(x_index, factor)
-    return coarse, x_index - coarse * factor
+    if abs(ratio - factor) < 1e-9 * ratio:
+        coarse = np.floor_divide(x_index, factor)
+        return coarse, x_index - coarse * factor, True
+    x = x_index * h
+    coarse = np.floor(x / step).astype(np.int64)
+    return coarse, np.clip(x - coarse * step, 0.0, step), False
 
 
 def coarsen_points(law: PointsLaw, h: float, step: float) -> PointsLaw:
     """The law on the grid of step ``step`` >= h: each point spread onto the two coarse points
     around it with its mean kept: a fraction expm1(o) / expm1(H) up and e^o expm1(H - o) /
-    expm1(H) down (o = j h the offset, H = step; both without cancellation: 4 roundings of 2 U
-    each and the bincount's sum of at most 2 * ratio terms)."""
+    expm1(H) down (o the offset, H = step; both without cancellation: 4 roundings of 2 U each
+    and the bincount's sum of at most 2 * ratio + 2 terms). Where H is not a multiple of h (two
+    phases' grids) the offset o^ = fl(x - J H) is within d = 4 U (|x| + |J H|) of the exact
+    one and the exact point may even lie in a neighbouring cell: every point then raises coarse
+    points J - 1 .. J + 2 by its mass times e^H d / expm1(H) + 8 U (an upper law may only gain
+    mass, ``rounding``)."""
     if step == h:
         return law
-    coarse, offset_index = _rebin_target(law.k0 + np.arange(law.p.size), h, step)
-    factor = round(step / h)
-    offset = offset_index * h
+    coarse, offset, integer = _rebin_target(law.k0 + np.arange(law.p.size), h, step)
     scale = math.expm1(step)
-    up = law.p * (np.expm1(offset) / scale)
-    down = law.p * (np.exp(offset) * np.expm1((factor - offset_index) * h) / scale)
-    k0 = int(coarse[0])
-    n = int(coarse[-1]) - k0 + 2
+    k0 = int(coarse[0]) - 1
+    n = int(coarse[-1]) - k0 + 3
+    if integer:
+        factor = round(step / h)
+        up = law.p * (np.expm1(offset * h) / scale)
+        down = law.p * (np.exp(offset * h) * np.expm1((factor - offset) * h) / scale)
+        fresh = 12.0 * rounding.U + rounding.gamma(2 * factor + 2)
+    else:
+        up = law.p * (np.expm1(offset) / scale)
+        down = law.p * (np.exp(offset) * np.expm1(step - offset) / scale)
+        fresh = 12.0 * rounding.U + rounding.gamma(int(2 * step / h) + 8)
     out = np.bincount(coarse - k0, weights=down, minlength=n) + np.bincount(coarse - k0 + 1, weights=up, minlength=n)
-    rel = rounding.grow(law.rel_error, 12.0 * rounding.U + rounding.gamma(2 * factor + 2))
+    if not integer:
+        d = 4.0 * rounding.U * (np.abs(law.k0 + np.arange(law.p.size)) * h + np.abs(coarse) * step)
+        raise_by = law.p * (math.exp(step) * d / scale + 8.0 * rounding.U)
+        for shift in (-1, 0, 1, 2):
+            out += np.bincount(coarse - k0 + shift, weights=raise_by, minlength=n)
+    rel = rounding.grow(law.rel_error, fresh)
     return prune_points(PointsLaw(k0, out, law.remove_excess, law.add_excess, rel), step)
 
 

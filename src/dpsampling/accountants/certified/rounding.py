@@ -152,27 +152,40 @@ NARROW_CELL = 0.05  # steps.NARROW: cells this narrow in log y get their mass by
 """Assumption B: scipy.special.ndtr's relative error (cephes; ``test_rounding.py`` checks it)."""
 
 
-def cell_errors(q: float, sigma: float, ks: np.ndarray, h: float, mass: np.ndarray, up: np.ndarray,
+def cell_errors(q: float, sigma: float, ks: np.ndarray, h: float, mass: np.ndarray, excess: np.ndarray,
                 lowest: bool) -> tuple[np.ndarray, np.ndarray]:
-    """Bounds on the errors of one step's cell masses and upper shares (``steps._cells_laws``):
-    a narrow cell's mass is a 5-point Gauss-Legendre sum (within STEP_LAW_ACCURACY), a wide one's
-    a difference of two ndtr values, each within NDTR_ACCURACY (so within NDTR_ACCURACY
-    (N_lo + N_hi)), plus 4 U of the mass; an upper share is the cell's first moment above its
-    lower end (closed forms or 5-point Gauss-Legendre) over g expm1(h): within STEP_LAW_ACCURACY
-    of it plus the mass's error (it is clipped to the mass). Returns (mass errors, share errors)."""
+    """Bounds on the errors of one step's cell masses and upper shares up = excess / (g expm1(h))
+    (``steps._cells_laws``; ``lowest``: entry 0 is the cell reaching down to Y = 0, ``ks`` the
+    others). Narrow cells: both by 5-point Gauss-Legendre, within STEP_LAW_ACCURACY (assumption
+    B). Wide cells: the mass a difference of two ndtr values (each within NDTR_ACCURACY), the
+    excess q (E[Y; cell] - y_lo mass) with E[Y; cell] another such difference: its error is
+    q NDTR_ACCURACY (N'_lo + N'_hi) + (g - 1 + q) mass_err, plus 8 U of its terms. The lowest
+    cell: one ndtr each. Returns (mass errors, share errors), both >= 0."""
     from scipy.special import ndtr
 
     mu, s = -0.5 / sigma**2, 1.0 / sigma
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t_lo = np.log(np.expm1(ks * h) + q) - math.log(q)
-        t_hi = np.log(np.expm1((ks + 1) * h) + q) - math.log(q)
-    a, b = (t_lo - mu) / s, (t_hi - mu) / s
-    upper_tail = a > 0
-    ends = np.where(upper_tail, ndtr(-a) + ndtr(-b), ndtr(a) + ndtr(b))
-    cells = mass[int(lowest):]
-    narrow = (t_hi - t_lo) <= NARROW_CELL  # Gauss-Legendre: assumption B
-    mass_err = np.where(narrow, STEP_LAW_ACCURACY * cells, NDTR_ACCURACY * ends) + 4.0 * U * cells
+    t_lo = np.log(np.expm1(ks * h) + q) - math.log(q)
+    t_hi = np.log(np.expm1((ks + 1) * h) + q) - math.log(q)
+
+    def ends(shift):
+        a, b = (t_lo - mu - shift) / s, (t_hi - mu - shift) / s
+        return np.where(a > 0, ndtr(-a) + ndtr(-b), ndtr(a) + ndtr(b))
+
+    cells, moments = mass[int(lowest):], excess[int(lowest):]
+    y_lo = np.expm1(ks * h) + q  # q y(g_k) = g_k - 1 + q
+    narrow = (t_hi - t_lo) <= NARROW_CELL
+    mass_err = np.where(narrow, STEP_LAW_ACCURACY * cells, NDTR_ACCURACY * ends(0.0)) + 4.0 * U * cells
+    excess_err = np.where(narrow, STEP_LAW_ACCURACY * moments,
+                          q * NDTR_ACCURACY * ends(s * s) + y_lo * mass_err + 8.0 * U * (moments + y_lo * cells))
     if lowest:
-        mass_err = np.concatenate([[NDTR_ACCURACY * mass[0] + 4.0 * U * mass[0]], mass_err])
-    up_err = STEP_LAW_ACCURACY * up + mass_err
-    return mass_err, up_err
+        k_lo = ks[0] - 1 if ks.size else 0.0
+        y0 = math.expm1(k_lo * h) + q
+        m0_err = (NDTR_ACCURACY + 4.0 * U) * mass[0]
+        e0_err = (NDTR_ACCURACY + 8.0 * U) * (abs(excess[0]) + 2.0 * abs(y0) * mass[0]) + abs(y0) * m0_err + q * NDTR_ACCURACY
+        mass_err = np.concatenate([[m0_err], mass_err])
+        excess_err = np.concatenate([[e0_err], excess_err])
+        ks = np.concatenate([[k_lo], ks])
+    g = np.exp(ks * h)
+    up = excess / (g * math.expm1(h))
+    up_err = excess_err / (g * math.expm1(h)) * (1.0 + 8.0 * U) + 4.0 * U * up
+    return mass_err, np.minimum(up_err, mass + mass_err) + 4.0 * U * up

@@ -110,7 +110,7 @@ def _cells_laws(q: float, sigma: float, k_first: int, k_stop: int, h: float, low
     p[1:] += up
     # assumption B per cell (``rounding.cell_errors``): the upper law raised by it, the lower law
     # keeps the cells known to laws.LOWER_THRESHOLD
-    mass_err, up_err = rounding.cell_errors(q, sigma, ks.astype(float), h, mass, up, lowest)
+    mass_err, up_err = rounding.cell_errors(q, sigma, ks.astype(float), h, mass, excess, lowest)
     raise_by = np.zeros(p.size)
     raise_by[:-1] += mass_err + up_err
     raise_by[1:] += up_err
