@@ -137,10 +137,10 @@ def _epochs_from_reiterable(loader, epochs: int, where: str):
     return out
 
 
-def _epochs_from_sampler(sampler, epochs: int, batch_size: int, where: str):
+def _epochs_from_sampler(sampler, epochs: int, batch_size: int):
     """A sampler of single indices, each pass cut into batches of ``batch_size`` (the last shorter)."""
     out = []
-    for e in range(epochs):
+    for _ in range(epochs):
         flat = np.fromiter((int(i) for i in sampler), dtype=np.int64)
         out.append(np.array_split(flat, range(batch_size, len(flat), batch_size)) if len(flat) else [])
     return out
@@ -189,7 +189,7 @@ def _read(loader, epochs: int, steps_per_epoch, batch_size, seed: int, n):
     if _first_is_integer(loader):
         if batch_size is None:
             raise ValueError(f"batch_size must be given for a sampler of single indices ({name}); got None")
-        return _epochs_from_sampler(loader, epochs, check_int_at_least("batch_size", batch_size, 1), name), \
+        return _epochs_from_sampler(loader, epochs, check_int_at_least("batch_size", batch_size, 1)), \
             f"{name} in batches of {batch_size}"
     return _epochs_from_reiterable(loader, epochs, name), f"{name}, one iter() per epoch"
 

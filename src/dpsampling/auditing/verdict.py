@@ -22,7 +22,9 @@ at most alpha (where the chi-square approximations hold):
   the previous epoch's position (epochs 1..); sizes fixed (shuffle) or Multinomial(n, 1/T)
   (balls-and-bins); examples left out of every epoch (drop_last dropping the same ones);
 - rate branch (k = 4): equal per-example rates (else the largest, by a Clopper-Pearson bound at
-  level 1 - alpha); examples never drawn; independence of consecutive steps (overlaps); sizes
+  level 1 - alpha: an upper bound on the largest rate, loose after a few epochs since it is read
+  off the most drawn example); examples never drawn (beside unequal rates, a consequence of them);
+  independence of consecutive steps (overlaps); sizes
   fixed (wor) or Bin(n, q) (poisson). The same multiset of examples every epoch with one drawn
   several times (a duplicated index) is an exact finding.
 
@@ -243,7 +245,7 @@ def _rates(draw: Draw, used: list, verdict: Verdict) -> None:
     verdict.sampler = None if others else ("wor" if constant else "poisson")
     if verdict.sampler is not None:
         verdict.bound = ("sampler", verdict.sampler)
-    elif unequal and not constant and [f.kind for f in others] == ["unequal_rates"]:
+    elif unequal and not constant and {f.kind for f in others} <= {"unequal_rates", "never_drawn"}:
         verdict.bound = ("poisson", verdict.facts["largest_rate"])
 
 
