@@ -20,7 +20,11 @@ N, B = 2_000, 64
 
 
 def _jax_strategies(n, b):
-    selection = pytest.importorskip("jax_privacy.batch_selection")
+    """jax-privacy's two strategies where it is installed (else none: the rest runs without jax)."""
+    try:
+        from jax_privacy import batch_selection as selection
+    except ImportError:
+        return {}
     steps = math.ceil(n / b)
     return {"jax-privacy CyclicPoissonSampling": (selection.CyclicPoissonSampling(sampling_prob=b / n,
                                                                                  iterations=3 * steps), "poisson"),
@@ -43,6 +47,12 @@ def test_every_real_loader_is_named_at_the_default_alpha(seed):
     for name, loader, sampler in loaders:
         verdict = audit(loader, dataset_size=N, seed=seed)
         assert verdict.sampler == sampler and verdict.matches, (name, verdict.behaviour(), verdict.tests)
+
+
+def test_jax_privacy_strategies_are_named():
+    pytest.importorskip("jax_privacy.batch_selection")
+    for name, (strategy, sampler) in _jax_strategies(N, B).items():
+        assert audit(strategy, dataset_size=N, seed=3).sampler == sampler, name
 
 
 def test_the_false_alarm_rate_is_at_most_alpha():

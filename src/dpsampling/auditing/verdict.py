@@ -264,6 +264,8 @@ def decide(draw: Draw, alpha: float = DEFAULT_ALPHA) -> Verdict:
                                                    f"{multiplicity} times)"))
         verdict.facts["largest_multiplicity"] = multiplicity
         return verdict
+    if draw.epochs < 2:
+        verdict.facts["notes"].append("one epoch drawn: nothing is said across epochs (draw at least 2)")
     repeat = _epochs_repeat(draw)
     verdict.facts["epochs_repeat"] = repeat
     if repeat:
