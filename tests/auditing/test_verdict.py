@@ -123,3 +123,13 @@ def test_epochs_cut_from_one_pass_match_one_iter_per_epoch():
     batches = [np.asarray(b) for b in loader]
     by_iter = audit([b for b in batches], steps_per_epoch=20)  # a list: re-iterable, cut by steps_per_epoch
     assert by_iter.facts["epochs"] == 3 and by_iter.sampler == "shuffle"
+
+
+def test_drop_last_in_index_order_is_deterministic_with_the_same_examples_never_drawn():
+    """DataLoader(shuffle=False, drop_last=True): the last n mod b examples, every epoch (exact)."""
+    n, b = 1_000, 64
+    batches = [list(range(start, start + b)) for start in range(0, n - n % b, b)]
+    verdict = audit(batches, dataset_size=n)
+    assert verdict.sampler == "deterministic" and not verdict.matches
+    assert verdict.finding("never_drawn") and verdict.facts["never_drawn"] == n % b
+    assert verdict.bound == ("sampler", "deterministic")
