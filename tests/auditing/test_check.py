@@ -103,3 +103,15 @@ def test_refusals_name_the_argument():
         check_accountant(verdict, [(1.0, 0.1, 10), (2.0, 0.1, 10)], DELTA)
     with pytest.raises(ValueError, match="^delta must be in"):
         check_accountant(verdict, [(1.0, 0.1, 10)], 2.0)
+
+
+def test_an_opacus_engine_is_read_through_its_accountant_s_history(shuffled):
+    """The attributes Opacus' PrivacyEngine has (engine.accountant.history), without torch; the
+    real engine is in test_torch.py."""
+    from types import SimpleNamespace
+
+    engine = SimpleNamespace(accountant=SimpleNamespace(history=[(SIGMA, 1 / T, 2 * T), (SIGMA, 1 / T, 0)]))
+    assert assumed_phases(engine) == (Phase("poisson", SIGMA, sampling_rate=1 / T, steps=2 * T),)
+    check = check_accountant(shuffled, engine, DELTA)
+    assert check.mismatch and check.loader == (Phase("shuffle", SIGMA, steps_per_epoch=T, epochs=2),)
+    assert "your loader shuffles" in check.sentence and "; to claim eps" in check.sentence

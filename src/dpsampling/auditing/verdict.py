@@ -208,9 +208,10 @@ def _partition(draw: Draw, used: list, verdict: Verdict, repeat: bool) -> None:
         if _record(tests, "examples left out of every epoch", p, level):
             verdict.findings.append(Finding("never_drawn", f"{missing} example(s) never drawn in {len(used)} epochs "
                                                            "(drop_last dropping the same examples each epoch?)", p))
-    if verdict.bound is None:
-        clean = verdict.sampler is not None and all(f.kind == "epochs_repeat" for f in verdict.findings)
-        verdict.bound = ("sampler", verdict.sampler) if clean else ("deterministic", 1)
+    if verdict.bound is None:  # (deterministic has its bound already)
+        if any(f.kind != "epochs_repeat" for f in verdict.findings):
+            verdict.sampler = None
+        verdict.bound = ("deterministic", 1) if verdict.sampler is None else ("sampler", verdict.sampler)
 
 
 def _rates(draw: Draw, used: list, verdict: Verdict) -> None:
