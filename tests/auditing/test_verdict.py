@@ -133,3 +133,26 @@ def test_drop_last_in_index_order_is_deterministic_with_the_same_examples_never_
     assert verdict.sampler == "deterministic" and not verdict.matches
     assert verdict.finding("never_drawn") and verdict.facts["never_drawn"] == n % b
     assert verdict.bound == ("sampler", "deterministic")
+
+
+def test_a_shuffle_buffer_is_not_a_shuffle():
+    """tf.data / webdataset style: a buffer of 4 b examples read in index order, one drawn at random
+    at a time. Every example once per epoch, but its batch depends on its index: flagged (order),
+    accounted by the deterministic bound. 5 seeded runs."""
+    n, b = 2_000, 64
+
+    class BufferShuffle:
+        def __init__(self, seed):
+            self.rng = np.random.default_rng(seed)
+
+        def __iter__(self):
+            buffer, order = list(range(4 * b)), []
+            for i in range(4 * b, n + 4 * b):
+                order.append(buffer.pop(self.rng.integers(len(buffer))))
+                if i < n:
+                    buffer.append(i)
+            return iter([order[s:s + b] for s in range(0, n, b)])
+
+    for seed in range(5):
+        verdict = audit(BufferShuffle(seed), dataset_size=n)
+        assert verdict.sampler is None and verdict.finding("order") and verdict.bound == ("deterministic", 1)
