@@ -40,7 +40,7 @@ def _real_loaders(n, b, seed):
 
 @pytest.mark.parametrize("seed", [11, 12, 13])
 def test_every_real_loader_is_named_at_the_default_alpha(seed):
-    """False-failure probability: at most 3 seeds x 11 loaders x alpha 1e-3 = 0.033 (the audit's
+    """False-failure probability: at most 3 seeds x 10 loaders x alpha 1e-3 = 0.03 (the audit's
     stated false-alarm rate; the loaders are seeded, so the test does not flake)."""
     loaders = _real_loaders(N, B, seed)
     loaders += [(name, strategy, sampler) for name, (strategy, sampler) in _jax_strategies(N, B).items()]
