@@ -106,3 +106,18 @@ def test_the_never_drawn_union_bound_is_at_least_the_simulated_probability():
         out = [set(rng.choice(12, 4, replace=False)) for _ in range(3)]
         hits += bool(out[0] & out[1] & out[2])
     assert hits / 20_000 <= never_drawn_partition(1, 12, [4, 4, 4])
+
+
+def test_an_endless_sampler_is_refused(monkeypatch):
+    import itertools
+
+    from dpsampling.auditing import sources
+
+    class Endless:
+        def __iter__(self):
+            return ([i % 5] for i in itertools.count())
+
+    monkeypatch.setattr(sources, "MAX_STEPS", 100)
+    with pytest.raises(ValueError, match="^steps_per_epoch must be given for Endless: one iter\\(\\) did not end"):
+        draw(Endless())
+    assert draw(Endless(), steps_per_epoch=10, epochs=2).epochs == 2

@@ -39,6 +39,8 @@ from dpsampling import progress
 from dpsampling.validation import check_int_at_least
 
 MIN_EPOCHS = 1
+MAX_STEPS = 1_000_000
+"""The most batches one ``iter()`` may yield before it is taken for endless."""
 
 
 @dataclass
@@ -129,11 +131,15 @@ def _epochs_from_stream(stream, epochs: int, steps_per_epoch: int, where: str):
 
 
 def _epochs_from_reiterable(loader, epochs: int, where: str):
-    """One fresh ``iter()`` per epoch."""
+    """One fresh ``iter()`` per epoch (an epoch that does not end within MAX_STEPS is refused)."""
     out = []
     with progress.bar("drawing epochs", total=epochs) as bar:
         for e in range(epochs):
-            out.append([_as_indices(b, f"batch {t} of epoch {e} of {where}") for t, b in enumerate(loader)])
+            batches = itertools.islice(loader, MAX_STEPS + 1)
+            out.append([_as_indices(b, f"batch {t} of epoch {e} of {where}") for t, b in enumerate(batches)])
+            if len(out[-1]) > MAX_STEPS:
+                raise ValueError(f"steps_per_epoch must be given for {where}: one iter() did not end within "
+                                 f"{MAX_STEPS:,} batches (an endless sampler); got None")
             bar.update(1)
     return out
 
