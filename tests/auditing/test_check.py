@@ -115,3 +115,15 @@ def test_an_opacus_engine_is_read_through_its_accountant_s_history(shuffled):
     check = check_accountant(shuffled, engine, DELTA)
     assert check.mismatch and check.loader == (Phase("shuffle", SIGMA, steps_per_epoch=T, epochs=2),)
     assert "your loader shuffles" in check.sentence and "; to claim eps" in check.sentence
+
+
+def test_a_loader_whose_bracket_is_below_the_claim_is_told_the_claim_holds():
+    """Balls-and-bins batches accounted as Poisson at 1 / T: balls-and-bins' certified upper bound
+    is below Poisson's here (chua25), so the eps reported holds for the loader."""
+    verdict = audit(BatchSampler("balls_and_bins", N, B, epochs=3, seed=1))
+    assumed = Phase("poisson", SIGMA, sampling_rate=1 / T, steps=STEPS)
+    mine = Phase("balls_and_bins", SIGMA, steps_per_epoch=T, epochs=4)
+    assert _eps(mine) <= _eps(assumed)  # the premise, from the face
+    check = check_accountant(verdict, assumed, DELTA)
+    assert check.loader == (mine,) and check.sentence.endswith("holds for your loader too")
+    assert set(check.frame["run"]) == {"assumed", "loader"}

@@ -33,10 +33,11 @@ from scipy import stats
 from dpsampling import SAMPLERS
 from dpsampling.accountants.accountant import Accountant
 from dpsampling.accountants.frames import headline_value
+from dpsampling.accountants.relations import ADD_OR_REMOVE
 from dpsampling.accountants.run import Phase, as_phases
 from dpsampling.auditing.significance import rate_upper
 from dpsampling.auditing.verdict import Verdict
-from dpsampling.validation import check_int_at_least, check_open_unit
+from dpsampling.validation import check_choice, check_int_at_least, check_open_unit
 
 WORDS = {"deterministic": "deterministic batches", "shuffle": "shuffled batches", "poisson": "Poisson batches",
          "balls_and_bins": "balls-and-bins", "wor": "fixed-size batches without replacement"}
@@ -184,6 +185,7 @@ def check_accountant(verdict: Verdict, accountant, delta: float, *, steps: int |
                      relation: str = "add_or_remove") -> Check:
     """Both numbers and the sentence (module docstring), at ``delta``, under ``relation``."""
     delta = check_open_unit("delta", delta)
+    relation = check_choice("relation", relation, ADD_OR_REMOVE)
     phases = assumed_phases(accountant, steps)
     if len(phases) != 1:
         raise ValueError(f"accountant must describe one phase (one noise multiplier) for the check; got {len(phases)}: "
@@ -203,14 +205,15 @@ def check_accountant(verdict: Verdict, accountant, delta: float, *, steps: int |
     else:
         frames.append(bounds(mine, "loader"))
         lower, upper = headline_value(frames[1], "lower"), headline_value(frames[1])
-        same = verdict.matches and _same_run(mine, assumed)
-        if same:
+        bracket = f"[{rounded(lower, False)}, {rounded(upper, True)}]"
+        if verdict.matches and _same_run(mine, assumed):
             sentence = (f"your loader does what your accountant assumes ({verdict.sampler}): the certified bracket is "
-                        f"[{rounded(lower, False)}, {rounded(upper, True)}] at delta {delta:g}")
+                        f"{bracket} at delta {delta:g}")
         else:
-            sentence = (f"{head}: the certified bracket is [{rounded(lower, False)}, {rounded(upper, True)}] "
-                        f"({_words(mine)})")
-    if mine is None or not sentence.startswith("your loader does"):
+            sentence = f"{head}: the certified bracket is {bracket} ({_words(mine)})"
+            if upper <= claimed:
+                sentence += f"; the eps reported, {rounded(claimed, True)}, holds for your loader too"
+    if mine is None or (not sentence.startswith("your loader does") and not sentence.endswith("too")):
         good = []
         for phase in _alternatives(assumed, verdict.facts["steps_per_epoch"]):
             frame = bounds(phase, "alternative")
