@@ -30,7 +30,7 @@ at most alpha (where the chi-square approximations hold):
 
 What each finding means for the accounting is ``Verdict.bound``: ("sampler", name) the sampler
 itself; ("deterministic", k) the deterministic bound with each example in at most k steps per
-epoch (valid for any batches fixed in advance of the data: every example is in at most k K
+epoch (valid for any batches chosen independently of the data: every example is in at most k K
 Gaussian steps); ("poisson", q) Poisson at the largest per-example rate, valid where examples are
 included independently; None: no guarantee from these batches.
 """
@@ -89,8 +89,8 @@ class Verdict:
         """What the loader does, in words (after 'your loader ')."""
         if self.matches:
             return BEHAVIOUR[self.sampler]
-        if self.sampler is not None and self.finding("epochs_repeat") and len(self.findings) == 1:
-            return f"repeats its first epoch's batches every epoch (each epoch alone: {self.sampler})"
+        if self.sampler is not None:
+            return f"{BEHAVIOUR[self.sampler]}, but " + "; ".join(f.text for f in self.findings)
         return "is none of the five samplers: " + "; ".join(f.text for f in self.findings)
 
     def consequence(self) -> str:
@@ -105,8 +105,8 @@ class Verdict:
         if kind == "sampler":
             return f"the {value} accounting"
         if kind == "deterministic":
-            return (f"the deterministic bound (each example in at most {value} step(s) per epoch, fixed in advance of "
-                    "the data)")
+            return (f"the deterministic bound (each example in at most {value} step(s) per epoch, batches chosen "
+                    "independently of the data)")
         return (f"Poisson at the largest per-example rate q <= {value:.4g} (upper {1 - self.alpha:.4g} confidence "
                 "bound), valid where examples are included independently; otherwise no guarantee from these batches")
 
