@@ -1,4 +1,4 @@
-"""Which sampler a loader's index batches behave like: exact checks first, then seeded-free tests.
+"""Which sampler a loader's index batches behave like: exact checks first, then statistical tests.
 
 ``decide(draw, alpha)`` reads a ``sources.Draw`` and returns a ``Verdict``. Exact checks (no false
 alarm: each is a property of the batches seen) choose the branch:
