@@ -127,3 +127,9 @@ def test_a_loader_whose_bracket_is_below_the_claim_is_told_the_claim_holds():
     check = check_accountant(verdict, assumed, DELTA)
     assert check.loader == (mine,) and check.sentence.endswith("holds for your loader too")
     assert set(check.frame["run"]) == {"assumed", "loader"}
+
+
+@pytest.mark.parametrize("value, up, text", [(1.3201, True, "1.33"), (1.3299, False, "1.32"), (24.9225, True, "24.93"),
+                                             (0.15012, True, "0.151"), (0.0123, False, "0.0123"), (2.0, True, "2.00")])
+def test_bounds_are_rounded_outward(value, up, text):
+    assert rounded(value, up) == text

@@ -157,11 +157,11 @@ def _alternatives(assumed: Phase, per_epoch: int) -> list[Phase]:
 
 
 def rounded(value: float, up: bool) -> str:
-    """``value`` rounded outward (an upper bound up, a lower bound down) to 2 decimals, or 2
+    """``value`` rounded outward (an upper bound up, a lower bound down) to 2 decimals, or 3
     significant digits below 1."""
     if not math.isfinite(value) or value == 0:
         return f"{value:g}"
-    places = max(2, 1 - math.floor(math.log10(abs(value))))
+    places = max(2, 2 - math.floor(math.log10(abs(value))))
     scaled = value * 10 ** places
     return f"{(math.ceil(scaled) if up else math.floor(scaled)) / 10 ** places:.{places}f}"
 
