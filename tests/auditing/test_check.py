@@ -101,6 +101,9 @@ def test_refusals_name_the_argument():
         check_accountant(verdict, object(), DELTA)
     with pytest.raises(ValueError, match="^accountant must describe one phase"):
         check_accountant(verdict, [(1.0, 0.1, 10), (2.0, 0.1, 10)], DELTA)
+    with pytest.raises(ValueError, match="^accountant history entries must be"):
+        check_accountant(verdict, [[1.0, 0.1]], DELTA)
+    assert assumed_phases([[1.0, 0.1, 10]]) == (Phase("poisson", 1.0, sampling_rate=0.1, steps=10),)  # a state_dict's
     with pytest.raises(ValueError, match="^delta must be in"):
         check_accountant(verdict, [(1.0, 0.1, 10)], 2.0)
 

@@ -104,7 +104,7 @@ def assumed_phases(accountant, steps: int | None = None) -> tuple[Phase, ...]:
         return accountant.phases()
     if hasattr(accountant, "history"):
         return _history_phases(accountant.history)
-    if isinstance(accountant, list) and accountant and all(isinstance(e, tuple) for e in accountant):
+    if isinstance(accountant, list) and accountant and all(isinstance(e, (tuple, list)) for e in accountant):
         return _history_phases(accountant)
     if all(hasattr(accountant, name) for name in ("noise_multipliers", "num_samples", "batch_size")):
         return _dp_params_phases(accountant, steps)
