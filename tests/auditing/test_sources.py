@@ -121,3 +121,17 @@ def test_an_endless_sampler_is_refused(monkeypatch):
     with pytest.raises(ValueError, match="^steps_per_epoch must be given for Endless: one iter\\(\\) did not end"):
         draw(Endless())
     assert draw(Endless(), steps_per_epoch=10, epochs=2).epochs == 2
+
+
+def test_a_data_loader_s_batch_sampler_is_read_as_itself():
+    """DataLoader(data, batch_sampler=BatchSampler(..., epochs=3)): one pass of ours is the whole
+    run, so it is cut into its own epochs, not iterated once per epoch (duck-typed DataLoader)."""
+
+    class Loader:
+        dataset = range(300)
+        sampler = None
+        batch_sampler = BatchSampler("shuffle", 300, 30, epochs=3, seed=1)
+
+    drawn = draw(Loader(), epochs=3)
+    assert drawn.epochs == 3 and all(len(drawn.indices[e]) == 300 for e in range(3))
+    assert drawn.source.startswith("Loader.batch_sampler: BatchSampler('shuffle'")

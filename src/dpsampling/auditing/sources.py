@@ -7,8 +7,8 @@ typed: neither torch nor jax is imported here):
 
 - a PyTorch ``DataLoader`` (attributes ``dataset``, ``batch_sampler``, ``sampler``): its
   ``batch_sampler`` (Opacus' ``DPDataLoader`` has a ``UniformWithReplacementSampler`` there), never
-  the loader itself, which would load the data; n = len(dataset). With ``steps_per_epoch``, one
-  pass cut into epochs of that many batches (to audit part of a long epoch); A loader without one (over an
+  the loader itself, which would load the data; n = len(dataset). The batch sampler is read as
+  below (our ``BatchSampler``, whose one pass is the whole run, in its epochs); A loader without one (over an
   ``IterableDataset``, or with ``batch_size=None``) is refused: its batches are the data;
 - a jax-privacy ``BatchSelectionStrategy`` (a ``batch_iterator(num_examples, rng)`` method):
   ``batch_iterator(n, seed)``, cut into epochs of ``steps_per_epoch`` batches (default: its
@@ -173,10 +173,8 @@ def _read(loader, epochs: int, steps_per_epoch, batch_size, seed: int, n):
             raise ValueError(f"loader must have a batch_sampler of indices; got a {name} without one (over an "
                              "IterableDataset, or with batch_size=None): its batches are the data themselves, which "
                              "the audit never reads; pass a loader over a map-style dataset, or its index batches")
-        where = f"{name}.batch_sampler ({type(inner).__name__})"
-        if steps_per_epoch is not None:
-            return _epochs_from_stream(inner, epochs, steps_per_epoch, where), f"{where}, one pass"
-        return _epochs_from_reiterable(inner, epochs, where), where
+        batches, source = _read(inner, epochs, steps_per_epoch, batch_size, seed, n)  # read as itself
+        return batches, f"{name}.batch_sampler: {source}"
     if hasattr(loader, "batch_iterator"):
         if n is None:
             raise ValueError(f"dataset_size must be given for a jax-privacy strategy ({name}: its batch_iterator takes "
