@@ -33,6 +33,7 @@ _FACE = {
     "load_schedule": "dpsampling.accountants.schedule",
     "wide": "dpsampling.accountants.frames",
     "statement": "dpsampling.accountants.frames",
+    "audit": "dpsampling.auditing",
 }
 
 

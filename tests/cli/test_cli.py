@@ -142,7 +142,7 @@ def test_account_help_and_top_level_errors(run):
     help_text = run("account", "--help")
     assert help_text.code == 0 and "examples:" in help_text.out and "--steps-per-epoch" in help_text.out
     assert run().err == ("dpsampling: error: a COMMAND is required, one of account, compare, calibrate, estimate, "
-                         "report\n")
+                         "report, audit\n")
     unknown = run("acount")
     assert unknown.code == 2 and "invalid choice: 'acount'" in unknown.err and unknown.err.count("\n") == 1
 

@@ -46,6 +46,7 @@ COMMANDS = {
     "calibrate": Command("dpsampling.cli.calibrate", "the smallest sigma shown sufficient for a target (eps, delta)"),
     "estimate": Command("dpsampling.cli.estimate", "estimated core-hours per experiment of a config"),
     "report": Command("dpsampling.cli.report", "write results/REPORT.md from the results present"),
+    "audit": Command("dpsampling.cli.audit", "which sampler a data loader's batches behave like; check the accountant"),
 }
 """Subcommand -> (module, one-line help): the module is imported when its command runs."""
 

@@ -1,0 +1,231 @@
+"""The accountant check: what the user's accountant assumed, against what the loader does.
+
+``check_accountant(verdict, accountant, delta)`` reads the run the accountant assumed from its
+own object (``assumed_phases``), makes the run the loader's batches support from the verdict
+(``loader_phase``) on the same noise and number of steps, and asks the face (``Accountant``) for
+the certified eps bounds of both and of every sampler on that run; no eps is computed here.
+
+What is read as the accountant (duck typed; torch and jax are never imported):
+
+- a ``Phase`` or a sequence of them (the CLI's flags);
+- an Opacus ``PrivacyEngine`` (its ``accountant``), an Opacus accountant (its ``history`` of
+  (noise multiplier, sample rate, steps): Poisson at that rate, as Opacus accounts), or the
+  history itself; our Opacus-protocol accountant (its ``phases()``);
+- a dp_accounting ``DpEvent`` (``integrations.ledger``: the phases ``CertifiedAccountant`` composes);
+- a jax-privacy ``DpParams`` (POISSON: poisson at batch_size / num_samples; FIXED_BATCH_SIZE: wor),
+  with ``steps`` (its num_updates).
+
+The check needs one noise multiplier (one phase). The loader's run, T its batches per epoch and K
+= ceil(steps / T) epochs: the verdict's sampler (Poisson at the accountant's rate when the batches
+are consistent with it, else at the upper confidence bound of their rate; wor at its batch size),
+one epoch at sigma / sqrt(K) where every epoch repeats the first, the deterministic bound, Poisson
+at the largest per-example rate, or nothing (no guarantee).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import pandas as pd
+from scipy import stats
+
+from dpsampling import SAMPLERS
+from dpsampling.accountants.accountant import Accountant
+from dpsampling.accountants.frames import headline_value
+from dpsampling.accountants.relations import ADD_OR_REMOVE
+from dpsampling.accountants.run import Phase, as_phases
+from dpsampling.auditing.significance import rate_upper
+from dpsampling.auditing.verdict import Verdict
+from dpsampling.validation import check_choice, check_int_at_least, check_open_unit
+
+WORDS = {"deterministic": "deterministic batches", "shuffle": "shuffled batches", "poisson": "Poisson batches",
+         "balls_and_bins": "balls-and-bins", "wor": "fixed-size batches without replacement"}
+
+
+@dataclass
+class Check:
+    """The answer: ``frame`` (the face's long frames, one block per run, columns ``run``
+    (assumed, loader, alternative) and ``sampler``), the phases, the ``sentence`` to read."""
+
+    assumed: tuple
+    loader: tuple | None
+    frame: pd.DataFrame
+    sentence: str
+    notes: list = field(default_factory=list)
+
+    @property
+    def mismatch(self) -> bool:
+        return not self.sentence.startswith("your loader does what your accountant assumes")
+
+
+def _history_phases(history) -> tuple[Phase, ...]:
+    phases = []
+    for entry in history:
+        if len(entry) != 3:
+            raise ValueError(f"accountant history entries must be (noise_multiplier, sample_rate, steps); got {entry!r}")
+        z, q, steps = entry
+        if steps:
+            phases.append(Phase("poisson", float(z), sampling_rate=float(q), steps=int(steps)))
+    return tuple(phases)
+
+
+def _dp_params_phases(params, steps) -> tuple[Phase, ...]:
+    if steps is None:
+        raise ValueError("steps must be given with a jax-privacy DpParams (its num_updates); got None")
+    steps = check_int_at_least("steps", steps, 1)
+    z, n, b = params.noise_multipliers, params.num_samples, params.batch_size
+    if not isinstance(z, (int, float)) or not isinstance(b, int) or (params.cycle_length or 1) != 1:
+        raise ValueError("accountant must be a DpParams with one noise multiplier, one batch size and no cycles for "
+                         f"the check; got noise_multipliers={z!r}, batch_size={b!r}, cycle_length={params.cycle_length!r}")
+    method = getattr(params.sampling_method, "name", str(params.sampling_method))
+    sampler = "wor" if method == "FIXED_BATCH_SIZE" else "poisson"
+    return (Phase(sampler, float(z), dataset_size=int(n), batch_size=b, steps=steps),)
+
+
+def _event_phases(event) -> tuple[Phase, ...]:
+    from dpsampling.integrations import ledger
+
+    merged = ledger.merge(ledger.parts(event, 1, ledger.ADD_OR_REMOVE_ONE))
+    reason = ledger.trivial_reason(merged)
+    if reason is not None:
+        raise ValueError(f"accountant must have a certified bound to compare with; got an event with {reason}")
+    return ledger.run_phases(merged)
+
+
+def assumed_phases(accountant, steps: int | None = None) -> tuple[Phase, ...]:
+    """The run ``accountant`` assumed (module docstring)."""
+    if isinstance(accountant, Phase) or (isinstance(accountant, (list, tuple)) and accountant
+                                         and all(isinstance(p, Phase) for p in accountant)):
+        return as_phases(accountant)
+    if hasattr(accountant, "accountant") and hasattr(accountant.accountant, "history"):
+        return assumed_phases(accountant.accountant, steps)
+    if hasattr(accountant, "history") and callable(getattr(accountant, "phases", None)):
+        return accountant.phases()
+    if hasattr(accountant, "history"):
+        return _history_phases(accountant.history)
+    if isinstance(accountant, list) and accountant and all(isinstance(e, (tuple, list)) for e in accountant):
+        return _history_phases(accountant)
+    if all(hasattr(accountant, name) for name in ("noise_multipliers", "num_samples", "batch_size")):
+        return _dp_params_phases(accountant, steps)
+    if type(accountant).__module__.startswith(("dp_accounting", "dpsampling.integrations")):
+        return _event_phases(accountant)
+    raise ValueError(f"accountant must be a Phase, an Opacus PrivacyEngine or accountant (or its history), a "
+                     f"dp_accounting DpEvent or a jax-privacy DpParams; got a {type(accountant).__name__}")
+
+
+def _rate_consistent(verdict: Verdict, rate: float) -> bool:
+    """Two-sided exact binomial test of the draws seen against Bin(n S, rate), at the verdict's alpha."""
+    n, steps = verdict.facts["dataset_size"], verdict.facts["steps_seen"]
+    drawn = round(verdict.facts["rate"] * n * steps)
+    return stats.binomtest(drawn, n * steps, rate).pvalue >= verdict.alpha
+
+
+def loader_phase(verdict: Verdict, assumed: Phase) -> Phase | None:
+    """The run the loader's batches support at the assumed noise and length (module docstring)."""
+    if verdict.bound is None:
+        return None
+    facts, sigma, steps = verdict.facts, assumed.sigma, assumed.steps
+    per_epoch = facts["steps_per_epoch"]
+    epochs = max(1, math.ceil(steps / per_epoch))
+    kind, value = verdict.bound
+    if kind == "deterministic":
+        return Phase("deterministic", sigma, steps_per_epoch=per_epoch, epochs=value * epochs)
+    if kind == "poisson":
+        return Phase("poisson", sigma, sampling_rate=value, steps=steps)
+    if verdict.finding("epochs_repeat"):
+        sigma, length, epochs = sigma / math.sqrt(epochs), per_epoch, 1
+    else:
+        length = steps
+    if value == "wor":
+        return Phase("wor", sigma, dataset_size=facts["dataset_size"], batch_size=facts["largest_batch"], steps=length)
+    if value == "poisson":
+        rate = assumed.sampling_rate
+        if rate is None or not _rate_consistent(verdict, rate):
+            seen = facts["dataset_size"] * facts["steps_seen"]
+            rate = rate_upper(round(facts["rate"] * seen), seen, verdict.alpha)
+        return Phase("poisson", sigma, sampling_rate=rate, steps=length)
+    return Phase(value, sigma, steps_per_epoch=per_epoch, epochs=epochs)
+
+
+def _alternatives(assumed: Phase, per_epoch: int) -> list[Phase]:
+    """Every sampler on the assumed run: the same sigma, rate (or 1/T) and steps; T batches per epoch."""
+    rate = assumed.sampling_rate or 1.0 / per_epoch
+    epochs = max(1, math.ceil(assumed.steps / per_epoch))
+    return [Phase(s, assumed.sigma, sampling_rate=rate, steps=assumed.steps) if s in ("poisson", "wor")
+            else Phase(s, assumed.sigma, steps_per_epoch=per_epoch, epochs=epochs) for s in SAMPLERS]
+
+
+def rounded(value: float, up: bool) -> str:
+    """``value`` rounded outward (an upper bound up, a lower bound down) to 2 decimals, or 3
+    significant digits below 1."""
+    if not math.isfinite(value) or value == 0:
+        return f"{value:g}"
+    places = max(2, 2 - math.floor(math.log10(abs(value))))
+    scaled = value * 10 ** places
+    return f"{(math.ceil(scaled) if up else math.floor(scaled)) / 10 ** places:.{places}f}"
+
+
+def _words(phase: Phase) -> str:
+    if phase.sampling_rate is not None:
+        return f"{phase.sampler} at q = {phase.sampling_rate:.3g}, sigma {phase.sigma:.3g}, {phase.steps:,} steps"
+    return f"{phase.sampler}, {phase.steps_per_epoch:,} batches x {phase.epochs:,} epochs, sigma {phase.sigma:.3g}"
+
+
+def _same_run(mine: Phase, assumed: Phase) -> bool:
+    """The same sampler, noise and length, at the same rate (rate-based) or T (epoch-based)."""
+    if (mine.sampler, mine.sigma, mine.steps) != (assumed.sampler, assumed.sigma, assumed.steps):
+        return False
+    if mine.sampling_rate is not None:
+        return math.isclose(mine.sampling_rate, assumed.sampling_rate, rel_tol=1e-9)
+    return mine.steps_per_epoch == assumed.steps_per_epoch
+
+
+def check_accountant(verdict: Verdict, accountant, delta: float, *, steps: int | None = None,
+                     relation: str = "add_or_remove") -> Check:
+    """Both numbers and the sentence (module docstring), at ``delta``, under ``relation``."""
+    delta = check_open_unit("delta", delta)
+    relation = check_choice("relation", relation, ADD_OR_REMOVE)
+    phases = assumed_phases(accountant, steps)
+    if len(phases) != 1:
+        raise ValueError(f"accountant must describe one phase (one noise multiplier) for the check; got {len(phases)}: "
+                         f"{'; '.join(p.describe() for p in phases)}")
+    assumed = phases[0]
+
+    def bounds(phase, role):
+        frame = Accountant(phase, relation=relation).epsilon_bounds([delta])
+        return frame.assign(run=role, sampler=phase.sampler)
+
+    frames = [bounds(assumed, "assumed")]
+    claimed = headline_value(frames[0])
+    mine = loader_phase(verdict, assumed)
+    head = f"your accountant reports {rounded(claimed, True)} as {_words(assumed)}; your loader {verdict.behaviour()}"
+    if mine is None:
+        sentence = f"{head}: {verdict.consequence()}"
+    else:
+        frames.append(bounds(mine, "loader"))
+        lower, upper = headline_value(frames[1], "lower"), headline_value(frames[1])
+        bracket = f"[{rounded(lower, False)}, {rounded(upper, True)}]"
+        if verdict.matches and _same_run(mine, assumed):
+            sentence = (f"your loader does what your accountant assumes ({verdict.sampler}): the certified bracket is "
+                        f"{bracket} at delta {delta:g}")
+        else:
+            sentence = f"{head}: the certified bracket is {bracket} ({_words(mine)})"
+            if upper <= claimed:
+                sentence += f"; the eps reported, {rounded(claimed, True)}, holds for your loader too"
+    if mine is None or (not sentence.startswith("your loader does") and not sentence.endswith("too")):
+        good = []
+        for phase in _alternatives(assumed, verdict.facts["steps_per_epoch"]):
+            frame = bounds(phase, "alternative")
+            frames.append(frame)
+            if headline_value(frame) <= claimed * (1 + 1e-9):
+                good.append(f"{WORDS[phase.sampler]} ({rounded(headline_value(frame), True)})")
+        eps = rounded(claimed, True)
+        sentence += (f"; to claim eps {eps} use {' or '.join(good)}" if good else
+                     f"; no sampler reaches eps {eps} on this run")
+    frame = pd.concat(frames, ignore_index=True)
+    frame.attrs.update(frames[0].attrs, phases=[f.attrs["phases"][0] for f in frames])
+    return Check(phases, None if mine is None else (mine,), frame, sentence)
+
+
+__all__ = ["Check", "assumed_phases", "check_accountant", "loader_phase"]
