@@ -21,7 +21,7 @@ from dpsampling.accountants.ballsbins import (
 from dpsampling.accountants.calibrate import calibrate_sigma
 from dpsampling.accountants.certified import _kernels, hockey
 from dpsampling.accountants.certified import ballsbins as _laws
-from dpsampling.accountants.certified.engine import delta_rows, run_laws
+from dpsampling.accountants.certified.engine import ENGINE_VERSION, delta_rows, run_laws
 from dpsampling.accountants.run import Phase
 
 EPS = np.array([0.0, 0.013, 0.37, 1.0, 2.71, 5.0])
