@@ -19,14 +19,14 @@ exact DFTs (mpmath, 40 digits) on random and structured inputs of N <= 2^12 and 
 eta(N) (observed / eta is reported there, ~0.05-0.1).
 
 **Step laws (assumption B).** scipy.special.ndtr has relative error <= NDTR_ACCURACY = 1e-14
-NARROW_CELL = 0.05  # steps.NARROW: cells this narrow in log y get their mass by Gauss-Legendre, and
+NARROW_CELL = 0.05  # steps.NARROW: cells this narrow in log y get their excess by Gauss-Legendre, and
 one step's cell first moments above the cell's lower end (``steps``: closed forms, 5-point
 Gauss-Legendre on narrow cells; ``ballsbins.y_laws``: 8-point Gauss-Legendre for masses and
-moments) are within STEP_LAW_ACCURACY = 1e-12 of the exact integrals, relatively;
+moments) are within STEP_LAW_ACCURACY = 1e-10 of the exact integrals, relatively;
 ``test_rounding.py`` checks both against mpmath (40 digits) from the bulk to the far tail. A
 cell's mass, a difference of two ndtr values, is then within NDTR_ACCURACY (N_lo + N_hi) + 4 U of
 it (``cell_errors``): the upper law is raised entrywise by these bounds, the lower law keeps the
-cells known to LOWER_THRESHOLD.
+cells known to ``steps.STEP_KEEP`` = 1e-10 and carries the largest such relative error.
 
 **Lemma 1 (a convolution).** x, y >= 0 of length <= N (zero-padded, linear convolution inside the
 circular one), c = x * y, and c^ = irfft(rfft(x) rfft(y)) computed. With eta = eta(N), g = 4 U,
@@ -85,7 +85,7 @@ import numpy as np
 U = 2.0**-53
 FFT_CONSTANT = 8.0
 COMPLEX_PRODUCT = 4.0 * U
-STEP_LAW_ACCURACY = 1e-12
+STEP_LAW_ACCURACY = 1e-10
 """Assumption B: one step's cell masses and first moments (``steps``, ``ballsbins.y_laws``: ndtr,
 log_ndtr, Gauss-Legendre on narrow cells) are within this relative error of the exact integrals."""
 REL_THRESHOLD = 1e-10
@@ -147,8 +147,30 @@ def combine(rho_a: float, rho_b: float, fresh: float) -> float:
     return grow(grow(rho_a, rho_b), fresh)
 
 
-NDTR_ACCURACY = 1e-14
-NARROW_CELL = 0.05  # steps.NARROW: cells this narrow in log y get their mass by Gauss-Legendre
+NDTR_ACCURACY = 1e-12
+"""Assumption B: scipy.special.ndtr's relative error below z = -11 (above: 2e-14); observed <= 2.3e-13."""
+GL_MASS_ACCURACY = 1e-13
+"""A cell's mass is taken from 5-point Gauss-Legendre where its proven remainder is below this."""
+
+
+def ndtr_accuracy(t_lo, t_hi, mu, s):
+    """Assumption B per cell: ndtr's relative error at the cell's ends (2e-14 for z >= -11 on the
+    tail side the difference uses, NDTR_ACCURACY below)."""
+    a, b = (t_lo - mu) / s, (t_hi - mu) / s
+    far = np.where(a > 0, -b, a)  # the more extreme of the two arguments ndtr sees
+    return np.where(far >= -11.0, 2e-14, NDTR_ACCURACY)
+
+
+def gl_mass_error(t_lo, t_hi, mu, s):
+    """Relative remainder of 5-point Gauss-Legendre for P(t_lo <= T < t_hi), T ~ N(mu, s^2):
+    w^11 (5!)^4 / (11 (10!)^3) max |f^(10)| over the mass >= w min f, with f^(10) = s^-10
+    He_10(u) f(u) and |He_10(u)| <= (|u| + sqrt 10)^10 (He_n(u) = E (u + i Z)^n): at most
+    3.95e-13 (w/s)^10 (U + sqrt 10)^10 exp(w U / s), U the largest |u| on the cell."""
+    w = (t_hi - t_lo) / s
+    top = np.maximum(np.abs(t_lo - mu), np.abs(t_hi - mu)) / s
+    with np.errstate(over="ignore"):
+        return 3.95e-13 * 1.0001 * (w * (top + math.sqrt(10.0))) ** 10 * np.exp(w * top)
+NARROW_CELL = 0.05  # steps.NARROW: cells this narrow in log y get their excess by Gauss-Legendre
 """Assumption B: scipy.special.ndtr's relative error (cephes; ``test_rounding.py`` checks it)."""
 
 
@@ -156,9 +178,9 @@ def cell_errors(q: float, sigma: float, ks: np.ndarray, h: float, mass: np.ndarr
                 lowest: bool) -> tuple[np.ndarray, np.ndarray]:
     """Bounds on the errors of one step's cell masses and upper shares up = excess / (g expm1(h))
     (``steps._cells_laws``; ``lowest``: entry 0 is the cell reaching down to Y = 0, ``ks`` the
-    others). Narrow cells: both by 5-point Gauss-Legendre, within STEP_LAW_ACCURACY (assumption
-    B). Wide cells: the mass a difference of two ndtr values (each within NDTR_ACCURACY), the
-    excess q (E[Y; cell] - y_lo mass) with E[Y; cell] another such difference: its error is
+    others). The mass: a difference of two ndtr values (each within NDTR_ACCURACY). The excess:
+    narrow cells by 5-point Gauss-Legendre, within STEP_LAW_ACCURACY (assumption B); wide cells
+    q (E[Y; cell] - y_lo mass) with E[Y; cell] another such difference: its error is
     q NDTR_ACCURACY (N'_lo + N'_hi) + (g - 1 + q) mass_err, plus 8 U of its terms. The lowest
     cell: one ndtr each. Returns (mass errors, share errors), both >= 0."""
     from scipy.special import ndtr
@@ -174,9 +196,19 @@ def cell_errors(q: float, sigma: float, ks: np.ndarray, h: float, mass: np.ndarr
     cells, moments = mass[int(lowest):], excess[int(lowest):]
     y_lo = np.expm1(ks * h) + q  # q y(g_k) = g_k - 1 + q
     narrow = (t_hi - t_lo) <= NARROW_CELL
-    mass_err = np.where(narrow, STEP_LAW_ACCURACY * cells, NDTR_ACCURACY * ends(0.0)) + 4.0 * U * cells
+    by_gl = gl_mass_error(t_lo, t_hi, mu, s) <= GL_MASS_ACCURACY
+    # the cell's ends in log y are computed: each within dt = 4 U (|log(expm1(k h) + q)| + |log q| + 2);
+    # moving an end by dt moves the mass by at most the density there times dt (a margin e^(|u| dt / s))
+    dt = 4.0 * U * (np.abs(t_lo + math.log(q)) + np.abs(t_hi + math.log(q)) + 2.0 * abs(math.log(q)) + 4.0)
+    u_lo, u_hi = (t_lo - mu) / s, (t_hi - mu) / s
+    density = (np.exp(-0.5 * u_lo**2) + np.exp(-0.5 * u_hi**2)) / (s * math.sqrt(2.0 * math.pi)) * np.exp(
+        (np.abs(u_lo) + np.abs(u_hi) + 1.0) * dt / s)
+    mass_err = np.where(by_gl, (GL_MASS_ACCURACY + 16.0 * U) * cells, ndtr_accuracy(t_lo, t_hi, mu, s) * ends(0.0)) + \
+        4.0 * U * cells + density * dt
     excess_err = np.where(narrow, STEP_LAW_ACCURACY * moments,
-                          q * NDTR_ACCURACY * ends(s * s) + y_lo * mass_err + 8.0 * U * (moments + y_lo * cells))
+                          q * ndtr_accuracy(t_lo, t_hi, mu + s * s, s) * ends(s * s) + y_lo * mass_err + 8.0 * U * (moments + y_lo * cells))
+    # the ends' error dt: the integrand q (e^t - e^t_lo) phi at the top end, and y_lo's own move
+    excess_err = excess_err + q * np.exp(t_hi) * density * dt + y_lo * cells * 2.0 * dt
     if lowest:
         k_lo = ks[0] - 1 if ks.size else 0.0
         y0 = math.expm1(k_lo * h) + q

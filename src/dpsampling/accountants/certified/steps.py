@@ -36,6 +36,7 @@ from . import rounding
 from .laws import MeansLaw, PointsLaw
 
 NARROW = 0.05
+STEP_KEEP = 1e-10  # the lower law keeps a step's cells whose mass and moment are known to this (``rounding``)
 _NODES, _WEIGHTS = np.polynomial.legendre.leggauss(5)
 
 
@@ -58,8 +59,10 @@ def _cell_moments(q: float, sigma: float, k: np.ndarray, h: float):
     t = t_lo[:, None] + 0.5 * width[:, None] * (1.0 + _NODES[None, :])
     log_phi = -0.5 * ((t - mu) / s) ** 2 - math.log(s * math.sqrt(2.0 * math.pi))
     gl = 0.5 * width * (_WEIGHTS[None, :] * np.expm1(t - t_lo[:, None]) * np.exp(log_phi + t_lo[:, None])).sum(axis=1)
-    # narrow: the mass by the same rule (a difference of two ndtr values would cancel)
-    mass = np.where(width <= NARROW, 0.5 * width * (_WEIGHTS[None, :] * np.exp(log_phi)).sum(axis=1), mass)
+    # the mass, where Gauss-Legendre's remainder is proven below GL_MASS_ACCURACY (``rounding.gl_mass_error``):
+    # by it (a difference of two ndtr values would cancel), elsewhere by that difference
+    gl_mass = 0.5 * width * (_WEIGHTS[None, :] * np.exp(log_phi)).sum(axis=1)
+    mass = np.where(rounding.gl_mass_error(t_lo, t_hi, mu, s) <= rounding.GL_MASS_ACCURACY, gl_mass, mass)
     # wide: closed forms
     shifted = mu + s * s
     first = _interval_probability((t_lo - shifted) / s, (t_hi - shifted) / s)
@@ -136,7 +139,7 @@ def _cells_laws(q: float, sigma: float, k_first: int, k_stop: int, h: float, low
         relative[:mass_err.size] = np.where(cells > 0, mass_err / cells, np.inf) + (
             rounding.STEP_LAW_ACCURACY * math.expm1(h) + 8.0 * rounding.U)
     relative[mass_err.size:] = 2.0 * rounding.STEP_LAW_ACCURACY  # the top cell: its two closed forms
-    kept = relative <= 2.0 * rounding.STEP_LAW_ACCURACY  # a narrow cell's is just above STEP_LAW_ACCURACY
+    kept = relative <= STEP_KEEP
     stored = rounding.tilt_rounding(746.0 + abs(k_stop * h) + abs(k_first * h))
     lower_rel = float(np.max(relative[kept], initial=0.0)) * 2.0 + stored
     return upper, MeansLaw(k_first, np.where(kept, mass, 0.0), lv, lower_rel)
