@@ -43,10 +43,11 @@ from . import rounding
 # accounted for exactly (remove_excess / add_excess) or is a coarsening (lower bound).
 PRUNE_MASS = 1e-30
 TINY = 1e-300  # a convolution entry below this is not kept (far from underflow: relative errors hold)
-MAX_TILTS = 48  # tilts per convolution at most (``_tilts``)
+MAX_TILTS = 16  # tilts per convolution at most (``_tilts``)
 LOWER_THRESHOLD = 1e-12  # the lower law keeps a convolution entry known to this fraction of it
-DIRECT_BUDGET = 10**8  # products of direct summation per convolution at most (``_sharpened``)
-TILT_SPACING = 3.0  # consecutive tilts' modes at most this many local sds apart
+DIRECT_BUDGET = 10**8
+SHARPEN_FLOOR = 1e-30  # entries weighing less are not summed directly (``_sharpened``)  # products of direct summation per convolution at most (``_sharpened``)
+TILT_SPACING = 4.0  # consecutive tilts' modes at most this many local sds apart
 
 
 @dataclass
@@ -380,13 +381,17 @@ def _direct_entries(a, b, indices, out, bound):
         bound[n] = g * total * (1.0 + 4.0 * unit) + m * 2.0**-1074
 
 
-def _sharpened(a: np.ndarray, b: np.ndarray | None, out: np.ndarray, bound: np.ndarray, threshold: float) -> None:
+def _sharpened(a: np.ndarray, b: np.ndarray | None, out: np.ndarray, bound: np.ndarray, threshold: float,
+               log_g: np.ndarray) -> None:
     """Entries of an FFT convolution whose proven error is above ``threshold`` of them recomputed
     by direct summation (relative error gamma(m)), the largest bounds first, within DIRECT_BUDGET
     products: where one large entry times a small one makes a tail entry (heavy tails), no tilt
-    makes the FFT's error relative, a direct sum is."""
+    makes the FFT's error relative, a direct sum is. Entries weighing at most SHARPEN_FLOOR
+    (max(entry, bound) max(1, g)) keep their bound: any answer is valid, these change none
+    that the engine reports above its floor."""
     other = a if b is None else b
-    uncertain = np.nonzero(~_certain(out, bound, threshold))[0]
+    weight = np.log(np.maximum(np.maximum(out, bound), 1e-300)) + np.maximum(log_g, 0.0)
+    uncertain = np.nonzero(~_certain(out, bound, threshold) & (weight > math.log(SHARPEN_FLOOR)))[0]
     if uncertain.size == 0:
         return
     uncertain = uncertain[np.argsort(-bound[uncertain], kind="stable")]
@@ -430,7 +435,8 @@ def multiply_points(a: PointsLaw, b: PointsLaw | None, h: float) -> PointsLaw:
     remove_excess (a cut costs at most those: (x - c)_+ <= x, (1 - c x)_+ <= 1, E[Z] <= 1)."""
     other = a if b is None else b
     out, bound = _tilted_convolve(a.p, None if b is None else b.p, h)
-    _sharpened(a.p, None if b is None else b.p, out, bound, rounding.REL_THRESHOLD)
+    k0 = a.k0 + other.k0
+    _sharpened(a.p, None if b is None else b.p, out, bound, rounding.REL_THRESHOLD, (k0 + np.arange(out.size)) * h)
     signal = np.nonzero((out > bound) & (out >= TINY))[0]
     if signal.size == 0:
         raise FloatingPointError("a convolution has no entry above its rounding error")
@@ -468,11 +474,12 @@ def multiply_means(a: MeansLaw, b: MeansLaw | None, h: float) -> MeansLaw:
 
     off_a, off_b = offsets(a), offsets(other)
     mass, bound = _tilted_convolve(a.m, None if b is None else b.m, h)
-    _sharpened(a.m, None if b is None else b.m, mass, bound, LOWER_THRESHOLD)
+    log_g = (a.k0 + other.k0 + np.arange(mass.size)) * h
+    _sharpened(a.m, None if b is None else b.m, mass, bound, LOWER_THRESHOLD, log_g)
     moment_a = a.m * np.exp(off_a)
     moment_b = None if b is None else b.m * np.exp(off_b)
     moment, moment_bound = _tilted_convolve(moment_a, moment_b, h)
-    _sharpened(moment_a, moment_b, moment, moment_bound, LOWER_THRESHOLD)
+    _sharpened(moment_a, moment_b, moment, moment_bound, LOWER_THRESHOLD, log_g)
     k0 = a.k0 + other.k0
     ok = _certain(mass, bound, LOWER_THRESHOLD) & _certain(moment, moment_bound, LOWER_THRESHOLD)
     with np.errstate(divide="ignore", invalid="ignore"):
