@@ -32,6 +32,7 @@ import queue
 import sys
 import time
 from dataclasses import dataclass
+from importlib import metadata as importlib_metadata
 from pathlib import Path
 
 from dpsampling.accountants.accountant import Accountant
@@ -108,8 +109,8 @@ def ours(run: Run) -> dict:
     start = time.perf_counter()
     try:
         frame = Accountant(run.build()).epsilon_bounds([run.delta])
-    except ValueError as error:
-        return {"seconds": time.perf_counter() - start, "refused": str(error)}
+    except Exception as error:  # a refusal (ValueError) or an engine error: reported, the others still run
+        return {"seconds": time.perf_counter() - start, "refused": f"{type(error).__name__}: {error}"}
     seconds = time.perf_counter() - start
     rows = frame.set_index("direction")
     computation = frame.attrs.get("computation", {})
@@ -251,11 +252,18 @@ def run_benchmark(runs, timeout: float | None, log=lambda message: None) -> dict
     Accountant(Phase("poisson", 1.0, steps=10, sampling_rate=0.1)).epsilon_bounds([1e-5])  # warm-up
     records = [benchmark_run(run, timeout, log) for run in runs]
     return {"date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
-            "machine": _machine(), "versions": environment_versions(),
+            "machine": _machine(), "versions": {**environment_versions(), "prv-accountant": _version("prv-accountant")},
             "settings": {"peer_timeout_seconds": timeout, "pld_discretization": PLD_DISCRETIZATION,
                          "prv_eps_error": PRV_EPS_ERROR, "target_seconds": TARGET_SECONDS,
                          "target_accuracy": TARGET_ACCURACY},
             "runs": records}
+
+
+def _version(package: str) -> str | None:
+    try:
+        return importlib_metadata.version(package)
+    except importlib_metadata.PackageNotFoundError:
+        return None
 
 
 def _ours_cell(mine: dict) -> str:
