@@ -44,7 +44,7 @@ from . import rounding
 PRUNE_MASS = 1e-30
 TINY = 1e-300  # a convolution entry below this is not kept (far from underflow: relative errors hold)
 MAX_TILTS = 16  # tilts per convolution at most (``_tilts``)
-LOWER_THRESHOLD = 1e-12  # the lower law keeps a convolution entry known to this fraction of it
+LOWER_THRESHOLD = 1e-10  # the lower law keeps a convolution entry known to this fraction of it
 DIRECT_BUDGET = 10**8
 SHARPEN_FLOOR = 1e-30  # entries weighing less are not summed directly (``_sharpened``)  # products of direct summation per convolution at most (``_sharpened``)
 TILT_SPACING = 4.0  # consecutive tilts' modes at most this many local sds apart
