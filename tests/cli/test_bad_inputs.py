@@ -75,7 +75,7 @@ CLI_CASES = [
      "add_or_remove for sampler poisson; got 'substitution'"),
     (_account({"--sampler": "shuffle", "--sampling-rate": None, "--pld-method": "dp_accounting"}),
      E + "argument --pld-method: method dp_accounting applies to one poisson or wor phase under add, remove or "
-     "add_or_remove; got shuffle, sigma 1: 1 epoch(s) of 10 steps (10 steps) under add_or_remove"),
+     "add_or_remove (a reference method of dp-accounting); got shuffle, sigma 1: 1 epoch(s) of 10 steps (10 steps) under add_or_remove"),
     # below the engine's rounding floor (about 1e-15 per composed step)
     (_account({"--steps": "1000000000000", "--sampling-rate": "1e-12"}), E + "argument --delta: delta must be above "
      "0.01 for this run (the engine charges 0.001 of FFT rounding to every delta: about 1e-15 per composed step); got 1e-05"),

@@ -7,7 +7,9 @@ relative gap (upper - lower) / upper reached in that row), ``converged`` (gap <=
 asked for), ``lower_method`` and ``upper_method`` (how each bound was computed; where several
 valid upper bounds exist the row holds the smallest and names it). ``frame.attrs``: the run
 (``phases``), the ``relation`` and its ``headline`` row, the accuracy asked for, the package
-version and how the bounds were computed (engine grid, refinements, ...).
+version, the ``method`` that answered and its ``method_label`` (what its upper bound is: certified,
+or a reference method's, never called certified) and how the bounds were computed
+(``computation``: engine grid, refinements, ...).
 
 ``wide`` makes one row per query value: the relation's headline bounds, then each direction's.
 """
@@ -115,9 +117,10 @@ def headline_value(frame: pd.DataFrame, bound: str = "upper") -> float:
 
 
 def statement(frame: pd.DataFrame, sampler: str | None = None) -> str:
-    """The sentence a paper or model card should carry: the headline row's certified upper bound
-    at the first query value (eps at delta, or delta at eps), with the relation, the sampler, the
-    accuracy and the package version. ``sampler`` picks one block of a compare frame. Where the
+    """The sentence a paper or model card should carry: the headline row's upper bound at the
+    first query value (eps at delta, or delta at eps), with the relation, the sampler, the
+    accuracy and the package version; what the bound is comes from ``attrs["method_label"]`` (the
+    Accountant's words for its method: "certified upper bound", or a reference method's name). ``sampler`` picks one block of a compare frame. Where the
     upper bound is not the sampler's own (a sampler bracketed by a closed form) the sentence says so."""
     rows = frame if sampler is None else frame[frame["sampler"] == sampler]
     if rows.empty:
@@ -134,10 +137,11 @@ def statement(frame: pd.DataFrame, sampler: str | None = None) -> str:
         eps, delta = f"{row['epsilon']:.4g}", f"{row['delta_upper']:.4g}"
     bracket = f"[{row[quantity + '_lower']:.4g}, {row[quantity + '_upper']:.4g}]"
     version = frame.attrs.get("version", __version__)
+    words = frame.attrs.get("method_label", "certified upper bound")
     if row["converged"]:
-        how = f"certified upper bound, within {100 * frame.attrs.get('accuracy_requested', 0.01):.3g}% of the lower bound"
+        how = f"{words}, within {100 * frame.attrs.get('accuracy_requested', 0.01):.3g}% of the lower bound"
     else:
-        how = f"certified upper bound; the bracket {bracket} did not reach the accuracy asked for"
+        how = f"{words}; the bracket {bracket} did not reach the accuracy asked for"
     sentence = (f"Report: ({eps}, {delta})-DP under {relation} adjacency for {name} ({how}; "
                 f"dpsampling {version}).")
     if not row.get("tight_pair", frame.attrs.get("tight_pair", True)):

@@ -152,7 +152,7 @@ def _sigmas(args, keywords: dict) -> tuple[dict, list[str]]:
     at = Phase(sampler, chosen["sigma_sufficient"], **keywords)
     sentence = statement(Accountant(at, relation=relation, accuracy=accuracy(args), refine="relation")
                          .epsilon_bounds([args.delta]))
-    document = {"command": "compare", "inputs": _inputs(args), "rows": rows, "words": WORDS,
+    document = {"command": "compare", "inputs": _inputs(args), "calibrations": rows, "words": WORDS,
                 "attrs": dict(frame.attrs), "statement": sentence, "statement_sampler": sampler,
                 "statement_sigma": chosen["sigma_sufficient"]}
     columns = [("sampler", "sampler"), ("steps", "total_steps"), ("sampling_rate", "rate"),
