@@ -21,7 +21,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from dpsampling.accountants.accountant import METHODS, Accountant
+from dpsampling import __version__
+from dpsampling.accountants.accountant import METHOD_LABELS, METHODS, Accountant
 from dpsampling.accountants.run import as_phases
 from dpsampling.validation import check_open_unit, check_positive
 
@@ -73,6 +74,13 @@ class Calibration:
     @property
     def sigma_shown_insufficient(self) -> float | None:
         return self._of(self.scale_insufficient)
+
+    def attrs(self) -> dict:
+        """What every row of a calibration shares: the target, the options, what the upper bound is
+        (``method_label``) and the package version."""
+        return {"target_epsilon": self.target_epsilon, "delta": self.delta, "relation": self.relation,
+                "method": self.method, "method_label": METHOD_LABELS[self.method], "accuracy": self.accuracy,
+                "rtol": self.rtol, "version": __version__}
 
     def as_row(self) -> dict:
         """The one row of a calibration (``compare_sigmas`` has one per sampler): the sampler (a

@@ -50,12 +50,10 @@ def compare_sigmas(target_epsilon: float, delta: float, *, relation: str = DEFAU
     delta) under ``relation`` (``calibrate_sigma``), the largest not shown sufficient and the
     largest shown insufficient, with the run's columns."""
     check_choice("relation", relation, COMPARE_RELATIONS)
-    rows = []
-    for phase in progress.steps(_phases(START_SIGMA, samplers, run), "samplers"):
-        rows.append(calibrate_sigma(phase, target_epsilon, delta, relation=relation, accuracy=accuracy,
-                                    rtol=rtol).as_row())
-    out = pd.DataFrame(rows)
-    out.attrs.update(target_epsilon=target_epsilon, delta=delta, relation=relation, accuracy=accuracy, rtol=rtol)
+    results = [calibrate_sigma(phase, target_epsilon, delta, relation=relation, accuracy=accuracy, rtol=rtol)
+               for phase in progress.steps(_phases(START_SIGMA, samplers, run), "samplers")]
+    out = pd.DataFrame([result.as_row() for result in results])
+    out.attrs.update(results[0].attrs())
     return out
 
 

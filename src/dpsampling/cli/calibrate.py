@@ -76,7 +76,7 @@ def run(args) -> int:
                     "sampler", "schedule", *RUN_FIELDS, "target_epsilon", "delta", "relation", "accuracy", "rtol",
                     "pld_method", "max_grid_points")},
                 "run": [phase.describe() for phase in result.phases], "calibrations": [result.as_row()],
-                "words": WORDS, "method_label": METHOD_LABELS[result.method]}
+                "words": WORDS, "attrs": result.attrs()}
     print(dump(document) if args.json else "\n".join(_text(result, args)))
     return 0
 

@@ -43,6 +43,20 @@ def records(frame: pd.DataFrame) -> list[dict]:
     return jsonable(frame.to_dict("records"))
 
 
+def bounds_records(frame: pd.DataFrame, sampler: str | None = None) -> list[dict]:
+    """The long frame's rows as every ``bounds`` answer has them: each with its ``sampler`` (a
+    compare frame's column, or ``sampler``: a schedule's joined by " + "), right after direction."""
+    rows = []
+    for record in records(frame):
+        row = {}
+        for name, value in record.items():
+            row[name] = value
+            if name == "direction" and "sampler" not in record:
+                row["sampler"] = sampler
+        rows.append(row)
+    return rows
+
+
 def dump(document: dict) -> str:
     return json.dumps(jsonable(document), indent=2)
 
@@ -89,4 +103,4 @@ def headline_words(attrs: dict) -> str:
     return f"relation {relation}: lower/upper are {row}; accuracy asked {accuracy:g}; method {attrs.get('method')}"
 
 
-__all__ = ["WORDS", "bounds_table", "dump", "headline_words", "jsonable", "records", "table"]
+__all__ = ["WORDS", "bounds_records", "bounds_table", "dump", "headline_words", "jsonable", "records", "table"]
