@@ -68,10 +68,11 @@ def test_ambiguous_or_incomplete_runs_are_refused_in_one_line(fields, start):
 def test_get_epsilon_is_the_headline_upper_bound_of_the_relation():
     phase = Phase("poisson", 0.8, sampling_rate=0.01, steps=1_000)
     for relation, row in (("add", "add"), ("remove", "remove"), ("add_or_remove", "max")):
-        frame = Accountant(phase, relation=relation, refine="relation").epsilon_bounds([1e-6])
-        assert frame.attrs["headline"] == row
-        upper = frame.set_index("direction").loc[row, "epsilon_upper"]
-        assert Accountant(phase, relation=relation).get_epsilon(1e-6) == upper
+        for refine in ("all", "relation"):  # one policy: get_epsilon is the headline of the same answer
+            frame = Accountant(phase, relation=relation, refine=refine).epsilon_bounds([1e-6])
+            assert frame.attrs["headline"] == row
+            upper = frame.set_index("direction").loc[row, "epsilon_upper"]
+            assert Accountant(phase, relation=relation, refine=refine).get_epsilon(1e-6) == upper
     frame = Accountant(phase).epsilon_bounds([1e-6]).set_index("direction")
     assert frame.loc["add", "epsilon_upper"] < frame.loc["remove", "epsilon_lower"]  # the directions differ
 

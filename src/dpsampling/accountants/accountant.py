@@ -2,7 +2,7 @@
 
     acc = Accountant([Phase("poisson", 1.1, sampling_rate=256 / 60_000, steps=4_700)])
     acc.epsilon_bounds([1e-5])     # rows (delta, direction): epsilon_lower, epsilon_upper, ...
-    acc.get_epsilon(1e-5)          # the certified upper bound the relation reads
+    acc.get_epsilon(1e-5)          # the certified upper bound the relation reads (its headline row)
 
 The run and the options are checked here, once; below, every path takes validated objects. How
 each bound is computed is the registry's (``samplers``): the certified engine for every phase
@@ -118,19 +118,17 @@ class Accountant:
         values = check_array("delta", deltas, check_open_unit)
         return self._answer("epsilon", values)
 
-    def _headline_only(self) -> Accountant:
-        return Accountant(self.phases, relation=self.relation, accuracy=self.accuracy, refine="relation",
-                          method=self.method, max_grid_points=self.max_grid_points)
-
     def get_epsilon(self, delta: float) -> float:
-        """The upper bound on eps(delta) that the relation reads (refined for it alone; certified
-        unless ``method`` is a reference method)."""
-        return headline_value(self._headline_only().epsilon_bounds([delta]))
+        """The upper bound on eps(delta) that the relation reads: the headline row of
+        ``epsilon_bounds([delta])``, refined as this Accountant refines (one policy for the
+        headline, whatever the door: CLI, Python, the adapters); certified unless ``method`` is a
+        reference method."""
+        return headline_value(self.epsilon_bounds([delta]))
 
     def get_delta(self, epsilon: float) -> float:
-        """The upper bound on delta(eps) that the relation reads (refined for it alone; certified
-        unless ``method`` is a reference method)."""
-        return headline_value(self._headline_only().delta_bounds([epsilon]))
+        """The upper bound on delta(eps) that the relation reads: the headline row of
+        ``delta_bounds([epsilon])`` (as ``get_epsilon``)."""
+        return headline_value(self.delta_bounds([epsilon]))
 
     def _answer(self, quantity: str, values: np.ndarray) -> pd.DataFrame:
         """The checked long frame; a fault below the face (anything but a refusal) is an

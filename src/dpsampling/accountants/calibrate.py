@@ -102,7 +102,8 @@ def calibrate_sigma(phases, target_epsilon: float, delta: float, *, relation: st
                     **options) -> Calibration:
     """The smallest scale of every phase's sigma shown sufficient for (target_epsilon, delta)
     under ``relation`` by ``method`` (module docstring; one phase: its sigma, the phase's own
-    sigma is not used). ``options``: the Accountant's max_grid_points."""
+    sigma is not used). ``options``: the Accountant's (refine, max_grid_points); every evaluation is
+    the Accountant's own answer, so ``epsilon_upper`` is what ``account`` says at that sigma."""
     phases = as_phases(phases)
     target = check_positive("target_epsilon", target_epsilon)
     delta = check_open_unit("delta", delta)
@@ -118,8 +119,7 @@ def calibrate_sigma(phases, target_epsilon: float, delta: float, *, relation: st
     def bounds(c: float) -> tuple[float, float]:
         if c not in seen:
             scaled = tuple(p.with_sigma(p.sigma * c) for p in phases)
-            frame = Accountant(scaled, relation=relation, accuracy=accuracy, refine="relation",
-                               **options).epsilon_bounds([delta])
+            frame = Accountant(scaled, relation=relation, accuracy=accuracy, **options).epsilon_bounds([delta])
             row = frame[frame["direction"] == frame.attrs["headline"]].iloc[0]
             seen[c] = (float(row["epsilon_lower"]), float(row["epsilon_upper"]))
         return seen[c]

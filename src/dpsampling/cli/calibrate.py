@@ -55,7 +55,6 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     parser.add_argument("--target-epsilon", type=float, required=True, metavar="E", help="target eps (> 0)")
     parser.add_argument("--delta", type=float, required=True, metavar="D", help="delta in (0, 1)")
     add_accounting_arguments(parser)
-    parser.set_defaults(refine=None)
     parser.add_argument("--rtol", type=float, metavar="R",
                         help=f"relative width of the final sigma bracket, in (0, 1) (default {DEFAULT_RTOL:g})")
     add_output_arguments(parser)
@@ -69,7 +68,6 @@ def flags(args) -> dict:
 def run(args) -> int:
     phases = phases_of(args, START_SIGMA)
     options = engine_options(phases, args)
-    options.pop("refine")  # the bisection refines the relation's row alone
     result = calibrate_sigma(phases, args.target_epsilon, args.delta, relation=args.relation or DEFAULT_RELATION,
                              accuracy=accuracy(args), rtol=DEFAULT_RTOL if args.rtol is None else args.rtol, **options)
     document = {"command": "calibrate", "inputs": {name: getattr(args, name) for name in (

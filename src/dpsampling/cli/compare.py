@@ -152,8 +152,7 @@ def _sigmas(args, keywords: dict) -> tuple[dict, list[str]]:
     sampler, why = _chosen(args, [row["sampler"] for row in rows])
     chosen = next(row for row in rows if row["sampler"] == sampler)
     at = Phase(sampler, chosen["sigma_sufficient"], **keywords)
-    sentence = statement(Accountant(at, relation=relation, accuracy=accuracy(args), refine="relation")
-                         .epsilon_bounds([args.delta]))
+    sentence = statement(Accountant(at, relation=relation, accuracy=accuracy(args)).epsilon_bounds([args.delta]))
     run = [Phase(row["sampler"], row["sigma_sufficient"], **keywords).describe() for row in rows]
     document = {"command": "compare", "inputs": _inputs(args), "run": run, "calibrations": rows, "words": WORDS,
                 "attrs": dict(frame.attrs), "statement": sentence, "statement_sampler": sampler,
