@@ -4,13 +4,12 @@ with the package; docs/COMMANDS.md, 'JSON answers'), and the check the CLI tests
 from __future__ import annotations
 
 import json
+from importlib.resources import files
 from pathlib import Path
 
 import jsonschema
 
-import dpsampling.cli
-
-SCHEMA_PATH = Path(dpsampling.cli.__file__).parent / "output.schema.json"
+SCHEMA_PATH = Path(str(files("dpsampling.cli") / "output.schema.json"))
 ANSWER_SCHEMA = json.loads(SCHEMA_PATH.read_text())
 jsonschema.Draft202012Validator.check_schema(ANSWER_SCHEMA)
 _VALIDATOR = jsonschema.Draft202012Validator(ANSWER_SCHEMA)
