@@ -21,9 +21,9 @@ Every answer passes the frame's checks before it is returned.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from dpsampling.accountants.certified.engine import (
     DEFAULT_MAX_GRID_POINTS,
@@ -31,7 +31,7 @@ from dpsampling.accountants.certified.engine import (
     gaussian_weight,
     refined,
 )
-from dpsampling.accountants.frames import AccountingError, Refused, bounds_frame, headline_value
+from dpsampling.accountants.frames import AccountingError, LongRows, Refused, bounds_rows, headline_value
 from dpsampling.accountants.reference import rdp
 from dpsampling.accountants.relations import (
     ADD_OR_REMOVE,
@@ -45,6 +45,9 @@ from dpsampling.accountants.relations import (
 from dpsampling.accountants.run import as_phases
 from dpsampling.accountants.samplers import CERTIFIED_LOWER, CERTIFIED_UPPER, EXACT
 from dpsampling.validation import check_array, check_choice, check_int_at_least, check_nonnegative, check_open_unit
+
+if TYPE_CHECKING:  # pandas is imported when a DataFrame is made (frames.LongRows.frame), not before
+    import pandas as pd
 
 METHODS = ("certified", "dp_accounting", "rdp")
 """How the bounds are computed: the certified engine (default), or a reference method of
@@ -108,13 +111,21 @@ class Accountant:
     def delta_bounds(self, epsilons) -> pd.DataFrame:
         """Rows (epsilon, direction): delta_lower, delta_upper, accuracy, converged, methods; every
         rounding of the engine charged (``certified.rounding``)."""
-        values = check_array("epsilon", epsilons, check_nonnegative)
-        return self._answer("delta", values)
+        return self.delta_rows(epsilons).frame()
 
     def epsilon_bounds(self, deltas) -> pd.DataFrame:
         """Rows (delta, direction): epsilon_lower, epsilon_upper (eps >= 0), accuracy, converged,
         methods. A delta at or below what the engine charged to every delta of this run (its
         proven floor: tails moved or cut, rounding) is refused, naming the floor."""
+        return self.epsilon_rows(deltas).frame()
+
+    def delta_rows(self, epsilons) -> LongRows:
+        """``delta_bounds`` as ``frames.LongRows`` (the same rows; pandas is not imported)."""
+        values = check_array("epsilon", epsilons, check_nonnegative)
+        return self._answer("delta", values)
+
+    def epsilon_rows(self, deltas) -> LongRows:
+        """``epsilon_bounds`` as ``frames.LongRows`` (the same rows; pandas is not imported)."""
         values = check_array("delta", deltas, check_open_unit)
         return self._answer("epsilon", values)
 
@@ -123,15 +134,15 @@ class Accountant:
         ``epsilon_bounds([delta])``, refined as this Accountant refines (one policy for the
         headline, whatever the door: CLI, Python, the adapters); certified unless ``method`` is a
         reference method."""
-        return headline_value(self.epsilon_bounds([delta]))
+        return headline_value(self.epsilon_rows([delta]))
 
     def get_delta(self, epsilon: float) -> float:
         """The upper bound on delta(eps) that the relation reads: the headline row of
         ``delta_bounds([epsilon])`` (as ``get_epsilon``)."""
-        return headline_value(self.delta_bounds([epsilon]))
+        return headline_value(self.delta_rows([epsilon]))
 
-    def _answer(self, quantity: str, values: np.ndarray) -> pd.DataFrame:
-        """The checked long frame; a fault below the face (anything but a refusal) is an
+    def _answer(self, quantity: str, values: np.ndarray) -> LongRows:
+        """The checked long rows; a fault below the face (anything but a refusal) is an
         AccountingError naming the run, never a ValueError that would read as bad input."""
         try:
             bounds, methods, computation = self._bounds(quantity, values)
@@ -144,7 +155,7 @@ class Accountant:
                  "headline": self.headline, "method": self.method, "method_label": METHOD_LABELS[self.method],
                  "refine": self.refine,
                  "tight_pair": all(phase.spec.tight for phase in self.phases), "computation": computation}
-        return bounds_frame(quantity, values, bounds, methods, self.accuracy, attrs)
+        return bounds_rows(quantity, values, bounds, methods, self.accuracy, attrs)
 
     def _bounds(self, quantity: str, values: np.ndarray):
         """((n, 3, 2) bounds, (lower, upper) methods, how they were computed)."""

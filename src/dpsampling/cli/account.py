@@ -107,7 +107,8 @@ def run(args) -> int:
     accountant = make_accountant(phases, args)
     if monte_carlo_given(args):
         return _monte_carlo(args, phases, accountant)
-    frame = accountant.epsilon_bounds(args.delta) if args.delta is not None else accountant.delta_bounds(args.epsilon)
+    # the face's answer as LongRows: the same rows as epsilon_bounds / delta_bounds, without pandas
+    frame = accountant.epsilon_rows(args.delta) if args.delta is not None else accountant.delta_rows(args.epsilon)
     document = account_document(args, phases, frame)
     print(dump(document) if args.json else account_text(document, frame))
     return 0

@@ -17,7 +17,6 @@ from dpsampling.accountants.certified.engine import DEFAULT_MAX_GRID_POINTS
 from dpsampling.accountants.relations import ADD_OR_REMOVE, DEFAULT_RELATION, REFINE_CHOICES, RELATIONS
 from dpsampling.accountants.run import RUN_FIELDS, Phase
 from dpsampling.accountants.samplers import relation_help
-from dpsampling.accountants.schedule import load_schedule
 
 FLAGS = {
     "sampler": "--sampler",
@@ -85,6 +84,8 @@ def phases_of(args, sigma: float) -> tuple[Phase, ...]:
     if given:
         raise ValueError(f"--schedule describes the whole run (each phase's sampler, sigma and length); got "
                          f"{given[0]} too (write it into the file)")
+    from dpsampling.accountants.schedule import load_schedule  # yaml, imported for a schedule only
+
     return load_schedule(args.schedule)
 
 
