@@ -7,6 +7,9 @@ block of README.md and docs/*.md is run, so a renamed flag, keyword or function 
 - Python blocks of a page run in order in one namespace (a page's later blocks use its earlier
   ones); a block of ``>>>`` lines is a doctest (ELLIPSIS, NORMALIZE_WHITESPACE): the numbers it
   prints are checked.
+- A number a page prints in its prose is checked where the page says how it is made:
+  ``<!-- doc-test: check dpsampling ... => TEXT | TEXT -->`` runs the command and finds each TEXT
+  in what it prints.
 - A page says, in an HTML comment right above a block, how the test may run it, and why:
   ``<!-- doc-test: quick OLD => NEW (reason) -->`` (a quicker setting in its commands),
   ``<!-- doc-test: parse-only COMMAND (reason) -->`` (that subcommand's flags are parsed by its
@@ -35,8 +38,9 @@ from dpsampling.cli.main import COMMANDS, main
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
-FENCE = re.compile(r"((?:<!-- doc-test:.*?-->\s*\n)*)^```(\w*)\n(.*?)^```", re.S | re.M)
-DIRECTIVE = re.compile(r"<!-- doc-test: (\w[\w-]*)\s*(.*?)\s*-->", re.S)
+COMMENT = r"<!-- doc-test:(?:(?!-->).)*-->"  # one directive: it never runs past its own -->
+FENCE = re.compile(r"((?:" + COMMENT + r"\s*\n)*)^```(\w*)\n(.*?)^```", re.S | re.M)
+DIRECTIVE = re.compile(r"<!-- doc-test: (\w[\w-]*)\s*((?:(?!-->).)*?)\s*-->", re.S)
 OPTIONAL = ("torch", "opacus", "jax", "jax_privacy")
 """Packages of the extras a block may need; it is skipped where they are not installed."""
 
@@ -124,7 +128,32 @@ def test_the_extraction_finds_the_commands_and_blocks_a_reader_sees():
     readme = [block for block in blocks(ROOT / "README.md")]
     assert any(c.startswith("dpsampling compare") for b in readme for c in commands(b))
     assert any(b.language == "python" for b in readme)
-    assert len(_command_cases()) >= 25
+    assert len(_command_cases()) >= 25 and len(_check_cases()) >= 5
+
+
+CHECK = re.compile(r"<!-- doc-test: check (dpsampling (?:(?!-->).)*?) => ((?:(?!-->).)*?) -->", re.S)
+
+
+def _check_cases():
+    cases = []
+    for page in PAGES:
+        text = page.read_text()
+        for match in CHECK.finditer(text):
+            line = text[:match.start()].count("\n") + 1
+            name = page.relative_to(ROOT).as_posix()
+            cases.append(pytest.param(match.group(1), [t.strip() for t in match.group(2).split(" | ")],
+                                      id=f"{name}:{line}"))
+    return cases
+
+
+@pytest.mark.parametrize("command, texts", _check_cases())
+def test_the_numbers_the_docs_print_are_the_commands(command, texts, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    _files(tmp_path)
+    assert main(shlex.split(" ".join(command.split()))[1:]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    for text in texts:
+        assert " ".join(text.split()) in out, f"{command}: {text!r} not in what it prints:\n{out}"
 
 
 def _needs(block: Block) -> list[str]:
