@@ -15,7 +15,8 @@ pessimistic above and optimistic below, refined: ``reference.pld``; add/remove r
 "rdp" (its RDP accountant, an upper bound only, the lower bound 0: ``reference.rdp``; also WOR
 under substitution). A reference method's answer is the same long frame (``frames``), its
 ``attrs["method"]`` and ``attrs["method_label"]`` saying what it is: never "certified".
-Every answer passes the frame's checks before it is returned.
+Every answer passes the frame's checks before it is returned; ``epsilon_rows`` / ``delta_rows``
+are the same answer as ``frames.LongRows`` (no pandas: what the command line prints).
 """
 
 from __future__ import annotations

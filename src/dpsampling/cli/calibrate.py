@@ -71,8 +71,8 @@ def run(args) -> int:
     result = calibrate_sigma(phases, args.target_epsilon, args.delta, relation=args.relation or DEFAULT_RELATION,
                              accuracy=accuracy(args), rtol=DEFAULT_RTOL if args.rtol is None else args.rtol, **options)
     document = {"command": "calibrate", "inputs": {name: getattr(args, name) for name in (
-                    "sampler", "schedule", *RUN_FIELDS, "target_epsilon", "delta", "relation", "accuracy", "rtol",
-                    "pld_method", "max_grid_points")},
+                    "sampler", "schedule", *RUN_FIELDS, "target_epsilon", "delta", "relation", "accuracy", "refine",
+                    "rtol", "pld_method", "max_grid_points")},
                 "run": [phase.describe() for phase in result.phases], "calibrations": [result.as_row()],
                 "words": WORDS, "attrs": result.attrs()}
     print(dump(document) if args.json else "\n".join(_text(result, args)))
