@@ -51,9 +51,7 @@ def phase_bounds(phase, relation: str, quantity: str, values: np.ndarray):
         accountant = wor_substitution(phase.sigma, phase.sampling_rate, phase.steps)
     else:
         accountant = poisson(phase.sigma / phase.spec.distance, phase.sampling_rate, phase.steps)
-    upper = query(accountant, quantity, values)
-    if quantity == "delta":
-        upper = np.minimum(upper, 1.0)  # delta <= 1 always
+    upper = query(accountant, quantity, values)  # dp-accounting's delta is min(., 1) already
     bounds = np.zeros((values.size, 3, 2))
     bounds[..., 1] = upper[:, None]
     return bounds, (LOWER_METHOD, UPPER_METHOD), {"method": "rdp", "orders": "dp-accounting's default"}
