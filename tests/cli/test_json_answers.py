@@ -93,3 +93,11 @@ def test_the_schema_is_documented(tmp_path):
     for kind in ("bounds_row", "calibration_row"):
         for key in ANSWER_SCHEMA["$defs"][kind]["required"]:
             assert f"`{key}`" in commands, key
+
+
+def test_compare_with_a_plot_is_a_bounds_answer_too(tmp_path, monkeypatch, run_json):
+    monkeypatch.chdir(tmp_path)
+    document = run_json("compare", "--dataset-size", "1000", "--batch-size", "100", "--epochs", "1", "--delta", "1e-5",
+                        "--sigma", "1", "--plot", "eps.png")
+    assert document["plot"]["file"] == "eps.png" and (tmp_path / "eps.png").is_file()
+    assert set(document["plot"]["curves"]) == {row["sampler"] for row in document["bounds"]}
