@@ -4,6 +4,7 @@ command and kind of run once more, the reference methods included), and the sche
 enough that a renamed key or a second shape fails."""
 
 import copy
+from pathlib import Path
 
 import jsonschema
 import pytest
@@ -86,8 +87,7 @@ def test_the_schema_refuses_a_renamed_key_a_second_shape_and_a_missing_sampler(r
             check_answer(bad)
 
 
-def test_the_schema_is_documented(tmp_path):
-    from pathlib import Path
+def test_the_schema_is_documented():
     commands = (Path(__file__).resolve().parents[2] / "docs" / "COMMANDS.md").read_text()
     assert "src/dpsampling/cli/output.schema.json" in commands
     for kind in ("bounds_row", "calibration_row"):
