@@ -15,12 +15,12 @@ import importlib
 
 __version__ = "0.1.0"
 
-SAMPLERS = ("deterministic", "shuffle", "poisson", "balls_and_bins", "wor")
-"""Batch sampler names shared by the code, the CLI and the config schema (their registry:
-``accountants.samplers``)."""
-
 DIRECTIONS = ("remove", "add")
 """Adjacency directions: remove = D_{e^eps}(P||Q), add = D_{e^eps}(Q||P)."""
+
+# Batch sampler names shared by the code, the CLI and the config schema, in the order of their
+# registry (``dpsampling.samplers``, which reads DIRECTIONS, hence below it).
+from dpsampling.samplers import SAMPLER_NAMES as SAMPLERS  # noqa: E402
 
 _FACE = {
     "Phase": "dpsampling.accountants.run",
