@@ -1,5 +1,6 @@
 """The package layout: no import cycles, and the code inputs of a rule are its import closure."""
 
+import ast
 from pathlib import Path
 
 from dpsampling.pipeline.code_inputs import PACKAGE_ROOT, _module_name, import_closure, imported_modules
@@ -68,3 +69,42 @@ def test_a_script_importing_a_module_follows_its_imports():
     for module in ("papers/lebeda24/table1.py", "papers/chua25/fig3.py", "accountants/ballsbins/sampling.py",
                    "pipeline/claims/check.py", "io.py"):
         assert PACKAGE_ROOT / module in files, module
+
+
+REGISTRY = PACKAGE_ROOT / "samplers.py"
+
+
+def _sampler_name_uses(source: str, names) -> list[tuple[int, str]]:
+    """(line, what) of each comparison with a sampler name (``x == "wor"``, ``"wor" in x``) and
+    each literal list of sampler names (``("poisson", "wor")``) in ``source``."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Compare):
+            operands = [node.left, *node.comparators]
+            if any(isinstance(o, ast.Constant) and o.value in names for o in operands):
+                found.append((node.lineno, "comparison with a sampler name"))
+        elif isinstance(node, (ast.Tuple, ast.List, ast.Set)) and len(node.elts) >= 2:
+            if all(isinstance(e, ast.Constant) and e.value in names for e in node.elts):
+                found.append((node.lineno, "literal list of sampler names"))
+    return found
+
+
+def test_no_sampler_is_compared_by_name_outside_the_registry():
+    """A sampler is one registry entry (dpsampling.samplers): code selects samplers by its fields
+    (rate_based, variable_size, letter, ...) or by a config, never by comparing names or listing
+    them."""
+    from dpsampling.samplers import GENERATORS
+
+    found = [f"{path.relative_to(PACKAGE_ROOT)}:{line}: {what}"
+             for path in sorted(PACKAGE_ROOT.rglob("*.py")) if path != REGISTRY
+             for line, what in _sampler_name_uses(path.read_text(), set(GENERATORS))]
+    assert not found, "\n".join(found)
+
+
+def test_the_sampler_name_check_finds_comparisons_and_lists():
+    names = {"poisson", "wor"}
+    assert _sampler_name_uses('x = frame[frame.sampler == "wor"]\n', names) == [(1, "comparison with a sampler name")]
+    assert _sampler_name_uses('y = s != "poisson"\nz = "wor" in t\n', names) == [
+        (1, "comparison with a sampler name"), (2, "comparison with a sampler name")]
+    assert _sampler_name_uses('for s in ("poisson", "wor"): pass\n', names) == [(1, "literal list of sampler names")]
+    assert _sampler_name_uses('style = {("poisson", "pld"): 1}\nq = x == "pld"\n', names) == []
