@@ -108,3 +108,44 @@ def test_the_sampler_name_check_finds_comparisons_and_lists():
         (1, "comparison with a sampler name"), (2, "comparison with a sampler name")]
     assert _sampler_name_uses('for s in ("poisson", "wor"): pass\n', names) == [(1, "literal list of sampler names")]
     assert _sampler_name_uses('style = {("poisson", "pld"): 1}\nq = x == "pld"\n', names) == []
+
+
+LAYERS = {
+    # the root: names, checks, the sampler registry, files, versions of cached algorithms
+    "dpsampling": 0, "lazy": 0, "progress": 0, "validation": 0, "samplers": 0, "io": 0, "versions": 0,
+    "accountants": 1,  # the face and what it stands on
+    "batches": 2, "integrations": 2, "benchmark": 2, "audit": 2,  # users of the face
+    "training": 3,
+    "pipeline": 4,  # the workflow's plumbing: config, code inputs, claims, cost estimate, plotting, report
+    "papers": 5,
+    "cli": 6, "__main__": 6,
+}
+"""Layers, from the bottom: a module imports only its own layer and the ones below."""
+
+
+def _component(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else parts[0]
+
+
+def _upward_imports(graph) -> list[str]:
+    found = []
+    for module, imported in graph.items():
+        for target in imported:
+            if target.startswith("dpsampling") and LAYERS[_component(target)] > LAYERS[_component(module)]:
+                found.append(f"{module} -> {target}")
+    return sorted(found)
+
+
+def test_layers_point_one_way():
+    """Plumbing below the papers, the CLI above them: no import from pipeline/ or versions.py into
+    papers/, none from the accountants into the loaders, the training or the papers, and so on."""
+    graph = _graph()
+    unknown = sorted({_component(m) for m in graph} - set(LAYERS))
+    assert not unknown, f"give these packages a layer in LAYERS: {unknown}"
+    assert not _upward_imports(graph), "\n".join(_upward_imports(graph))
+
+
+def test_the_layer_check_finds_an_upward_import():
+    graph = {"dpsampling.pipeline.report": {"dpsampling.papers.messages"}, "dpsampling.papers.x": {"dpsampling.io"}}
+    assert _upward_imports(graph) == ["dpsampling.pipeline.report -> dpsampling.papers.messages"]

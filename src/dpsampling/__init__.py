@@ -18,8 +18,13 @@ __version__ = "0.1.0"
 DIRECTIONS = ("remove", "add")
 """Adjacency directions: remove = D_{e^eps}(P||Q), add = D_{e^eps}(Q||P)."""
 
+RELATIONS = ("add", "remove", "add_or_remove", "substitution")
+"""Adjacency relations (``accountants.relations``: what each means and which row it reads)."""
+ADD_OR_REMOVE = ("add", "remove", "add_or_remove")
+"""The relations of the remove/add dominating pairs (every sampler has them)."""
+
 # Batch sampler names shared by the code, the CLI and the config schema, in the order of their
-# registry (``dpsampling.samplers``, which reads DIRECTIONS, hence below it).
+# registry (``dpsampling.samplers``, which reads the relations above, hence below them).
 from dpsampling.samplers import SAMPLER_NAMES as SAMPLERS  # noqa: E402
 
 _FACE = {

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from dpsampling.accountants.relations import ADD_OR_REMOVE, RELATIONS
+from dpsampling import ADD_OR_REMOVE, RELATIONS
 from dpsampling.validation import check_choice
 
 EXACT = "exact Gaussian mechanism (chua24 Prop. 3.1)"
