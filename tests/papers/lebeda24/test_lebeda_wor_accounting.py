@@ -9,10 +9,10 @@ from scipy import special, stats
 
 from dpsampling.accountants.accountant import Accountant
 from dpsampling.accountants.calibrate import calibrate_sigma
-from dpsampling.accountants.closed_form.pairs import SubsampledPair
 from dpsampling.accountants.run import Phase
 from dpsampling.papers.accounting import delta_table, epsilon_table, paper_phase
 from dpsampling.papers.lebeda24.gaussian_search import gaussian_pld
+from dpsampling.papers.lebeda24.pairs import SubsampledPair
 
 EPS = [0.0, 0.5, 1.0, 2.0]
 ACCURACY = 0.05

@@ -2,7 +2,7 @@
 
 Laplace example (Section 7, Fig. 3): n = 2, batch 1 (q = 1/2), Laplace scale 2, two queries,
 P = 0.5 Lap(-1, 2) + 0.5 Lap(1, 2), Q = Lap(-1, 2). Shifting by +1 this is the pair
-A = (1 - q) Lap(0, 2) + q Lap(2, 2), B = Lap(0, 2) of closed_form.pairs.SubsampledPair, so
+A = (1 - q) Lap(0, 2) + q Lap(2, 2), B = Lap(0, 2) of pairs.SubsampledPair, so
 
 * H(PxP || QxQ): loss L_1 + L_2, both ln(A/B)(Y), Y ~ A  (remove, remove);
 * H(QxQ || PxP): both ln(B/A)(Y), Y ~ B                  (add, add);
@@ -28,10 +28,10 @@ import math
 import numpy as np
 import pandas as pd
 
-from dpsampling.accountants.closed_form.pairs import SubsampledPair
 from dpsampling.accountants.reference import rdp
 from dpsampling.lazy import lazy_import
 from dpsampling.papers.lebeda24.laplace_mechanism import _two_fold_delta
+from dpsampling.papers.lebeda24.pairs import SubsampledPair
 from dpsampling.validation import check_array, check_int_at_least, check_nonnegative, check_positive, check_rate
 
 dp_accounting = lazy_import("dp_accounting")
