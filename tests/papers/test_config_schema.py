@@ -5,8 +5,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from dpsampling.samplers import GENERATORS, RATE_BASED, SAMPLERS
 from dpsampling.pipeline.config import ConfigError, check_config
+from dpsampling.samplers import GENERATORS, RATE_BASED, SAMPLERS
 from dpsampling.training.model import MODELS
 from dpsampling.training.sgd import OPTIMIZERS
 
