@@ -147,5 +147,5 @@ def test_layers_point_one_way():
 
 
 def test_the_layer_check_finds_an_upward_import():
-    graph = {"dpsampling.pipeline.report": {"dpsampling.papers.messages"}, "dpsampling.papers.x": {"dpsampling.io"}}
+    graph = {"dpsampling.pipeline.report": {"dpsampling.papers.messages"}, "dpsampling.papers.registry": {"dpsampling.io"}}
     assert _upward_imports(graph) == ["dpsampling.pipeline.report -> dpsampling.papers.messages"]

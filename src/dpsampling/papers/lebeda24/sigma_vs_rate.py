@@ -40,7 +40,8 @@ RELATION = "add_or_remove"
 
 def sigma_vs_rate_curve(spec: dict, sampler: str, epsilon: float, progress=print) -> pd.DataFrame:
     """Smallest sigma shown sufficient for (eps, delta) (add_or_remove) at every rate of the spec:
-    ``calibrate_sigma`` to relative width rtol, the certified engine at its default accuracy.
+    ``calibrate_sigma`` to relative width rtol, the certified engine at its default accuracy,
+    refined in the direction the relation reads (the others are not needed here).
     ``sigma`` is the sigma shown sufficient, ``sigma_low`` the largest not shown sufficient.
 
     WOR is Poisson's pair at sigma / 2 (the registry's distance), so with the face's one bisection
@@ -49,7 +50,7 @@ def sigma_vs_rate_curve(spec: dict, sampler: str, epsilon: float, progress=print
     rows = []
     for rate in sorted(spec["rates"]):
         phase = Phase(sampler, 1.0, steps=spec["steps"], sampling_rate=rate)
-        found = calibrate_sigma(phase, epsilon, spec["delta"], relation=RELATION, rtol=spec["rtol"])
+        found = calibrate_sigma(phase, epsilon, spec["delta"], relation=RELATION, rtol=spec["rtol"], refine="relation")
         rows.append({"sampler": sampler, "relation": RELATION, "bound": "upper", "epsilon": epsilon,
                      "delta": spec["delta"], "sampling_rate": rate, "steps": spec["steps"], "rtol": spec["rtol"],
                      "accuracy": found.accuracy, "method": found.method, "sigma": found.sigma,
