@@ -149,3 +149,11 @@ def test_layers_point_one_way():
 def test_the_layer_check_finds_an_upward_import():
     graph = {"dpsampling.pipeline.report": {"dpsampling.papers.messages"}, "dpsampling.papers.registry": {"dpsampling.io"}}
     assert _upward_imports(graph) == ["dpsampling.pipeline.report -> dpsampling.papers.messages"]
+
+
+def test_no_import_from_pipeline_or_versions_into_papers():
+    """The plumbing (pipeline/, versions.py) sits below the papers: the report gets the papers'
+    messages passed in, the versions' fingerprints are drawn in papers.fingerprints."""
+    graph = _graph()
+    below = [m for m in graph if _component(m) in ("pipeline", "versions")]
+    assert below and not [f"{m} -> {t}" for m in below for t in graph[m] if _component(t) == "papers"]
