@@ -23,11 +23,10 @@ RELATIONS = ("add", "remove", "add_or_remove", "substitution")
 ADD_OR_REMOVE = ("add", "remove", "add_or_remove")
 """The relations of the remove/add dominating pairs (every sampler has them)."""
 
-# Batch sampler names shared by the code, the CLI and the config schema, in the order of their
-# registry (``dpsampling.samplers``, which reads the relations above, hence below them).
-from dpsampling.samplers import SAMPLER_NAMES as SAMPLERS  # noqa: E402
-
 _FACE = {
+    # SAMPLERS: the batch sampler names shared by the code, the CLI and the config schema, in the
+    # order of their registry (``dpsampling.samplers.SAMPLER_NAMES``)
+    "SAMPLERS": "dpsampling.samplers",
     "Phase": "dpsampling.accountants.run",
     "Accountant": "dpsampling.accountants.accountant",
     "AccountingError": "dpsampling.accountants.frames",
@@ -44,7 +43,7 @@ _FACE = {
 
 def __getattr__(name):
     if name in _FACE:
-        return getattr(importlib.import_module(_FACE[name]), name)
+        return getattr(importlib.import_module(_FACE[name]), "SAMPLER_NAMES" if name == "SAMPLERS" else name)
     raise AttributeError(f"module 'dpsampling' has no attribute {name!r}")
 
 
@@ -52,4 +51,4 @@ def __dir__():
     return sorted([*globals(), *_FACE])
 
 
-__all__ = ["DIRECTIONS", "SAMPLERS", "__version__", *_FACE]
+__all__ = ["ADD_OR_REMOVE", "DIRECTIONS", "RELATIONS", "__version__", *_FACE]

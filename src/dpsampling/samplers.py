@@ -11,7 +11,7 @@ the layer that runs them, keyed by this registry and checked against it: the loa
 (``LAWS``). Adding a sampler is one entry here plus its two laws; the tests iterate ``SAMPLERS``.
 
 Papers and plots select samplers by these fields (``by_letter("W")``, ``rate_based``, ...) or by
-their config, never by comparing names. This module imports no numerical code.
+their config, never by comparing names. This module imports no numerical code (numpy neither).
 """
 
 from __future__ import annotations
@@ -20,11 +20,18 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from dpsampling import ADD_OR_REMOVE, RELATIONS
-from dpsampling.validation import check_choice
 
 EXACT = "exact Gaussian mechanism (chua24 Prop. 3.1)"
 CERTIFIED_LOWER = "certified lower law (Jensen)"
 CERTIFIED_UPPER = "certified upper law (convex order)"
+
+
+def _check_choice(name: str, value, allowed):
+    """``validation.check_choice``, imported on first use (it loads numpy, which the names of this
+    registry do not need: the CLI's --help reads them)."""
+    from dpsampling.validation import check_choice as check
+
+    return check(name, value, allowed)
 
 
 def _no_rate(n: int, b: int, steps: int) -> None:
@@ -71,7 +78,7 @@ class Sampler:
     variants: tuple[str, ...] = ()
 
     def check_relation(self, relation: str) -> str:
-        check_choice("relation", relation, RELATIONS)
+        _check_choice("relation", relation, RELATIONS)
         if relation not in self.relations:
             raise ValueError(f"relation must be one of {', '.join(self.relations)} for sampler {self.name}; "
                              f"got {relation!r}")
@@ -121,19 +128,19 @@ VARIABLE_SIZE: tuple[str, ...] = tuple(name for name, spec in SAMPLERS.items() i
 
 def sampler_entry(name) -> Sampler:
     """The registry entry of ``name`` (ValueError naming the allowed ones otherwise)."""
-    return SAMPLERS[check_choice("sampler", name, SAMPLER_NAMES)]
+    return SAMPLERS[_check_choice("sampler", name, SAMPLER_NAMES)]
 
 
 def generator_entry(generator) -> Sampler:
     """The entry of the sampler whose law ``generator`` (a sampler or one of its variants) draws."""
-    check_choice("generator", generator, GENERATORS)
+    _check_choice("generator", generator, GENERATORS)
     return next(spec for spec in SAMPLERS.values() if generator in (spec.name, *spec.variants))
 
 
 def by_letter(letter: str) -> Sampler:
     """The entry whose letter (the papers' D, S, P, B, W) is ``letter``."""
     letters = {spec.letter: spec for spec in SAMPLERS.values()}
-    return letters[check_choice("letter", letter, tuple(letters))]
+    return letters[_check_choice("letter", letter, tuple(letters))]
 
 
 def legend_name(name: str) -> str:
