@@ -24,12 +24,12 @@ def _b(*argv) -> list:
 
 
 def test_json_rows_have_estimates_both_directions_and_the_certified_bracket(run_json):
-    document = run_json(*_b("--sigma", "0.6", "--steps", "20", "--epsilon", "0.5", "2", "--method", "naive",
+    document = run_json(*_b("--sigma", "0.6", "--steps-per-epoch", "20", "--epsilon", "0.5", "2", "--method", "naive",
                             "--samples", "20000", "--seed", "3", "--error-prob", "0.01"))
     inputs = document["inputs"]
     assert (inputs["samples"], inputs["seed"], inputs["error_prob"], inputs["method"]) == (20000, 3, 0.01, "naive")
     assert "1 - error_prob" in inputs["guarantee"]
-    certified = Accountant(Phase("balls_and_bins", 0.6, steps=20)).delta_bounds([0.5, 2.0])
+    certified = Accountant(Phase("balls_and_bins", 0.6, steps_per_epoch=20, epochs=1)).delta_bounds([0.5, 2.0])
     assert document["certified"]["bounds"] == certified.to_dict("records")
     assert [row["epsilon"] for row in document["rows"]] == [0.5, 2.0]
     for row, value in zip(document["rows"], [0.5, 2.0]):
@@ -51,7 +51,7 @@ def test_json_rows_have_estimates_both_directions_and_the_certified_bracket(run_
 @pytest.mark.parametrize("method", ["naive", "importance"])
 def test_single_step_reproduces_the_gaussian_mechanism(run_json, method):
     eps = [0.0, 1.0, 2.5]
-    document = run_json(*_b("--sigma", "0.8", "--steps", "1", "--epsilon", *map(str, eps), "--samples", "100000",
+    document = run_json(*_b("--sigma", "0.8", "--steps-per-epoch", "1", "--epsilon", *map(str, eps), "--samples", "100000",
                             "--seed", "5", "--error-prob", "1e-6", "--method", method))
     exact = gaussian_delta(eps, 0.8)
     for row, value in zip(document["rows"], exact):
@@ -64,7 +64,7 @@ def test_single_step_reproduces_the_gaussian_mechanism(run_json, method):
 
 def test_epsilon_queries_bracket_the_gaussian_mechanism_and_end_with_the_number_to_report(run_json):
     deltas = [1e-2, 1e-3]
-    document = run_json(*_b("--sigma", "0.8", "--steps", "1", "--delta", *map(str, deltas), "--samples", "200000",
+    document = run_json(*_b("--sigma", "0.8", "--steps-per-epoch", "1", "--delta", *map(str, deltas), "--samples", "200000",
                             "--seed", "6", "--error-prob", "1e-6", "--epsilon-step", "0.005", "--method", "naive"))
     for row, delta in zip(document["rows"], deltas):
         value = gaussian_epsilon(delta, 0.8, 1.0)
@@ -72,7 +72,7 @@ def test_epsilon_queries_bracket_the_gaussian_mechanism_and_end_with_the_number_
         assert value <= row["epsilon_upper"] <= value + 0.3  # fails with probability <= 1e-6
         for direction in ("remove", "add"):
             assert row[direction]["epsilon_lower"] <= row[direction]["epsilon_upper"]
-    certified = Accountant(Phase("balls_and_bins", 0.8, steps=1)).epsilon_bounds(deltas)
+    certified = Accountant(Phase("balls_and_bins", 0.8, steps_per_epoch=1, epochs=1)).epsilon_bounds(deltas)
     assert document["statement"] == statement(certified)
 
 
@@ -87,7 +87,7 @@ def test_order_statistics_and_epochs(run_json):
 
 @pytest.mark.parametrize("relation", ["add", "remove"])
 def test_relation_selects_the_top_level_direction(run_json, relation):
-    document = run_json(*_b("--sigma", "0.8", "--steps", "20", "--epsilon", "0.5", "1", "--samples", "3000",
+    document = run_json(*_b("--sigma", "0.8", "--steps-per-epoch", "20", "--epsilon", "0.5", "1", "--samples", "3000",
                             "--method", "naive", "--relation", relation))
     assert document["inputs"]["relation"] == relation
     for row in document["rows"]:
@@ -96,7 +96,7 @@ def test_relation_selects_the_top_level_direction(run_json, relation):
 
 
 def test_table_output(run):
-    result = run(*_b("--sigma", "0.8", "--steps", "5", "--epsilon", "1", "--samples", "1000", "--method", "naive"))
+    result = run(*_b("--sigma", "0.8", "--steps-per-epoch", "5", "--epsilon", "1", "--samples", "1000", "--method", "naive"))
     assert result.code == 0 and "remove_estimate" in result.out and "method=naive" in result.out
     assert "certified_upper" in result.out
 

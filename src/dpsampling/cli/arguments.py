@@ -16,7 +16,7 @@ from dpsampling.accountants.accountant import METHODS, Accountant
 from dpsampling.accountants.certified.engine import DEFAULT_MAX_GRID_POINTS, gaussian_weight
 from dpsampling.accountants.relations import ADD_OR_REMOVE, DEFAULT_RELATION, REFINE_CHOICES, RELATIONS
 from dpsampling.accountants.run import RUN_FIELDS, Phase
-from dpsampling.accountants.samplers import relation_help
+from dpsampling.accountants.samplers import SAMPLERS, relation_help, sampler_spec
 from dpsampling.accountants.schedule import load_schedule
 
 FLAGS = {
@@ -54,7 +54,8 @@ def whole(text: str):
 
 RUN_HELP = {
     "steps": ("N", whole, "TOTAL steps of the run (Opacus' steps, dp_accounting's count); epoch-based samplers: "
-                        "one epoch of N steps, or N / T epochs with --steps-per-epoch. Not with --epochs"),
+                        "N / T epochs, with --steps-per-epoch T (or --dataset-size and --batch-size). Not with "
+                        "--epochs"),
     "epochs": ("K", whole, "epochs, with --steps-per-epoch, or --dataset-size and --batch-size (T = ceil(N / B)); "
                          "poisson and wor: also with the rate alone (T = ceil(1 / Q))"),
     "steps_per_epoch": ("T", whole, "steps (batches) per epoch"),
@@ -80,12 +81,25 @@ def phases_of(args, sigma: float) -> tuple[Phase, ...]:
     """The run: one Phase of --sampler at ``sigma`` and the run flags, or the schedule's phases
     (then no run flag may be given: the file describes the whole run)."""
     if args.schedule is None:
-        return (Phase(args.sampler, sigma, **run_keywords(args)),)
+        keywords = run_keywords(args)
+        _check_epochs_given(args.sampler, keywords)
+        return (Phase(args.sampler, sigma, **keywords),)
     given = [FLAGS[name] for name in ("sampler", "sigma", *RUN_FIELDS) if getattr(args, name, None) is not None]
     if given:
         raise ValueError(f"--schedule describes the whole run (each phase's sampler, sigma and length); got "
                          f"{given[0]} too (write it into the file)")
     return load_schedule(args.schedule)
+
+
+def _check_epochs_given(sampler, keywords: dict) -> None:
+    """--steps alone for an epoch-based sampler is refused in the flags' words (``run.Phase``
+    refuses it too, in its keywords'): its cost depends on how the steps are cut into epochs."""
+    alone = "steps" in keywords and not {"steps_per_epoch", "dataset_size"} & set(keywords)
+    if sampler in SAMPLERS and not sampler_spec(sampler).rate_based and alone:
+        raise ValueError(f"--steps alone does not describe a run of sampler {sampler} (its cost depends on how the "
+                         "steps are cut into epochs: 4,700 steps as one epoch cost far less than 20 epochs of 235): "
+                         "give --steps-per-epoch with --epochs (or with --steps), or --dataset-size and --batch-size; "
+                         f"got --steps {keywords['steps']} alone")
 
 
 def run_keywords(args, fields=RUN_FIELDS) -> dict:
