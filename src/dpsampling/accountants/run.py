@@ -27,6 +27,8 @@ import math
 from dpsampling.accountants.samplers import SAMPLER_NAMES, sampler_spec
 from dpsampling.validation import check_int_at_least, check_positive, check_rate
 
+STEPS_ALONE = "steps alone does not describe"
+"""How the refusal of ``steps`` alone for an epoch-based sampler begins (the CLI words it in flags)."""
 RUN_FIELDS = ("steps", "epochs", "steps_per_epoch", "sampling_rate", "dataset_size", "batch_size")
 """The keywords that describe how long a phase runs and how it samples (``Phase``)."""
 
@@ -177,7 +179,7 @@ def _length(sampler: str, steps, epochs, per_epoch, epoch_based: bool) -> tuple[
     if steps is not None:
         total = check_int_at_least("steps", steps, 1)
         if per_epoch is None and epoch_based:
-            raise ValueError(f"steps alone does not describe a run of sampler {sampler} (its cost depends on how the "
+            raise ValueError(f"{STEPS_ALONE} a run of sampler {sampler} (its cost depends on how the "
                              f"steps are cut into epochs): give steps_per_epoch with epochs (or with steps), or "
                              f"dataset_size and batch_size (T = ceil(n / b)); got steps={steps!r} alone")
         if per_epoch is None:
@@ -208,4 +210,4 @@ def as_phases(phases) -> tuple[Phase, ...]:
     return phases
 
 
-__all__ = ["RUN_FIELDS", "SAMPLER_NAMES", "Phase", "as_phases"]
+__all__ = ["RUN_FIELDS", "SAMPLER_NAMES", "STEPS_ALONE", "Phase", "as_phases"]

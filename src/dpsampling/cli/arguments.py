@@ -15,8 +15,8 @@ import argparse
 from dpsampling.accountants.accountant import METHODS, Accountant
 from dpsampling.accountants.certified.engine import DEFAULT_MAX_GRID_POINTS, gaussian_weight
 from dpsampling.accountants.relations import ADD_OR_REMOVE, DEFAULT_RELATION, REFINE_CHOICES, RELATIONS
-from dpsampling.accountants.run import RUN_FIELDS, Phase
-from dpsampling.accountants.samplers import SAMPLERS, relation_help, sampler_spec
+from dpsampling.accountants.run import RUN_FIELDS, STEPS_ALONE, Phase
+from dpsampling.accountants.samplers import relation_help
 from dpsampling.accountants.schedule import load_schedule
 
 FLAGS = {
@@ -82,8 +82,12 @@ def phases_of(args, sigma: float) -> tuple[Phase, ...]:
     (then no run flag may be given: the file describes the whole run)."""
     if args.schedule is None:
         keywords = run_keywords(args)
-        _check_epochs_given(args.sampler, keywords)
-        return (Phase(args.sampler, sigma, **keywords),)
+        try:
+            return (Phase(args.sampler, sigma, **keywords),)
+        except ValueError as error:
+            if str(error).startswith(STEPS_ALONE):
+                _steps_alone(args.sampler, keywords)
+            raise
     given = [FLAGS[name] for name in ("sampler", "sigma", *RUN_FIELDS) if getattr(args, name, None) is not None]
     if given:
         raise ValueError(f"--schedule describes the whole run (each phase's sampler, sigma and length); got "
@@ -91,15 +95,12 @@ def phases_of(args, sigma: float) -> tuple[Phase, ...]:
     return load_schedule(args.schedule)
 
 
-def _check_epochs_given(sampler, keywords: dict) -> None:
-    """--steps alone for an epoch-based sampler is refused in the flags' words (``run.Phase``
-    refuses it too, in its keywords'): its cost depends on how the steps are cut into epochs."""
-    alone = "steps" in keywords and not {"steps_per_epoch", "dataset_size"} & set(keywords)
-    if sampler in SAMPLERS and not sampler_spec(sampler).rate_based and alone:
-        raise ValueError(f"--steps alone does not describe a run of sampler {sampler} (its cost depends on how the "
-                         "steps are cut into epochs: 4,700 steps as one epoch cost far less than 20 epochs of 235): "
-                         "give --steps-per-epoch with --epochs (or with --steps), or --dataset-size and --batch-size; "
-                         f"got --steps {keywords['steps']} alone")
+def _steps_alone(sampler: str, keywords: dict) -> None:
+    """``run.Phase``'s refusal of steps alone for an epoch-based sampler, in the flags' words."""
+    raise ValueError(f"--steps alone does not describe a run of sampler {sampler} (its cost depends on how the steps "
+                     "are cut into epochs: 4,700 steps as one epoch cost far less than 20 epochs of 235): give "
+                     "--steps-per-epoch with --epochs (or with --steps), or --dataset-size and --batch-size; got "
+                     f"--steps {keywords['steps']} alone")
 
 
 def run_keywords(args, fields=RUN_FIELDS) -> dict:
