@@ -14,6 +14,7 @@ import argparse
 
 from dpsampling.accountants.accountant import METHODS, Accountant
 from dpsampling.accountants.certified.engine import DEFAULT_MAX_GRID_POINTS, gaussian_weight
+from dpsampling.accountants.limits import DEFAULT_TIME_LIMIT
 from dpsampling.accountants.relations import ADD_OR_REMOVE, DEFAULT_RELATION, REFINE_CHOICES, RELATIONS
 from dpsampling.accountants.run import RUN_FIELDS, STEPS_ALONE, Phase
 from dpsampling.accountants.samplers import relation_help
@@ -37,6 +38,7 @@ FLAGS = {
     "method": "--pld-method",
     "max_grid_points": "--max-grid-points",
     "rtol": "--rtol",
+    "time_limit": "--time-limit",
 }
 """The face's argument name (the first word of its ValueError) -> the flag that sets it."""
 
@@ -116,6 +118,9 @@ def add_accounting_arguments(parser: argparse.ArgumentParser, relations=RELATION
                             "of the remove and add directions; every direction is reported)")
     group.add_argument("--accuracy", type=float, metavar="A", default=None,
                        help=f"refine until (upper - lower) / upper <= A, in (0, 1) (default {DEFAULT_ACCURACY:g})")
+    group.add_argument("--time-limit", type=float, metavar="S", default=DEFAULT_TIME_LIMIT,
+                       help=f"stop and refuse after S seconds of work (default {DEFAULT_TIME_LIMIT:g}; 'inf': none): a "
+                            "run with a small sigma at a large rate can take hours")
     if not engine:
         return
     group.add_argument("--refine", choices=REFINE_CHOICES, default=None,

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import tempfile
 from pathlib import Path
 
 from dpsampling import SAMPLERS
@@ -93,10 +94,21 @@ def _plot_path(path: str | None) -> Path | None:
     if target.suffix.lower() not in PLOT_SUFFIXES:
         raise ValueError(f"--plot must end in {' or '.join(PLOT_SUFFIXES)}; got {path!r}")
     folder = target.parent
+    up = next((p for p in (folder, *folder.parents) if p.exists()), None)
+    if up is not None and not up.is_dir():
+        raise ValueError(f"--plot must be in a folder; got {path!r} ({up} is a file, not a folder)")
     if not folder.is_dir():
         raise ValueError(f"--plot must be in an existing folder; got {path!r} ({folder} does not exist)")
-    if target.is_dir() or not os.access(folder, os.W_OK) or (target.exists() and not os.access(target, os.W_OK)):
-        raise ValueError(f"--plot must be a writable file; got {path!r}")
+    if target.is_dir():
+        raise ValueError(f"--plot must be a file; got {path!r} (a folder)")
+    try:  # write access, as the plot will be written (a read-only file system passes os.access as root)
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=".dpsampling-check-"):
+            pass
+    except OSError as error:
+        raise ValueError(f"--plot must be a file in a writable folder; got {path!r} ({folder}: cannot create a file there: "
+                         f"{error.strerror})") from None
+    if target.exists() and not os.access(target, os.W_OK):
+        raise ValueError(f"--plot must be a writable file; got {path!r} (it exists, read-only)")
     return target
 
 
