@@ -21,9 +21,11 @@ def test_compare_gives_the_faces_bounds_and_the_number_to_report_for_the_chosen_
     table = run("compare", *RUN, "--sigma", "1.0")
     assert table.code == 0
     lines = table.out.splitlines()
-    assert lines[-2] == ("Number to report for deterministic (the first row; --sampler picks the sampler your data "
-                         "loader runs):")
-    assert lines[-1] == statement(frame, sampler="deterministic")
+    # without --sampler: no single sentence to paste, one per sampler, each led by its name
+    samplers = list(dict.fromkeys(frame["sampler"]))
+    assert lines[-len(samplers) - 1].startswith("Number to report, per sampler")
+    assert lines[-len(samplers):] == [f"  {name}: {statement(frame, sampler=name)}" for name in samplers]
+    assert not any(line.startswith("Report:") for line in lines)
     for row in frame[frame["direction"] == "max"].itertuples():
         line = next(line for line in lines if line.startswith(row.sampler + " "))
         assert f"{row.epsilon_upper:.6g}" in line and ("tight" if row.tight_pair else "bracket") in line

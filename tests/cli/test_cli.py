@@ -49,7 +49,7 @@ def test_account_of_a_schedule_is_the_faces_and_honours_the_relation(tmp_path, r
     path.write_text("phases:\n"
                     "  - {sampler: poisson, sigma: 0.8, steps: 200, sampling_rate: 4e-3}\n"
                     "  - {sampler: balls_and_bins, sigma: 1.0, steps_per_epoch: 20, epochs: 2}\n"
-                    "  - {sampler: deterministic, sigma: 3.0, steps: 10}\n")
+                    "  - {sampler: deterministic, sigma: 3.0, steps_per_epoch: 10, epochs: 1}\n")
     phases = load_schedule(path)
     for relation in ("add_or_remove", "add"):
         document = run_json("account", "--schedule", path, "--delta", "1e-5", "--relation", relation)
