@@ -32,8 +32,9 @@ configuration, since Opacus creates accountants without arguments.
   ``BatchSampler``: its epochs); any other q contradicts T and is refused.
 - ``register_loader(batch_sampler.accounting())`` takes all of it from our ``BatchSampler``,
   and charges its truncation delta (``batches.epsilon_with_truncation``; delta' of the whole run).
-- Registering a name again (``register``, ``register_loader``) replaces Opacus' entry, as
-  Opacus does with ``force=True``, and says so (a ``UserWarning`` naming both configurations).
+- Registering a name again with another configuration (``register``, ``register_loader``)
+  replaces Opacus' entry, as Opacus does with ``force=True``, and says so (a ``UserWarning``
+  naming what changed); the same configuration again changes nothing and says nothing.
 
 The noise multiplier is Opacus': noise std / max_grad_norm (the face's sigma). Relations: the face's
 (add_or_remove by default; substitution for wor). A noise multiplier of 0, or below a sampler's
@@ -271,12 +272,12 @@ def _register(cls: type, force: bool) -> str:
     opacus = opacus or lazy_import("opacus")
     name, new = cls.mechanism(), configuration(cls)
     opacus.accountants.register_accountant(name, cls, force=force)
-    if name in _REGISTERED:
-        old = _REGISTERED[name]
-        said = ("again with the same configuration" if old == new else
-                f"again: {', '.join(f'{k}={v!r}' for k, v in new.items() if old[k] != v)} now replaces "
-                f"{', '.join(f'{k}={old[k]!r}' for k, v in new.items() if old[k] != v)}")
-        warnings.warn(f"Opacus accountant {name!r} registered {said}; PrivacyEngine(accountant={name!r}) uses the "
+    old = _REGISTERED.get(name)
+    if old is not None and old != new:  # the same configuration again changes nothing (register() at import)
+        changed = [key for key in new if old[key] != new[key]]
+        warnings.warn(f"Opacus accountant {name!r} registered again: "
+                      f"{', '.join(f'{k}={new[k]!r}' for k in changed)} now replaces "
+                      f"{', '.join(f'{k}={old[k]!r}' for k in changed)}; PrivacyEngine(accountant={name!r}) uses the "
                       "latest (name=... keeps both)", UserWarning, stacklevel=3)
     _REGISTERED[name] = new
     return name
