@@ -112,3 +112,11 @@ def test_calibrate_knob_and_budget_left_are_pythons(run_json):
     assert knob["epsilon_upper"] == Accountant(python.phases).get_epsilon(1e-5) <= 2.0
     budget = run_json("calibrate", "--budget-left", *run_flags)
     assert budget["more"] == budget_left(phase, 2.0, 1e-5).more == python.value - 500
+
+
+def test_report_output_under_a_regular_file_is_refused_before_the_work(run, tmp_path):
+    regular = tmp_path / "results"
+    regular.write_text("not a folder")
+    result = run("report", "--directory", tmp_path, "--output", "results/REPORT.md")
+    assert result.code == 2 and result.err == (f"dpsampling report: error: --output must be in a folder; got "
+                                               f"'{regular / 'REPORT.md'}' ({regular} is a file, not a folder)\n")

@@ -15,8 +15,6 @@ none (``--sampler`` asks for it).
 from __future__ import annotations
 
 import argparse
-import os
-import tempfile
 from pathlib import Path
 
 from dpsampling import SAMPLERS
@@ -30,6 +28,7 @@ from dpsampling.cli.arguments import FLAGS, accuracy, add_accounting_arguments, 
 from dpsampling.cli.arguments import run_keywords as _keywords
 from dpsampling.cli.main import OneLineParser
 from dpsampling.cli.output import WORDS, dump, records, table
+from dpsampling.cli.paths import output_file
 from dpsampling.cli.plot import PLOT_SUFFIXES, plot_comparison
 
 RUN = ("dataset_size", "batch_size", "epochs", "steps")
@@ -90,28 +89,7 @@ def run(args) -> int:
 
 def _plot_path(path: str | None) -> Path | None:
     """A file that can be written (checked before any computation; nothing is written yet)."""
-    if path is None:
-        return None
-    target = Path(path)
-    if target.suffix.lower() not in PLOT_SUFFIXES:
-        raise ValueError(f"--plot must end in {' or '.join(PLOT_SUFFIXES)}; got {path!r}")
-    folder = target.parent
-    up = next((p for p in (folder, *folder.parents) if p.exists()), None)
-    if up is not None and not up.is_dir():
-        raise ValueError(f"--plot must be in a folder; got {path!r} ({up} is a file, not a folder)")
-    if not folder.is_dir():
-        raise ValueError(f"--plot must be in an existing folder; got {path!r} ({folder} does not exist)")
-    if target.is_dir():
-        raise ValueError(f"--plot must be a file; got {path!r} (a folder)")
-    try:  # write access, as the plot will be written (a read-only file system passes os.access as root)
-        with tempfile.NamedTemporaryFile(dir=folder, prefix=".dpsampling-check-"):
-            pass
-    except OSError as error:
-        raise ValueError(f"--plot must be a file in a writable folder; got {path!r} ({folder}: cannot create a file there: "
-                         f"{error.strerror})") from None
-    if target.exists() and not os.access(target, os.W_OK):
-        raise ValueError(f"--plot must be a writable file; got {path!r} (it exists, read-only)")
-    return target
+    return None if path is None else output_file(path, "--plot", PLOT_SUFFIXES)
 
 
 def _epsilons(args, keywords: dict, plot: Path | None) -> tuple[dict, list[str]]:

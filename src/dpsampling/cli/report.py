@@ -7,6 +7,7 @@ import argparse
 from pathlib import Path
 
 from dpsampling.cli.main import OneLineParser
+from dpsampling.cli.paths import output_file
 from dpsampling.papers.registry import CLAIMS
 from dpsampling.pipeline.claims import check_claims
 from dpsampling.pipeline.estimate import config_experiments
@@ -31,6 +32,7 @@ def run(args) -> int:
     directory = Path(args.directory)
     if not directory.is_dir():
         raise ValueError(f"--directory must be an existing folder; got {args.directory!r}")
+    output_file(directory / args.output, "--output", create_folders=True)  # before the claims are checked
     claims = check_claims(CLAIMS, directory / "results")
     config_file = directory / "config" / "config.yaml"
     configured = config_experiments(read_yaml(config_file, "config file") or {}) if config_file.is_file() else []
