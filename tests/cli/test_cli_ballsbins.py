@@ -110,25 +110,25 @@ def test_a_delta_monte_carlo_cannot_certify_is_refused_with_the_sample_count_tha
 
 
 BAD = [
-    (["--sigma", "1", "--steps", "10", "--epsilon", "1", "--method", "naive", "--samples", "0"],
+    (["--sigma", "1", "--steps-per-epoch", "10", "--epsilon", "1", "--method", "naive", "--samples", "0"],
      "argument --samples: samples must be an integer >= 1; got 0"),
-    (["--sigma", "1", "--steps", "10", "--epsilon", "1", "--method", "naive", "--error-prob", "1"],
+    (["--sigma", "1", "--steps-per-epoch", "10", "--epsilon", "1", "--method", "naive", "--error-prob", "1"],
      "argument --error-prob: error_prob must be in the open interval (0, 1); got 1"),
-    (["--sigma", "1", "--steps", "10", "--epsilon", "1", "--method", "order-stats", "--orders", "1,3,2"],
+    (["--sigma", "1", "--steps-per-epoch", "10", "--epsilon", "1", "--method", "order-stats", "--orders", "1,3,2"],
      "orders must be strictly increasing"),
-    (["--sigma", "1", "--steps", "10", "--epsilon", "1", "--method", "order-stats"],
+    (["--sigma", "1", "--steps-per-epoch", "10", "--epsilon", "1", "--method", "order-stats"],
      "argument --orders: orders must be given"),
-    (["--sigma", "1", "--steps", "10", "--epsilon", "1", "--method", "naive", "--orders", "1..3"],
+    (["--sigma", "1", "--steps-per-epoch", "10", "--epsilon", "1", "--method", "naive", "--orders", "1..3"],
      "argument --orders: orders must be omitted unless"),
     (["--sigma", "1", "--steps-per-epoch", "10", "--epochs", "2", "--epsilon", "1", "--method", "importance"],
      "argument --epochs: epochs must be 1 with importance sampling"),
-    (["--sigma", "1", "--steps", "10", "--delta", "1e-3", "--method", "importance"],
+    (["--sigma", "1", "--steps-per-epoch", "10", "--delta", "1e-3", "--method", "importance"],
      "argument --method: method must be naive or order-stats for --delta queries"),
-    (["--sigma", "1", "--steps", "10", "--epsilon", "1", "--samples", "100"],
+    (["--sigma", "1", "--steps-per-epoch", "10", "--epsilon", "1", "--samples", "100"],
      "--samples applies to the Monte Carlo estimators: choose --method"),
-    (["--sigma", "1", "--steps", "10", "--epsilon", "1", "--method", "naive", "--pld-method", "dp_accounting"],
+    (["--sigma", "1", "--steps-per-epoch", "10", "--epsilon", "1", "--method", "naive", "--pld-method", "dp_accounting"],
      "--pld-method applies without --method"),
-    (["--sigma", "1", "--steps", "10", "--epsilon", "1", "--method", "magic"], "invalid choice: 'magic'"),
+    (["--sigma", "1", "--steps-per-epoch", "10", "--epsilon", "1", "--method", "magic"], "invalid choice: 'magic'"),
 ]
 
 
