@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 
 from dpsampling.accountants.accountant import Accountant
 from dpsampling.accountants.calibrate import DEFAULT_RTOL, calibrate_sigma
+from dpsampling.accountants.limits import TimeLimitExceeded
 from dpsampling.accountants.relations import DEFAULT_RELATION
 from dpsampling.accountants.run import Phase, as_phases
 from dpsampling.validation import check_choice, check_open_unit, check_positive
@@ -138,9 +139,9 @@ class _Search:
             run = (*self.earlier, self.build(value))
             try:
                 self.seen[value] = Accountant(run, refine="relation", **self.options).get_epsilon(self.delta)
-            except ValueError:  # a run the engine cannot certify at this delta (e.g. its rounding floor)
-                if not self.seen:
-                    raise  # the user's own run: its error is the answer
+            except ValueError as error:  # a run the engine cannot certify at this delta (e.g. its rounding floor)
+                if not self.seen or isinstance(error, TimeLimitExceeded):
+                    raise  # the user's own run: its error is the answer; a time limit stops the search
                 self.seen[value] = math.inf
         return self.seen[value]
 
