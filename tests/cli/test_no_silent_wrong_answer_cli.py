@@ -31,12 +31,6 @@ def test_calibrate_steps_alone_for_an_epoch_based_sampler_is_refused(run, sample
     assert f"--steps alone does not describe a run of sampler {sampler}" in err
 
 
-def test_account_steps_1e30_names_the_steps_bound(run):
-    err = _one_line_refusal(run("account", "--sampler", "poisson", "--sigma", "1", "--sampling-rate", "0.01",
-                                "--steps", "1e30", "--delta", "0.5"))
-    assert err.startswith(E + "argument --steps: steps must be at most about") and "got 1e+30 steps" in err
-
-
 def test_account_schedule_pointed_at_a_binary_is_one_line(run, tmp_path):
     binary = tmp_path / "tool"
     binary.write_bytes(b"\x7fELF\x02\x01\x01\x00\x00\x00\xff\xfe\x00")
