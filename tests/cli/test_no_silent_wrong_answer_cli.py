@@ -86,14 +86,15 @@ def test_account_substitution_header_names_the_substitution_curve(run):
 
 
 def test_account_pathological_poisson_refuses_at_its_time_limit(run):
-    """sigma 0.05 at rate 0.5 (T 1,000 to 100,000) ran for hours; --time-limit stops it (the default,
-    50 s, keeps the answer-or-refusal within 60 s: tests/accountants/test_no_silent_wrong_answer.py)."""
+    """sigma 0.05 at rate 0.5 (T 1,000 to 100,000) ran for hours; --time-limit stops the query (the
+    default, 50 s, keeps the answer-or-refusal within 60 s: tests/accountants/test_no_silent_wrong_answer.py)."""
     start = time.monotonic()
     err = _one_line_refusal(run("account", "--sampler", "poisson", "--sigma", "0.05", "--sampling-rate", "0.5",
                                 "--steps", "100000", "--delta", "1e-5", "--time-limit", "2"))
     assert time.monotonic() - start < 20.0
-    assert err.startswith(E + "argument --time-limit: time_limit 2 s passed before dpsampling account was answered; "
-                              "raise it")
+    assert err.startswith(E + "argument --time-limit: time_limit 2 s passed before the epsilon query of poisson, "
+                              "sigma 0.05: 100,000 steps at sampling rate 0.5")
+    assert "was answered; raise it to let the work run longer" in err
 
 
 def test_calibrate_knob_and_budget_left_are_pythons(run_json):

@@ -3,8 +3,11 @@
 The certified engine's cost is not known before it runs: it refines a grid until the bounds meet
 the accuracy, and a run whose one-step privacy loss is heavy (small sigma at a large rate: sigma
 0.05 at rate 0.5 puts mass 0.5 at log L ~ 1 / (2 sigma^2) = 200 per step) can need minutes or
-hours at its coarsest grid already. ``time_limit(seconds, what)`` bounds the work of a block:
-past the limit the work stops with ``TimeLimitExceeded`` (a ``frames.Refused``, hence a
+hours at its coarsest grid already. ``time_limit(seconds, what)`` bounds the work of a block;
+``set_query_limit(seconds)`` bounds every query of the face (``Accountant`` wraps each in
+``query_limit``): the command line sets it from ``--time-limit`` (default DEFAULT_TIME_LIMIT),
+the library leaves it unset (no limit) unless asked. Past the limit
+the work stops with ``TimeLimitExceeded`` (a ``frames.Refused``, hence a
 ValueError: a refusal of the input, one line), which says what ran, the limit, which runs are
 slow and how to raise the limit. After ``NOTICE_AFTER`` seconds, where progress
 is shown (a terminal, ``progress.enabled()``), one line on stderr says the work goes on and when
@@ -29,13 +32,33 @@ from dpsampling import progress
 from dpsampling.accountants.frames import Refused
 
 DEFAULT_TIME_LIMIT = 50.0
-"""Seconds a command's work may take unless the user raises it (--time-limit)."""
+"""Seconds one query of a command may take unless the user raises it (--time-limit)."""
 NOTICE_AFTER = 5.0
 """Seconds after which a terminal is told that the work goes on."""
 
 
 class TimeLimitExceeded(Refused):
     """The work passed its time limit; the message is one line."""
+
+
+_limits = {"query": None, "armed": False}  # seconds per query (None: none), and whether a timer runs
+
+
+def set_query_limit(seconds: float | None) -> None:
+    """Bound every later query of the face by ``seconds`` (None: no bound)."""
+    if seconds is not None and (isinstance(seconds, bool) or not seconds > 0):
+        raise ValueError(f"time_limit must be positive (seconds); got {seconds!r}")
+    _limits["query"] = seconds
+
+
+@contextmanager
+def query_limit(what: str):
+    """The query limit (``set_query_limit``) around one query, unless a limit already runs."""
+    if _limits["query"] is None or _limits["armed"]:
+        yield
+        return
+    with time_limit(_limits["query"], what):
+        yield
 
 
 @contextmanager
@@ -51,6 +74,7 @@ def time_limit(seconds: float | None, what: str = "the query", flag: str = "time
         return
     start = time.monotonic()
     noticed = [False]
+    _limits["armed"] = True
 
     def on_alarm(signum, frame):
         elapsed = time.monotonic() - start
@@ -73,6 +97,7 @@ def time_limit(seconds: float | None, what: str = "the query", flag: str = "time
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+        _limits["armed"] = False
 
 
-__all__ = ["DEFAULT_TIME_LIMIT", "NOTICE_AFTER", "TimeLimitExceeded", "time_limit"]
+__all__ = ["DEFAULT_TIME_LIMIT", "NOTICE_AFTER", "TimeLimitExceeded", "query_limit", "set_query_limit", "time_limit"]
