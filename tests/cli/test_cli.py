@@ -94,21 +94,19 @@ def test_the_table_states_the_run_in_full_and_ends_with_the_number_to_report(run
     assert epochs.out.splitlines()[-1].startswith("Report: (1, ") and "-DP under add-or-remove" in epochs.out
 
 
-def test_a_delta_below_the_engines_rounding_floor_is_one_line_and_an_eps_query_a_valid_bound(run):
-    """T = 1e12 (issue 24): the floor is T x 1e-15 = 1e-3; delta 1e-5 is refused with the face's
-    line, eps 0 answered as a bound at the floor (lower <= upper)."""
-    huge = ["account", "--sampler", "poisson", "--sigma", "1", "--sampling-rate", "1e-12", "--steps", str(10**12)]
-    refused = run(*huge, "--delta", "1e-5")
-    assert refused.code == 2 and refused.out == ""
-    assert refused.err == ("dpsampling account: error: argument --delta: delta must be above 0.01 for this run (the "
-                           "engine charges 0.001 of FFT rounding to every delta: about 1e-15 per composed step); got "
-                           "1e-05\n")
-    answered = run(*huge[:-1], "1e12", "--epsilon", "0", "--json")  # 1e12 is read as the integer 10**12
+def test_a_delta_below_the_engines_proven_floor_is_one_line_naming_it(run):
+    """A delta at or below what the engine charges to every delta of the run (its tails moved or
+    cut and their rounding, ~1e-16 here) is refused in one line naming that floor and the run; a
+    delta of 1e-15 is answered with a finite certified bracket."""
+    args = ["account", "--sampler", "poisson", "--sigma", "1", "--sampling-rate", "0.01", "--steps", "1000"]
+    refused = run(*args, "--delta", "1e-18")
+    assert refused.code == 2 and refused.out == "" and refused.err.count("\n") == 1
+    assert refused.err.startswith("dpsampling account: error: argument --delta: delta must be above the proven floor ")
+    assert "poisson(sigma=1, 1000 steps)" in refused.err and refused.err.endswith("got 1e-18\n")
+    answered = run(*args, "--delta", "1e-15", "--json")
     assert answered.code == 0
-    assert json.loads(answered.out)["attrs"]["phases"][0]["steps"] == 10**12
     rows = json.loads(answered.out)["bounds"]
-    assert all(0 <= r["delta_lower"] <= r["delta_upper"] <= 1 for r in rows)
-    assert all(r["delta_upper"] >= 1e-3 for r in rows)  # the floor is charged, not hidden
+    assert all(0 < r["epsilon_lower"] <= r["epsilon_upper"] < 100 for r in rows)
 
 
 def test_help_lists_the_commands_without_importing_numpy():

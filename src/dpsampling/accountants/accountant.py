@@ -24,7 +24,6 @@ from dpsampling.accountants.certified.engine import (
     MIN_SIGMA,
     gaussian_weight,
     refined,
-    rounding_floor,
 )
 from dpsampling.accountants.frames import AccountingError, Refused, bounds_frame, headline_value
 from dpsampling.accountants.relations import (
@@ -42,8 +41,6 @@ from dpsampling.validation import check_array, check_choice, check_int_at_least,
 
 METHODS = ("certified", "dp_accounting")
 """How the bounds are computed: the certified engine (default) or dp-accounting's PLD (the reference)."""
-FLOOR_MARGIN = 10.0
-"""An eps query's delta must exceed the run's rounding floor by this factor to have a finite answer."""
 
 
 class Accountant:
@@ -81,29 +78,17 @@ class Accountant:
     def _label(self) -> str:
         return " + ".join(phase.describe() for phase in self.phases)
 
-    def _engine_floor(self) -> float:
-        """The rounding the engine charges to this run's deltas (0 where it is not used)."""
-        closed = len(self.phases) == 1 and self.phases[0].spec.closed_form is not None
-        if closed or self.method == "dp_accounting":
-            return 0.0
-        return rounding_floor(self.phases)
-
     def delta_bounds(self, epsilons) -> pd.DataFrame:
-        """Rows (epsilon, direction): delta_lower, delta_upper, accuracy, converged, methods. A delta
-        below the run's rounding floor (``certified.engine.rounding_floor``) is answered at it."""
+        """Rows (epsilon, direction): delta_lower, delta_upper, accuracy, converged, methods; every
+        rounding of the engine charged (``certified.rounding``)."""
         values = check_array("epsilon", epsilons, check_nonnegative)
         return self._answer("delta", values)
 
     def epsilon_bounds(self, deltas) -> pd.DataFrame:
         """Rows (delta, direction): epsilon_lower, epsilon_upper (eps >= 0), accuracy, converged,
-        methods. A delta the engine cannot certify for this run (at most FLOOR_MARGIN times its
-        rounding floor) is refused."""
+        methods. A delta at or below what the engine charged to every delta of this run (its
+        proven floor: tails moved or cut, rounding) is refused, naming the floor."""
         values = check_array("delta", deltas, check_open_unit)
-        floor = self._engine_floor()
-        if values.min() <= FLOOR_MARGIN * floor:
-            raise ValueError(f"delta must be above {FLOOR_MARGIN * floor:.2g} for this run (the engine charges "
-                             f"{floor:.2g} of FFT rounding to every delta: about 1e-15 per composed step); got "
-                             f"{values.min():g}")
         return self._answer("epsilon", values)
 
     def _headline_only(self) -> Accountant:

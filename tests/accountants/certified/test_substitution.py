@@ -69,14 +69,15 @@ def two_step_delta(eps, sigma, q):
 @pytest.mark.parametrize("sigma, q", [(1.0, 0.05), (2.0, 0.0042666666), (0.7, 0.3)])
 def test_step_laws_have_mass_and_mean_one(sigma, q):
     """Q* is a probability law with E[L*] = 1 (module docstring): the lower law keeps both, the
-    upper law loses only the top tail's first moment (charged as remove_excess)."""
+    upper law loses only the top tail's first moment (charged as remove_excess); up to rounding:
+    the upper law is raised by its proven bounds (at most 1e-10), the lower law drops the cells not
+    known to 1e-12 (at most 1e-9 of the mass)."""
     h = 0.01
     upper, lower = symmetric_step(sigma / 2.0, q, h, 1e-18)
-    assert lower.m.sum() == pytest.approx(1.0, abs=1e-12)
-    assert (lower.m * np.exp(lower.lv)).sum() == pytest.approx(1.0, abs=1e-12)
-    assert upper.p.sum() <= 1.0 + 1e-12
-    assert upper.p.sum() == pytest.approx(1.0, abs=1e-12)
-    assert upper.mean(h) + upper.remove_excess == pytest.approx(1.0, abs=1e-12)
+    assert 1 - 1e-9 <= lower.m.sum() <= 1 + 1e-12
+    assert 1 - 1e-9 <= (lower.m * np.exp(lower.lv)).sum() <= 1 + 1e-12
+    assert 1 - 1e-15 <= upper.p.sum() + upper.add_excess and upper.p.sum() <= 1 + 1e-10
+    assert 1 - 1e-15 <= upper.mean(h) + upper.remove_excess <= 1 + 1e-10
 
 
 def test_theorem14_curve_is_the_maximum_of_the_two_directions():

@@ -232,6 +232,11 @@ def _points_half(a, b, weights, h, target, strict):
                 err[c] += mass_err + up_err + U * abs(low) + TINY + U * abs(out[c]) + TINY
                 out[c + 1] += up
                 err[c + 1] += up_err + U * abs(out[c + 1]) + TINY
+            elif q[1] > 0.0:  # skipped: its exact mass p q <= p e_q may sit at either end of the cell
+                c = k - o0
+                skipped = p * q[1] * (1.0 + 4.0 * U) + TINY
+                err[c] += skipped
+                err[c + 1] += skipped
             jhi = jlo - 1
 
 

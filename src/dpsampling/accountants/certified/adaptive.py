@@ -112,7 +112,7 @@ def symmetrized(law: MeansLaw, h: float) -> MeansLaw:
         if atom < 0.0:
             raise FloatingPointError(f"threshold construction: atom at 1 = {atom} < 0 at c = {c}")
     log_v = np.log(v)
-    return _merge_atoms(np.concatenate([w, w * v, [atom]]), np.concatenate([log_v, -log_v, [0.0]]), h)
+    return _merge_atoms(np.concatenate([w, w * v, [atom]]), np.concatenate([log_v, -log_v, [0.0]]), h, 0.0)
 
 
 def game_lower_law(sigma: float, rate: float, compositions: int, h: float) -> MeansLaw:

@@ -62,7 +62,9 @@ from the end nearer the range summed. Each kernel also returns a proven entrywis
 rounding (``_kernels``' docstring states the theorem; ``refine``'s regrouping is bounded in
 ``_refine_record``); ``average_laws``, ``multiply_laws`` and ``refine`` hand them up as
 ``KernelRounding`` records (before pruning) when given a ``roundings`` list, and
-``composed_laws`` collects them for a whole run. Pruning and the log values are not covered.
+``composed_laws`` collects them for a whole run. The upper law's entries are raised by their
+bounds (``_raised``), the lower law keeps the atoms known to ``laws.LOWER_THRESHOLD`` with their
+relative error (``_kept_means``); pruning and the log values add theirs (``laws``, ``rounding``).
 """
 
 from __future__ import annotations
@@ -73,8 +75,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import log_ndtr, ndtr, ndtri
 
-from . import _kernels
-from .laws import MeansLaw, PointsLaw, prune_means, prune_points
+from . import _kernels, rounding
+from .laws import LOWER_THRESHOLD, TINY, MeansLaw, PointsLaw, prune_means, prune_points
 
 # The grid of Y leaves out at most this probability (times 1 / (T K)) at either end.
 TAIL_MASS = 1e-30
@@ -119,8 +121,16 @@ def y_laws(sigma: float, h: float, tail_scale: float) -> tuple[PointsLaw, MeansL
     above = float(ndtr((mu - k_hi * h) / sd))
     p[0] += below
     p[-1] += above
-    upper = PointsLaw(k_lo, p, remove_excess=float(ndtr((mu + sd * sd - k_hi * h) / sd)),
-                      add_excess=below)
+    # assumption B (``rounding``): each cell's mass and upper share within STEP_LAW_ACCURACY; the
+    # upper law raised by it (an upper law may only gain mass)
+    share_err = rounding.STEP_LAW_ACCURACY * mass * (1.0 + theta) * (1.0 + 8.0 * rounding.U)
+    p[:-1] += share_err
+    p[1:] += share_err
+    p[0] += rounding.STEP_LAW_ACCURACY * below
+    p[-1] += rounding.STEP_LAW_ACCURACY * above
+    accuracy = 1.0 + rounding.STEP_LAW_ACCURACY
+    upper = PointsLaw(k_lo, p, remove_excess=float(ndtr((mu + sd * sd - k_hi * h) / sd)) * accuracy,
+                      add_excess=below * accuracy)
     # lower: conditional means; cell k_lo is [0, g_{k_lo+1}), cell k_hi is [g_{k_hi}, inf).
     m = np.empty(k_hi - k_lo + 1)
     lv = np.empty_like(m)
@@ -133,7 +143,8 @@ def y_laws(sigma: float, h: float, tail_scale: float) -> tuple[PointsLaw, MeansL
     m[-1] = float(ndtr(last))
     lv[-1] = max(float(log_ndtr(last + sd) - log_ndtr(last)), k_hi * h)
     lv[0] = min(lv[0], (k_lo + 1) * h)
-    return upper, MeansLaw(k_lo, m, lv)
+    stored = rounding.tilt_rounding(746.0 + h * max(abs(k_lo), abs(k_hi)))
+    return upper, MeansLaw(k_lo, m, lv, 2.0 * rounding.STEP_LAW_ACCURACY + stored)
 
 
 def _max_relative(value: np.ndarray, err: np.ndarray) -> float:
@@ -181,13 +192,13 @@ def average_laws(a, b, w: float, h: float, roundings: list | None = None):
     out, o0, err = _kernels.average_points(pa.p, pa.k0, pb.p, pb.k0, w, h)
     if roundings is not None:
         roundings.append(_points_record("average_points", o0, h, out, err))
-    points = prune_points(PointsLaw(o0, out, w * pa.remove_excess + (1 - w) * pb.remove_excess,
-                                    pa.add_excess + pb.add_excess), h)
+    points = prune_points(PointsLaw(o0, _raised(out, err), w * pa.remove_excess + (1 - w) * pb.remove_excess,
+                                    pa.add_excess + pb.add_excess, rounding.combine(pa.rel_error, pb.rel_error, 0.0)),
+                          h)
     result = _kernels.average_means(ma.m, ma.lv, ma.k0, mb.m, mb.lv, mb.k0, w, h)
-    mass, lv, o0 = result[:3]
     if roundings is not None:
-        roundings.append(_means_record("average_means", o0, h, result))
-    return points, prune_means(MeansLaw(o0, mass, lv), h)
+        roundings.append(_means_record("average_means", result[2], h, result))
+    return points, _kept_means(result, ma, mb, h)
 
 
 def multiply_laws(a, b, h: float, roundings: list | None = None):
@@ -199,13 +210,36 @@ def multiply_laws(a, b, h: float, roundings: list | None = None):
         roundings.append(_points_record("multiply_points", o0, h, out, err))
     mean_a, mean_b = pa.mean(h), pb.mean(h)
     da, db = pa.remove_excess, pb.remove_excess
-    points = prune_points(PointsLaw(o0, out, da * mean_b + mean_a * db + da * db,
-                                    pa.add_excess + pb.add_excess), h)
+    points = prune_points(PointsLaw(o0, _raised(out, err), (da * mean_b + mean_a * db + da * db) * (1 + 4 * _kernels.U),
+                                    pa.add_excess + pb.add_excess, rounding.combine(pa.rel_error, pb.rel_error, 0.0)),
+                          h)
     result = _kernels.multiply_means(ma.m, ma.lv, ma.k0, mb.m, mb.lv, mb.k0, h)
-    mass, lv, o0 = result[:3]
     if roundings is not None:
-        roundings.append(_means_record("multiply_means", o0, h, result))
-    return points, prune_means(MeansLaw(o0, mass, lv), h)
+        roundings.append(_means_record("multiply_means", result[2], h, result))
+    return points, _kept_means(result, ma, mb, h)
+
+
+def _raised(out: np.ndarray, err: np.ndarray) -> np.ndarray:
+    """An upper law's entries raised by their proven rounding bounds: at least the exact ones
+    (``rounding``: an upper law may only gain mass)."""
+    if not np.all(np.isfinite(err)):
+        raise FloatingPointError("a kernel's rounding bound is not finite")
+    return np.maximum(out, 0.0) + err
+
+
+def _kept_means(result, ma: MeansLaw, mb: MeansLaw, h: float) -> MeansLaw:
+    """The lower law of a kernel's (mass, lv, o0, moment, mass_err, moment_err): atoms whose mass
+    or moment is not known to LOWER_THRESHOLD of it are dropped (free for a lower law); the kept
+    carry the largest relative bound (``rounding``)."""
+    mass, lv, o0, moment, mass_err, moment_err = result
+    keep = (mass >= TINY) & (moment >= TINY) & (mass_err <= LOWER_THRESHOLD * mass) & (
+        moment_err <= LOWER_THRESHOLD * moment)
+    if not np.any(keep):  # the empty lower law (its deltas are 0, a valid lower bound)
+        return MeansLaw(o0, np.zeros(1), np.zeros(1), rounding.combine(ma.rel_error, mb.rel_error, 0.0))
+    ratio = max(float(np.max(mass_err[keep] / mass[keep])), float(np.max(moment_err[keep] / moment[keep])))
+    stored = rounding.tilt_rounding(746.0 + h * max(abs(o0), abs(o0 + mass.size)))  # lv = log(moment / mass)
+    rel = rounding.combine(ma.rel_error, mb.rel_error, ratio / (1.0 - ratio) + stored)
+    return prune_means(MeansLaw(o0, np.where(keep, mass, 0.0), lv, rel), h)
 
 
 # Relative error of NumPy's exp and log (its SIMD routines: at most 4 ulp, numpy PR 19478), in u.
@@ -251,7 +285,7 @@ def refine(pair, factor: int, h_fine: float, roundings: list | None = None):
         return pair
     p = np.zeros((points.p.size - 1) * factor + 1)
     p[::factor] = points.p
-    fine_points = PointsLaw(points.k0 * factor, p, points.remove_excess, points.add_excess)
+    fine_points = PointsLaw(points.k0 * factor, p, points.remove_excess, points.add_excess, points.rel_error)
     k0 = means.k0 * factor
     n = means.m.size * factor
     cells = np.clip(np.floor(means.lv / h_fine).astype(np.int64) - k0, 0, n - 1)
@@ -267,7 +301,13 @@ def refine(pair, factor: int, h_fine: float, roundings: list | None = None):
     edges = (k0 + np.arange(1, n)) * h_fine  # lower ends of cells 1..n-1
     lv[1:] = np.maximum(lv[1:], edges)
     lv[:-1] = np.minimum(lv[:-1], edges - 1e-12 * h_fine)
-    return fine_points, prune_means(MeansLaw(k0, mass, lv), h_fine)
+    record = _refine_record(means.m, means.lv, cells, k0, h_fine, mass, moment)
+    if roundings is not None:
+        roundings.append(record)
+    kept = mass > 0
+    ratio = max(float(np.max(record.err[kept] / mass[kept])), float(np.max(record.moment_err[kept] / moment[kept])))
+    stored = rounding.tilt_rounding(746.0 + h_fine * max(abs(k0), abs(k0 + n)))
+    return fine_points, prune_means(MeansLaw(k0, mass, lv, rounding.combine(means.rel_error, ratio, stored)), h_fine)
 
 
 def log_sd_of_average(sigma: float, n: int) -> float:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import ballsbins as ballsbins_laws
-from .laws import Laws, PointsLaw, prune_means, prune_points
+from .laws import Laws, MeansLaw, PointsLaw, _cut_charges, prune_means, prune_points
 from .steps import log_sd, split_log, split_step, step_log_range, subsampled_step
 
 SPREAD_SCALE = 0.125
@@ -37,7 +37,7 @@ def snapped(h_one: float, target: float) -> float:
     return h_one * 2.0 ** max(0, math.floor(math.log2(target / h_one) + 1e-9))
 
 
-NEGLIGIBLE_MASS = 1e-150  # a coarse part this light is dropped (its square would underflow)
+NEGLIGIBLE_MASS = 1e-140  # a coarse part this light is dropped (its square would fall below laws.TINY)
 
 
 @dataclass
@@ -77,11 +77,20 @@ class TwoGrid:
     def without_negligible_tail(self) -> TwoGrid:
         """The law without a coarse part of mass <= NEGLIGIBLE_MASS, whose products would underflow.
         Dropping it is valid: the lower law only loses mass (every delta can only fall), and the
-        upper law's lost mass and first moment are charged at the end (``laws.charged_excess``:
-        1 - mass for add, 1 - remove_excess - mean for remove)."""
-        if self.coarse is None or float(self.coarse.points.p.sum()) > NEGLIGIBLE_MASS:
+        upper law's lost mass and first moment (and the part's own tail terms) are charged to the
+        fine part's add_excess and remove_excess (a cut, as in ``laws.multiply_points``)."""
+        if self.coarse is None:
             return self
-        return TwoGrid(self.fine, None, self.step)
+        if float(self.coarse.points.p.sum()) > NEGLIGIBLE_MASS:
+            if float(self.coarse.means.m.sum()) > NEGLIGIBLE_MASS:
+                return self
+            empty = MeansLaw(self.coarse.means.k0, np.zeros(1), np.zeros(1), 0.0)  # free for a lower law
+            return TwoGrid(self.fine, Laws(self.coarse.points, empty, self.coarse.h), self.step)
+        coarse, fine = self.coarse.points, self.fine.points
+        moment, mass = _cut_charges(coarse.p / (1.0 - coarse.rel_error), coarse.k0, self.coarse.h)
+        charged = PointsLaw(fine.k0, fine.p, fine.remove_excess + coarse.remove_excess + moment,
+                            fine.add_excess + coarse.add_excess + mass, fine.rel_error)
+        return TwoGrid(Laws(charged, self.fine.means, self.fine.h), None, self.step)
 
     def times(self, other: TwoGrid | None) -> TwoGrid:
         """Product with an independent ``other`` (None: with an independent copy of itself)."""
@@ -116,8 +125,8 @@ class TwoGrid:
             if part is not None:
                 coarse = part if coarse is None else coarse.plus(part)
         points = fine.points
-        fine = Laws(PointsLaw(points.k0, points.p, points.remove_excess, points.add_excess + e_a + e_b + c_a + c_b),
-                    fine.means, fine.h)
+        fine = Laws(PointsLaw(points.k0, points.p, points.remove_excess, points.add_excess + e_a + e_b + c_a + c_b,
+                              points.rel_error), fine.means, fine.h)
         return TwoGrid(fine, coarse, step)
 
 

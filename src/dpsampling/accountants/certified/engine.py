@@ -17,11 +17,10 @@ EXCESS_FLOOR_FACTOR of the tail and FFT-rounding terms), when the next refinemen
 would pass ``max_grid_points``, or when a refinement no longer halves the gap of any row still
 above the accuracy (the frame says not converged, and each row how close it got).
 
-Rounding: inside the kept range each FFT entry keeps its computed value, and an error in one
-factor reaches the T-fold product once per copy. ``rounding_floor`` charges ROUNDING_PER_STEP per
-composed step to every delta (added to the upper, taken off the lower bound), so that lower <=
-upper holds however long the run; a delta query below it is answered at that floor, an eps query
-for a delta below it has no finite upper bound (the face refuses it, ``accountants.accountant``).
+Floating point: every rounding is charged (``rounding``: the model, the FFT bound and the
+theorem). Each law carries its relative error and every tail it moved or cut; the hockey sticks
+(``hockey``) divide the upper law's sum by 1 - rho and take the lower law's down, each with its
+own rounding. An eps query whose delta the charged tails alone reach is refused, naming them.
 """
 
 from __future__ import annotations
@@ -34,19 +33,20 @@ from ... import progress
 from ..closed_form import gaussian
 from ..frames import Refused
 from ..relations import DIRECTION_NAMES
-from . import _kernels
+from . import hockey
 from .compose import subsampled_laws
-from .laws import Laws, charged_excess
+from .laws import Laws, excess
 
-ENGINE_VERSION = 3  # 2: heavy upper tails on a coarse grid (compose.TwoGrid), tilts exp(theta x); 3: FFT rounding charged per composed step (rounding_floor), underflow-safe tails and folds
-DELTA_FLOOR = 1e-12
+ENGINE_VERSION = 4  # 2: heavy upper tails on a coarse grid (compose.TwoGrid), tilts exp(theta x); 3: FFT rounding charged per composed step, underflow-safe tails and folds; 4: every rounding charged by a proven bound (rounding), relative where the mass is tiny
+DELTA_FLOOR = 1e-17
 # delta rows with delta_upper <= this times the tail and rounding terms (``excess``) are not
 # counted in the gap: there the upper bound is those terms, which no finer grid removes
 EXCESS_FLOOR_FACTOR = 100.0
 EPSILON_FLOOR = 1e-4
 DEFAULT_MAX_GRID_POINTS = 2**21  # ~1 GB at the largest (a single step's law, FFT at 3 tilts)
 MIN_SIGMA = 0.05  # below, log Y's grid passes exp's range
-ROUNDING_PER_STEP = 1e-15  # FFT rounding charged per composed step (rounding_floor)
+FP_MODEL = ("IEEE double, round to nearest; scipy.fft (pocketfft) real FFTs of length 2^m with normwise error "
+            "<= 8 u log2 N (assumption A); step laws within 1e-12 (assumption B); certified.rounding")
 
 
 def gaussian_weight(phases) -> float | None:
@@ -54,15 +54,6 @@ def gaussian_weight(phases) -> float | None:
     under composition), None if some phase is not a Gaussian mechanism."""
     weights = [phase.spec.gaussian_weight(phase) for phase in phases]
     return None if any(w is None for w in weights) else float(sum(weights))
-
-
-def rounding_floor(phases) -> float:
-    """The FFT rounding charged to every delta of the run: ROUNDING_PER_STEP per composed step
-    (first-order propagation: an error in one factor reaches the product once per copy), 0 for
-    a run answered in closed form."""
-    if gaussian_weight(phases) is not None:
-        return 0.0
-    return ROUNDING_PER_STEP * sum(phase.steps for phase in phases if phase.spec.gaussian_weight(phase) is None)
 
 
 def gaussian_laws(weight: float, refinement: int) -> tuple[Laws, int]:
@@ -89,37 +80,29 @@ def run_laws(phases, refinement: int) -> tuple[Laws, int]:
     return result, largest
 
 
-def _point_logs(laws: Laws) -> np.ndarray:
-    return (laws.points.k0 + np.arange(laws.points.p.size)) * laws.h
-
-
-def delta_rows(laws: Laws, epsilons: np.ndarray, rounding: float) -> np.ndarray:
-    """(n_eps, 4): remove lower, remove upper, add lower, add upper; ``rounding`` is added to
-    the upper and taken off the lower bounds (``rounding_floor``)."""
-    lv = _point_logs(laws)
+def delta_rows(laws: Laws, epsilons: np.ndarray) -> np.ndarray:
+    """(n_eps, 4): remove lower, remove upper, add lower, add upper, rounding charged (``hockey``)."""
     points, means = laws.points, laws.means
-    remove_excess, add_excess = charged_excess(points, laws.h)
+    remove_excess, add_excess = excess(points)
     out = np.empty((epsilons.size, 4))
     for i, eps in enumerate(epsilons):
-        out[i, 0] = _kernels.hockey_stick(means.m, means.lv, eps, True) - rounding
-        out[i, 1] = _kernels.hockey_stick(points.p, lv, eps, True) + remove_excess + rounding
-        out[i, 2] = _kernels.hockey_stick(means.m, means.lv, eps, False) - rounding
-        out[i, 3] = _kernels.hockey_stick(points.p, lv, eps, False) + add_excess + rounding
+        for j, (remove, tail) in enumerate(((True, remove_excess), (False, add_excess))):
+            out[i, 2 * j] = hockey.lower_delta(means.m, means.lv, eps, remove, means.rel_error)
+            out[i, 2 * j + 1] = hockey.upper_delta(points.p, points.k0, laws.h, eps, remove, points.rel_error) + tail
     return np.clip(out, 0.0, 1.0)
 
 
-def epsilon_rows(laws: Laws, deltas: np.ndarray, rounding: float) -> np.ndarray:
+def epsilon_rows(laws: Laws, deltas: np.ndarray) -> np.ndarray:
     """(n_delta, 4): remove lower, remove upper, add lower, add upper (eps >= 0; the upper bound
-    inf where the tail and rounding terms alone reach delta)."""
-    lv = _point_logs(laws)
+    inf where the charged tails alone reach delta)."""
     points, means = laws.points, laws.means
-    excesses = charged_excess(points, laws.h)
+    excesses = excess(points)
     out = np.empty((deltas.size, 4))
     for i, delta in enumerate(deltas):
         for j, remove in enumerate((True, False)):
-            out[i, 2 * j] = _kernels.epsilon_for_delta(means.m, means.lv, 0.0, min(delta + rounding, 1.0), remove,
-                                                       False)
-            out[i, 2 * j + 1] = _kernels.epsilon_for_delta(points.p, lv, excesses[j] + rounding, delta, remove, True)
+            out[i, 2 * j] = hockey.epsilon_lower(means.m, means.lv, means.rel_error, delta, remove)
+            out[i, 2 * j + 1] = hockey.epsilon_upper(points.p, points.k0, laws.h, points.rel_error, excesses[j],
+                                                     delta, remove)
     return out
 
 
@@ -165,10 +148,10 @@ def refined(phases, values: np.ndarray, kind: str, accuracy: float, max_grid_poi
         attrs = {"method": "exact Gaussian mechanism (chua24 Prop. 3.1)", "engine_version": ENGINE_VERSION,
                  "gaussian_sigma": 1.0 / math.sqrt(weight), "grid_step": 0.0, "grid_points_largest": 0,
                  "max_grid_points": int(max_grid_points), "accuracy_reached": 0.0, "accuracy_floor": 0.0,
-                 "excess": 0.0, "rounding": 0.0, "refinements": 0, "converged": True,
+                 "excess": 0.0, "relative_error": 0.0, "fp_model": "closed form (scipy.special ndtr)",
+                 "refinements": 0, "converged": True,
                  "directions_refined": refined_names}
         return bounds, attrs
-    rounding = rounding_floor(phases)
     best, refinement, previous = None, 0, None
     label = " + ".join(f"{p.sampler}(sigma={p.sigma:g}, {p.steps} steps)" for p in phases)
     with progress.bar(f"certified bounds [{label}]: refinements") as bar:
@@ -177,15 +160,15 @@ def refined(phases, values: np.ndarray, kind: str, accuracy: float, max_grid_poi
             bar.update()
             if refinement == 0 and largest > max_grid_points:
                 raise Refused(f"max_grid_points must be at least {largest} for {label}; got {max_grid_points}")
-            rows = delta_rows(laws, values, rounding) if kind == "delta" else epsilon_rows(laws, values, rounding)
+            rows = delta_rows(laws, values) if kind == "delta" else epsilon_rows(laws, values)
             bounds = with_max(rows)
             if best is None:
                 best = bounds
             else:
                 best[..., 0] = np.maximum(best[..., 0], bounds[..., 0])
                 best[..., 1] = np.minimum(best[..., 1], bounds[..., 1])
-            excess = max(charged_excess(laws.points, laws.h)) + rounding
-            floor = max(DELTA_FLOOR, EXCESS_FLOOR_FACTOR * excess) if kind == "delta" else EPSILON_FLOOR
+            charged = max(excess(laws.points))
+            floor = max(DELTA_FLOOR, EXCESS_FLOOR_FACTOR * charged) if kind == "delta" else EPSILON_FLOOR
             gaps = np.max(direction_gaps(best, floor)[:, columns], axis=1)
             worst = float(np.max(gaps)) if gaps.size else 0.0
             converged = worst <= accuracy
@@ -196,8 +179,14 @@ def refined(phases, values: np.ndarray, kind: str, accuracy: float, max_grid_poi
                 break
             previous = gaps
             refinement += 1
+    if kind == "epsilon":
+        unreachable = np.isinf(best[:, columns, 1]).any(axis=1)
+        if unreachable.any():
+            raise Refused(f"delta must be above the proven floor {charged:.3g} of {label} (the tails it moved or cut "
+                          f"and their rounding, charged to every delta); got {float(values[unreachable].min()):g}")
     attrs = {"method": "certified", "engine_version": ENGINE_VERSION, "grid_step": laws.h,
              "grid_points_largest": int(largest), "max_grid_points": int(max_grid_points),
-             "accuracy_reached": worst, "accuracy_floor": floor, "excess": excess, "rounding": rounding,
+             "accuracy_reached": worst, "accuracy_floor": floor, "excess": charged,
+             "relative_error": max(laws.points.rel_error, laws.means.rel_error), "fp_model": FP_MODEL,
              "refinements": refinement + 1, "converged": converged, "directions_refined": refined_names}
     return best, attrs

@@ -13,18 +13,19 @@ For independent X, Z >= 0 both orders are kept by the product X Z, and by
   partition) gives one atom per sum with mass sum m_i m'_j and first moment
   sum m_i v_i m'_j v'_j: two convolutions. Atoms are then merged into the cell that holds them.
 
-Convolutions use the FFT. Its rounding error in entry n is about 1e-16 times the largest entry
-of the convolved arrays, which in the far tails would swamp entries that matter once weighted by
-g_n (remove) or 1 (add). Each convolution is therefore done on the masses tilted by g^theta for
-theta in TILTS (theta = 1 is the law under P), and every entry is taken from the tilt whose
-rounding bound (ROUNDING times that tilt's largest entry, untilted) is smallest there. The
-stretches at either end where every entry is below its bound are cut; negative entries are set
-to 0 (this only raises the upper law's deltas); the lower law drops every entry below its bound
-(dropping mass only lowers a delta). What the upper law's cuts removed is charged once, at the
-end, from two exact facts about the true ratio, E[G] = 1 and mass 1 (``charged_excess``).
-Inside the kept range each entry keeps its computed value; its rounding (about 1e-16 of the
-largest tilted entry) is not charged, as in every FFT-based accountant (dp-accounting, PRV);
-``tests/accountants/certified/test_engine.py`` measures it against the exact index-sum product.
+Convolutions use the FFT, each with a proven bound on its error (``rounding``, Lemma 1). That
+bound is uniform across the entries of the convolved arrays, so in the far tails it would swamp
+entries that matter once weighted by g_n (remove) or 1 (add). Each convolution is therefore done
+on the masses tilted by g^theta for tilts matching the arrays' log-slopes (``_tilts``: the mode
+of some tilted array near every entry), every entry taken from the tilt whose bound, untilted, is
+smallest there; where one large entry times a small one makes a tail entry (heavy tails), no tilt
+helps and entries whose bound is above REL_THRESHOLD of them are recomputed by direct summation
+(relative error gamma(m), ``_sharpened``). The upper law raises every entry by its bound (an
+upper law may only gain mass) and cuts the stretches at either end where an entry is below its
+bound, charging their mass and first moment (``multiply_points``); the lower law drops every
+entry not known to LOWER_THRESHOLD of it (dropping mass only lowers a delta) and carries the
+kept entries' relative error. Every other operation (spreads, folds, merges, sums) adds its own
+rounding to the law's ``rel_error``; ``rounding`` states the theorem.
 """
 
 from __future__ import annotations
@@ -36,15 +37,17 @@ import numpy as np
 from numba import njit
 from scipy import fft as sfft
 
+from . import rounding
+
 # Mass (or first moment, for the upper tail) below which tails are folded in; every fold is
 # accounted for exactly (remove_excess / add_excess) or is a coarsening (lower bound).
 PRUNE_MASS = 1e-30
-ROUNDING = 1e-15  # relative rounding of an FFT convolution entry, of the largest entry
-TILTS = (0.0, 1.0, 2.0, 4.0)  # each convolution is done on the masses times g^theta (4: heavy tails, e.g. sigma 0.5, q 1e-5)
-# on a short range (a fine part of a ``compose.TwoGrid``: range < log(RANGE_TILT) / 4) g^4 hardly
-# tilts: steeper tilts are added, j * log(RANGE_TILT) / range for j = 1..STEEP_TILTS
-RANGE_TILT = 1e8
-STEEP_TILTS = 6
+TINY = 1e-300  # a convolution entry below this is not kept (far from underflow: relative errors hold)
+MAX_TILTS = 16  # tilts per convolution at most (``_tilts``)
+LOWER_THRESHOLD = 1e-10  # the lower law keeps a convolution entry known to this fraction of it
+DIRECT_BUDGET = 10**8
+SHARPEN_FLOOR = 1e-30  # entries weighing less are not summed directly (``_sharpened``)  # products of direct summation per convolution at most (``_sharpened``)
+TILT_SPACING = 4.0  # consecutive tilts' modes at most this many local sds apart
 
 
 @dataclass
@@ -55,9 +58,18 @@ class PointsLaw:
     p: np.ndarray
     remove_excess: float
     add_excess: float
+    rel_error: float = 0.0  # every entry within a factor [1 - rel_error, 1 + rel_error] of exact arithmetic's
 
     def mean(self, h: float) -> float:
-        return float(_points_mean(self.p, self.k0, h))
+        """An upper bound on the exact-arithmetic law's mean (``rounding``)."""
+        largest_log = 746.0 + h * max(abs(self.k0), abs(self.k0 + self.p.size))
+        fresh = rounding.tilt_rounding(largest_log) + rounding.gamma(self.p.size + 1)
+        return float(_points_mean(self.p, self.k0, h)) * (1.0 + rounding.grow(self.rel_error, fresh)) / (
+            1.0 - self.rel_error)
+
+    def exact_mass_bound(self) -> float:
+        """An upper bound on the exact-arithmetic law's mass."""
+        return float(np.sum(self.p)) * (1.0 + rounding.gamma(self.p.size + 1)) / (1.0 - self.rel_error)
 
 
 @dataclass
@@ -67,6 +79,7 @@ class MeansLaw:
     k0: int
     m: np.ndarray
     lv: np.ndarray
+    rel_error: float = 0.0  # masses and first moments within a factor 1 +- rel_error of exact arithmetic's
 
 
 @njit(cache=True)
@@ -78,10 +91,28 @@ def _points_mean(p, k0, h):
     return total
 
 
+def _log_extent(k0: int, size: int, h: float) -> float:
+    """The largest |log| an entry's computation meets: log of a double (<= 746) and of g_k."""
+    return 746.0 + h * max(abs(k0), abs(k0 + size))
+
+
+def _tail_cost(p: np.ndarray, k0: int, hi: int, h: float) -> float:
+    """sum_{k > hi} p_k (g_k - g_hi) = sum p_k g_hi expm1((k - hi) h): non-negative terms, no
+    cancellation; an upper bound on its exact value for the exact p (relative ``rounding``)."""
+    tail = p[hi + 1:]
+    if tail.size == 0 or not np.any(tail > 0):
+        return 0.0
+    with np.errstate(divide="ignore"):
+        terms = np.exp(np.log(tail) + (k0 + hi) * h + np.log(np.expm1(np.arange(1, tail.size + 1) * h)))
+    fresh = rounding.tilt_rounding(_log_extent(k0, p.size, h)) + rounding.gamma(tail.size + 1)
+    return float(np.sum(terms)) * (1.0 + fresh)
+
+
 def prune_points(law: PointsLaw, h: float) -> PointsLaw:
     """Fold the tails: the lowest mass (total <= PRUNE_MASS) moves up to the first kept point
     (remove: a move up, free; add: costs at most its probability, union bound), the highest
-    moves down to the last kept point (add: free; remove: costs its first-moment loss)."""
+    moves down to the last kept point (add: free; remove: costs its first-moment loss). The
+    charges are upper bounds on the exact-arithmetic ones (divided by 1 - rel_error)."""
     p = law.p
     nz = np.nonzero(p > 0)[0]
     if nz.size == 0:
@@ -92,7 +123,8 @@ def prune_points(law: PointsLaw, h: float) -> PointsLaw:
     lo = int(np.searchsorted(cum, PRUNE_MASS, side="right"))  # p[:lo] sums to <= PRUNE_MASS
     lo = min(lo, p.size - 1)
     moved_up = float(cum[lo - 1]) if lo > 0 else 0.0
-    # top: cost_j = sum_{k > j} p_k (g_k - g_j), from suffix sums (log domain, no overflow)
+    # top: cost_j = sum_{k > j} p_k (g_k - g_j), from suffix sums (log domain, no overflow); the
+    # decision only: the cost charged is recomputed without cancellation (_tail_cost)
     with np.errstate(divide="ignore"):
         logp = np.log(p)
     ks = (k0 + np.arange(p.size)) * h
@@ -103,11 +135,14 @@ def prune_points(law: PointsLaw, h: float) -> PointsLaw:
         cost = s1 - np.exp(ks + np.log(s0))
     ok = np.nonzero(cost <= PRUNE_MASS)[0]
     hi = max(int(ok[0]) if ok.size else p.size - 1, lo)
-    moved_cost = max(float(cost[hi]), 0.0)
+    exact_scale = 1.0 / (1.0 - law.rel_error)
+    moved_cost = _tail_cost(p, k0, hi, h) * exact_scale
+    charged_up = moved_up * (1.0 + rounding.gamma(lo + 1)) * exact_scale
     kept = p[lo:hi + 1].copy()
     kept[0] += moved_up
     kept[-1] += float(s0[hi])
-    return PointsLaw(k0 + lo, kept, law.remove_excess + moved_cost, law.add_excess + moved_up)
+    rel = rounding.grow(law.rel_error, rounding.gamma(max(lo, p.size - hi) + 2))
+    return PointsLaw(k0 + lo, kept, law.remove_excess + moved_cost, law.add_excess + charged_up, rel)
 
 
 def _log_mean(m: np.ndarray, lv: np.ndarray) -> float:
@@ -118,14 +153,20 @@ def _log_mean(m: np.ndarray, lv: np.ndarray) -> float:
     return top + math.log(float(np.exp(w - top).sum())) - math.log(float(m.sum()))
 
 
+def _means_fresh(k0: int, size: int, h: float, terms: int) -> float:
+    """Relative error of a merge of atoms: a first moment m e^(lv - low) through exp and log, a sum
+    of ``terms`` non-negative terms, the division and the log back (``rounding``)."""
+    return 2.0 * rounding.tilt_rounding(_log_extent(k0, size, h)) + rounding.gamma(terms + 3)
+
+
 def prune_means(law: MeansLaw, h: float) -> MeansLaw:
     """Fold the tails into the end cells at their conditional mean (a coarsening: still a
     lower bound): bottom cells of total mass <= PRUNE_MASS, top cells of first moment
     <= PRUNE_MASS."""
     m, lv = law.m, law.lv
     nz = np.nonzero(m > 0)[0]
-    if nz.size == 0:
-        raise FloatingPointError("the discrete law has no mass left")
+    if nz.size == 0:  # every atom dropped (none known to LOWER_THRESHOLD): the lower bound 0
+        return law
     m, lv = m[nz[0]:nz[-1] + 1], lv[nz[0]:nz[-1] + 1]
     k0 = law.k0 + int(nz[0])
     with np.errstate(divide="ignore"):
@@ -135,9 +176,10 @@ def prune_means(law: MeansLaw, h: float) -> MeansLaw:
     tail_moment = np.concatenate([np.cumsum(moment[::-1])[::-1][1:], [0.0]])  # sum_{k > j}
     ok = np.nonzero(tail_moment <= PRUNE_MASS)[0]
     hi = max(int(ok[0]) if ok.size else m.size - 1, lo)
+    rel = rounding.grow(law.rel_error, _means_fresh(k0, m.size, h, m.size))
     if lo == hi and m.size > 1:  # everything folds into one atom: at the mean of all, in its own cell
         log_mean = _log_mean(m, lv)
-        return MeansLaw(math.floor(log_mean / h), np.array([float(m.sum())]), np.array([log_mean]))
+        return MeansLaw(math.floor(log_mean / h), np.array([float(m.sum())]), np.array([log_mean]), rel)
     new_m = m[lo:hi + 1].copy()
     new_lv = lv[lo:hi + 1].copy()
     if lo > 0:
@@ -146,40 +188,66 @@ def prune_means(law: MeansLaw, h: float) -> MeansLaw:
     if hi < m.size - 1:
         new_m[-1] = m[hi:].sum()
         new_lv[-1] = max(_log_mean(m[hi:], lv[hi:]), (k0 + hi) * h)
-    return MeansLaw(k0 + lo, new_m, new_lv)
+    if lo == 0 and hi == m.size - 1:
+        rel = law.rel_error
+    return MeansLaw(k0 + lo, new_m, new_lv, rel)
 
 
 def _rebin_target(x_index: np.ndarray, h: float, step: float):
-    """Coarse index J = floor(x / step) and offset x - J step of grid points x = k h."""
+    """Coarse index J = floor(x / step) of grid points x = k h on the grid of ``step``, and the
+    offset: (integer j, True) with x = (J ratio + j) h where step is a multiple of h (every grid
+    of one phase is h_1 2^j: ``compose.snapped``), else (x - J step in floating point, False)."""
     ratio = step / h
     factor = round(ratio)
     if abs(ratio - factor) < 1e-9 * ratio:
         coarse = np.floor_divide(x_index, factor)
-        return coarse, (x_index - coarse * factor) * h
+        return coarse, x_index - coarse * factor, True
     x = x_index * h
     coarse = np.floor(x / step).astype(np.int64)
-    return coarse, np.clip(x - coarse * step, 0.0, step)
+    return coarse, np.clip(x - coarse * step, 0.0, step), False
 
 
 def coarsen_points(law: PointsLaw, h: float, step: float) -> PointsLaw:
     """The law on the grid of step ``step`` >= h: each point spread onto the two coarse points
-    around it with its mean kept."""
+    around it with its mean kept: a fraction expm1(o) / expm1(H) up and e^o expm1(H - o) /
+    expm1(H) down (o the offset, H = step; both without cancellation: 4 roundings of 2 U each
+    and the bincount's sum of at most 2 * ratio + 2 terms). Where H is not a multiple of h (two
+    phases' grids) the offset o^ = fl(x - J H) is within d = 4 U (|x| + |J H|) of the exact
+    one and the exact point may even lie in a neighbouring cell: every point then raises coarse
+    points J - 1 .. J + 2 by its mass times e^H d / expm1(H) + 8 U (an upper law may only gain
+    mass, ``rounding``)."""
     if step == h:
         return law
-    coarse, offset = _rebin_target(law.k0 + np.arange(law.p.size), h, step)
-    up = law.p * (np.expm1(offset) / math.expm1(step))
-    k0 = int(coarse[0])
-    n = int(coarse[-1]) - k0 + 2
-    out = np.bincount(coarse - k0, weights=law.p - up, minlength=n) + np.bincount(coarse - k0 + 1, weights=up, minlength=n)
-    return prune_points(PointsLaw(k0, out, law.remove_excess, law.add_excess), step)
+    coarse, offset, integer = _rebin_target(law.k0 + np.arange(law.p.size), h, step)
+    scale = math.expm1(step)
+    k0 = int(coarse[0]) - 1
+    n = int(coarse[-1]) - k0 + 3
+    if integer:
+        factor = round(step / h)
+        up = law.p * (np.expm1(offset * h) / scale)
+        down = law.p * (np.exp(offset * h) * np.expm1((factor - offset) * h) / scale)
+        fresh = 12.0 * rounding.U + rounding.gamma(2 * factor + 2)
+    else:
+        up = law.p * (np.expm1(offset) / scale)
+        down = law.p * (np.exp(offset) * np.expm1(step - offset) / scale)
+        fresh = 12.0 * rounding.U + rounding.gamma(int(2 * step / h) + 8)
+    out = np.bincount(coarse - k0, weights=down, minlength=n) + np.bincount(coarse - k0 + 1, weights=up, minlength=n)
+    if not integer:
+        d = 4.0 * rounding.U * (np.abs(law.k0 + np.arange(law.p.size)) * h + np.abs(coarse) * step)
+        raise_by = law.p * (math.exp(step) * d / scale + 8.0 * rounding.U)
+        for shift in (-1, 0, 1, 2):
+            out += np.bincount(coarse - k0 + shift, weights=raise_by, minlength=n)
+    rel = rounding.grow(law.rel_error, fresh)
+    return prune_points(PointsLaw(k0, out, law.remove_excess, law.add_excess, rel), step)
 
 
-def _merge_atoms(mass, log_value, step: float) -> MeansLaw:
-    """Atoms (mass, exp(log_value)) merged per cell of step ``step`` at their conditional mean."""
+def _merge_atoms(mass, log_value, step: float, rel_error: float) -> MeansLaw:
+    """Atoms (mass, exp(log_value)) merged per cell of step ``step`` at their conditional mean;
+    ``rel_error`` the atoms' (``rounding``): the merged ones' grows by ``_means_fresh``."""
     keep = mass > 0
     mass, log_value = mass[keep], log_value[keep]
-    if mass.size == 0:
-        raise FloatingPointError("the discrete law has no mass left")
+    if mass.size == 0:  # every atom dropped: the empty lower law (its deltas are 0, a valid lower bound)
+        return MeansLaw(0, np.zeros(1), np.zeros(1), rel_error)
     cells = np.floor(log_value / step).astype(np.int64)
     k0 = int(cells.min())
     n = int(cells.max()) - k0 + 1
@@ -188,20 +256,23 @@ def _merge_atoms(mass, log_value, step: float) -> MeansLaw:
     low = (k0 + np.arange(n)) * step
     with np.errstate(divide="ignore", invalid="ignore"):
         lv = np.where(total > 0, low + np.log(moment / total), low)
-    return prune_means(MeansLaw(k0, total, lv), step)
+    terms = int(np.bincount(cells - k0).max())
+    extent = max(float(np.max(np.abs(log_value))), abs(k0 * step), abs((k0 + n) * step))
+    fresh = 2.0 * rounding.tilt_rounding(746.0 + extent) + rounding.gamma(terms + 3)
+    return prune_means(MeansLaw(k0, total, lv, rounding.grow(rel_error, fresh)), step)
 
 
 def coarsen_means(law: MeansLaw, h: float, step: float) -> MeansLaw:
     """The law on the grid of step ``step`` >= h: atoms merged per coarse cell (Jensen)."""
     if step == h:
         return law
-    return _merge_atoms(law.m, law.lv, step)
+    return _merge_atoms(law.m, law.lv, step, law.rel_error)
 
 
-def _convolve(a: np.ndarray, b: np.ndarray | None) -> np.ndarray:
-    """Full linear convolution a * b (b None: a * a) by real FFT."""
+def _convolve(a: np.ndarray, b: np.ndarray | None, size: int) -> np.ndarray:
+    """Full linear convolution a * b (b None: a * a) by real FFT of length ``size`` (a power of 2
+    >= the result's length: ``rounding``'s assumption A)."""
     n = a.size + (a.size if b is None else b.size) - 1
-    size = sfft.next_fast_len(n, real=True)
     fa = sfft.rfft(a, size, workers=-1)
     fb = fa if b is None else sfft.rfft(b, size, workers=-1)
     return sfft.irfft(fa * fb, size, workers=-1)[:n]
@@ -230,76 +301,196 @@ def _normalised_tilt(a: np.ndarray, theta: float, h: float) -> tuple[np.ndarray,
     return np.exp(log_tilted - top), top
 
 
+def _slope_tilts(a: np.ndarray, h: float) -> list[float]:
+    """Tilts theta = -d log a / dx at points of a's support, spaced so that the modes of
+    consecutive tilted arrays are at most TILT_SPACING local sds apart (local sd 1 / sqrt(kappa),
+    kappa = -d^2 log a / dx^2): every entry of a * a is near the mode of one tilted convolution."""
+    support = np.nonzero(a > 0)[0]
+    if support.size < 3:
+        return []
+    la = np.log(a[support])
+    x = support * h
+    slope = np.gradient(la, x)
+    curvature = np.abs(np.gradient(slope, x))
+    floor = 1.0 / max(x[-1] - x[0], h) ** 2
+    tilts, last = [], None
+    for s, k in zip(-slope, np.maximum(curvature, floor)):
+        if not math.isfinite(s):
+            continue
+        if last is None or abs(s - last) > TILT_SPACING * math.sqrt(k):
+            tilts.append(float(s))
+            last = s
+    return tilts
+
+
+def _tilts(a: np.ndarray, b: np.ndarray | None, h: float) -> list[float]:
+    """The tilts of a convolution: 0, 1 and the slope tilts of both arrays, at most MAX_TILTS
+    (thinned evenly)."""
+    slopes = sorted(set(_slope_tilts(a, h) + ([] if b is None else _slope_tilts(b, h))))
+    if len(slopes) > MAX_TILTS - 2:
+        slopes = [slopes[i] for i in np.linspace(0, len(slopes) - 1, MAX_TILTS - 2).round().astype(int)]
+    return sorted({0.0, 1.0, *slopes})
+
+
 def _tilted_convolve(a: np.ndarray, b: np.ndarray | None, h: float) -> tuple[np.ndarray, np.ndarray]:
-    """a * b (non-negative arrays) with each entry from the convolution tilted by g^theta,
-    theta in TILTS (and steeper ones on a short range), whose rounding bound is smallest there
-    (module docstring); returns the entries (negatives set to 0) and that bound per entry. Each
-    tilted array is one exp per entry, normalised to its largest entry: exp(theta x) rounds
-    once whatever theta, and nothing underflows over a range of hundreds in log g."""
+    """a * b (non-negative arrays) with each entry from the convolution tilted by g^theta
+    (``_tilts``) whose proven error bound (``rounding.convolution_bound``, untilted) is smallest
+    there; returns the entries (negatives set to 0) and a bound on each entry's error, the
+    tilts' own rounding included (``rounding``). Each tilted array is one exp per entry,
+    normalised to its largest entry: exp(theta x) rounds once whatever theta, and nothing
+    underflows over a range of hundreds in log g."""
     n = a.size + (a.size if b is None else b.size) - 1
+    size = rounding.fft_size(n)
     best = np.zeros(n)
     log_bound = np.full(n, np.inf)
-    steep = math.log(RANGE_TILT) / (max(n - 1, 1) * h)
-    steep_tilts = tuple(j * steep for j in range(1, STEEP_TILTS + 1)) if steep > TILTS[-1] else ()
-    for theta in TILTS + steep_tilts:
+    largest_log = 0.0
+    for theta in _tilts(a, b, h):
         ta, top_a = _normalised_tilt(a, theta, h)
         tb, top_b = (None, top_a) if b is None else _normalised_tilt(b, theta, h)
-        tilted = _convolve(ta, tb)
-        scale = np.max(np.abs(tilted))
-        if 0.0 < scale < math.inf:
-            shift = top_a + top_b
-            _keep_best(best, log_bound, tilted, shift, math.log(ROUNDING) + math.log(scale) + shift, theta, h)
-    return np.maximum(best, 0.0), np.exp(np.minimum(log_bound, 700.0))
+        tilted = _convolve(ta, tb, size)
+        bound = rounding.convolution_bound(ta, tb, size)
+        shift = top_a + top_b
+        largest_log = max(largest_log, abs(top_a) + abs(top_b) + abs(theta) * (n - 1) * h)
+        if 0.0 < bound < math.inf:
+            _keep_best(best, log_bound, tilted, shift, math.log(bound) + shift, theta, h)
+    with np.errstate(over="ignore"):
+        bound = np.exp(np.minimum(log_bound, 700.0))
+    best = np.maximum(best, 0.0)
+    smallest = float(np.min(best[best > 0])) if np.any(best > 0) else 1.0
+    largest_log += abs(math.log(smallest)) + 2.0 * abs(math.log(max(float(np.max(best)), 1e-300)))
+    relative = rounding.tilt_rounding(largest_log)
+    return best, bound * (1.0 + relative) + 3.0 * relative * best
+
+
+@njit(cache=True)
+def _direct_entries(a, b, indices, out, bound):
+    """out[n] = sum_i a_i b_(n - i) by direct summation for n in ``indices``, and bound[n] its
+    error: gamma(m + 1) out[n] for m non-negative products (relative: no FFT), plus 2^-1074 per
+    product for underflow (Higham Sec. 2.3)."""
+    unit = 2.0**-53
+    for t in range(indices.size):
+        n = indices[t]
+        lo = max(0, n - b.size + 1)
+        hi = min(n, a.size - 1)
+        total = 0.0
+        for i in range(lo, hi + 1):
+            total += a[i] * b[n - i]
+        m = hi - lo + 1
+        g = (m + 1) * unit / (1.0 - (m + 1) * unit)
+        out[n] = total
+        bound[n] = g * total * (1.0 + 4.0 * unit) + m * 2.0**-1074
+
+
+def _sharpened(a: np.ndarray, b: np.ndarray | None, out: np.ndarray, bound: np.ndarray, threshold: float,
+               log_g: np.ndarray) -> None:
+    """Entries of an FFT convolution whose proven error is above ``threshold`` of them recomputed
+    by direct summation (relative error gamma(m)), the largest bounds first, within DIRECT_BUDGET
+    products: where one large entry times a small one makes a tail entry (heavy tails), no tilt
+    makes the FFT's error relative, a direct sum is. Entries weighing at most SHARPEN_FLOOR
+    (max(entry, bound) max(1, g)) keep their bound: any answer is valid, these change none
+    that the engine reports above its floor."""
+    other = a if b is None else b
+    weight = np.log(np.maximum(np.maximum(out, bound), 1e-300)) + np.maximum(log_g, 0.0)
+    uncertain = np.nonzero(~_certain(out, bound, threshold) & (weight > math.log(SHARPEN_FLOOR)))[0]
+    if uncertain.size == 0:
+        return
+    uncertain = uncertain[np.argsort(-bound[uncertain], kind="stable")]
+    terms = np.minimum(uncertain, a.size - 1) - np.maximum(0, uncertain - other.size + 1) + 1
+    chosen = uncertain[np.cumsum(terms) <= DIRECT_BUDGET]
+    _direct_entries(a, other, np.sort(chosen), out, bound)
+
+
+def _certain(out: np.ndarray, bound: np.ndarray, threshold: float) -> np.ndarray:
+    """Entries of a convolution known to ``threshold`` of their value (and far from underflow)."""
+    return (out >= TINY) & (bound <= threshold * out)
+
+
+def _kept_relative(rel_a: float, rel_b: float, out: np.ndarray, bound: np.ndarray, keep: np.ndarray) -> float:
+    """Relative error of the kept convolution entries (inputs carrying rel_a and rel_b): an entry
+    with |c^ - c| <= bound <= r c^ has |c^ - c| <= r / (1 - r) c; r the largest over the kept."""
+    ratio = float(np.max(bound[keep] / out[keep])) if np.any(keep) else 0.0
+    return rounding.combine(rel_a, rel_b, ratio / (1.0 - ratio))
+
+
+def _cut_charges(values: np.ndarray, k0: int, h: float) -> tuple[float, float]:
+    """(first moment, mass) of non-negative entries at g_{k0 + i}, rounded up."""
+    if not np.any(values > 0):
+        return 0.0, 0.0
+    with np.errstate(divide="ignore"):
+        moments = np.exp(np.log(values) + (k0 + np.arange(values.size)) * h)
+    fresh = rounding.tilt_rounding(_log_extent(k0, values.size, h)) + rounding.gamma(values.size + 1)
+    return float(np.sum(moments)) * (1.0 + fresh), float(np.sum(values)) * (1.0 + fresh)
 
 
 def multiply_points(a: PointsLaw, b: PointsLaw | None, h: float) -> PointsLaw:
     """Upper law of X Z (b None: two independent copies of a), both on the grid h.
 
     Tails: add_excess adds (union bound); remove_excess d_X E Z + E X d_Z + d_X d_Z (the mean
-    lost by X times what multiplies it, and so on). The stretches at either end where every
-    entry is below its rounding bound are rounding alone and are cut; what they held is charged
-    once, at the end (``charged_excess``)."""
+    lost by X times what multiplies it, and so on; ``PointsLaw.mean`` bounds the exact mean).
+    Rounding (``rounding``): each entry is raised by its proven error bound, so it is at least
+    the exact convolution of the computed inputs (an upper law may only gain mass: every delta
+    is a sum with non-negative weights, and products, spreads and folds keep the order); the
+    stretches at either end where an entry is below its bound are cut, their mass (at most
+    entry + bound, times (1 + rho_a)(1 + rho_b)) charged to add_excess and their first moment to
+    remove_excess (a cut costs at most those: (x - c)_+ <= x, (1 - c x)_+ <= 1, E[Z] <= 1)."""
     other = a if b is None else b
     out, bound = _tilted_convolve(a.p, None if b is None else b.p, h)
-    signal = np.nonzero(out > bound)[0]
+    k0 = a.k0 + other.k0
+    _sharpened(a.p, None if b is None else b.p, out, bound, rounding.REL_THRESHOLD, (k0 + np.arange(out.size)) * h)
+    signal = np.nonzero((out > bound) & (out >= TINY))[0]
     if signal.size == 0:
         raise FloatingPointError("a convolution has no entry above its rounding error")
+    k0 = a.k0 + other.k0
     first, last = int(signal[0]), int(signal[-1])
+    rel = rounding.combine(a.rel_error, other.rel_error, 0.0)
+    raised = out + bound
+    ends = raised.copy()
+    ends[first:last + 1] = 0.0
+    cut_moment, cut_mass = _cut_charges(ends * (1.0 + rel), k0, h)
     mean_a, mean_b = a.mean(h), other.mean(h)
     da, db = a.remove_excess, other.remove_excess
-    return prune_points(PointsLaw(a.k0 + other.k0 + first, out[first:last + 1], da * mean_b + mean_a * db + da * db,
-                                  a.add_excess + other.add_excess), h)
+    remove = (da * mean_b + mean_a * db + da * db) * (1.0 + 4 * rounding.U) + cut_moment
+    add = (a.add_excess + other.add_excess) * (1.0 + 2 * rounding.U) + cut_mass
+    law = PointsLaw(k0 + first, raised[first:last + 1] * (1.0 + 2 * rounding.U), remove, add, rel)
+    return prune_points(law, h)
 
 
-def charged_excess(law: PointsLaw, h: float) -> tuple[float, float]:
-    """(remove, add) terms to add to the upper law's deltas: the tracked tail terms plus what
-    the cuts removed. The true ratio G has E[G] = 1 and mass 1; every tail move keeps
-    E[V] + remove_excess = 1, so 1 - remove_excess - E[V] is the first moment cut away (it
-    costs at most that for remove: (x - c)_+ <= x), and 1 - mass(V) the mass cut away (at most
-    that for add: (1 - e^eps x)_+ <= 1)."""
-    mean = law.mean(h)
-    return (law.remove_excess + max(0.0, 1.0 - law.remove_excess - mean),
-            law.add_excess + max(0.0, 1.0 - float(law.p.sum())))
+def excess(law: PointsLaw) -> tuple[float, float]:
+    """(remove, add) terms to add to the upper law's deltas: every tail moved or cut, charged
+    where it happened (``prune_points``, ``multiply_points``, the steps' top points)."""
+    return law.remove_excess, law.add_excess
 
 
 def multiply_means(a: MeansLaw, b: MeansLaw | None, h: float) -> MeansLaw:
-    """Lower law of X Z: one atom per index sum (two convolutions), merged per cell. An entry
-    whose mass is below its rounding bound carries no atom (dropping mass only lowers a delta)."""
+    """Lower law of X Z: one atom per index sum (two convolutions: masses, and first moments
+    relative to the cell's lower end), merged per cell. An entry of either convolution whose
+    proven error exceeds REL_THRESHOLD of it carries no atom (dropping mass only lowers a delta)."""
     other = a if b is None else b
+    if not (np.any(a.m > 0) and np.any(other.m > 0)):  # an empty lower law: so is the product
+        return MeansLaw(a.k0 + other.k0, np.zeros(1), np.zeros(1), 0.0)
 
     def offsets(law):  # log of each atom relative to its cell's lower end
         return law.lv - (law.k0 + np.arange(law.m.size)) * h
 
     off_a, off_b = offsets(a), offsets(other)
     mass, bound = _tilted_convolve(a.m, None if b is None else b.m, h)
-    moment, _ = _tilted_convolve(a.m * np.exp(off_a), None if b is None else b.m * np.exp(off_b), h)
+    log_g = (a.k0 + other.k0 + np.arange(mass.size)) * h
+    _sharpened(a.m, None if b is None else b.m, mass, bound, LOWER_THRESHOLD, log_g)
+    moment_a = a.m * np.exp(off_a)
+    moment_b = None if b is None else b.m * np.exp(off_b)
+    moment, moment_bound = _tilted_convolve(moment_a, moment_b, h)
+    _sharpened(moment_a, moment_b, moment, moment_bound, LOWER_THRESHOLD, log_g)
     k0 = a.k0 + other.k0
-    ok = (mass > bound) & (moment > 0)
+    ok = _certain(mass, bound, LOWER_THRESHOLD) & _certain(moment, moment_bound, LOWER_THRESHOLD)
     with np.errstate(divide="ignore", invalid="ignore"):
         offset = np.log(np.where(ok, moment / np.where(ok, mass, 1.0), 1.0))
     # an atom of index sum n is a mean of values with offsets in [min_a + min_b, max_a + max_b]
     offset = np.clip(offset, off_a.min() + off_b.min(), off_a.max() + off_b.max())
-    return _merge_atoms(np.where(ok, mass, 0.0), (k0 + np.arange(mass.size)) * h + offset, h)
+    recomputed = rounding.tilt_rounding(_log_extent(min(a.k0, other.k0), max(a.m.size, other.m.size), h))
+    rel = max(_kept_relative(a.rel_error, other.rel_error, mass, bound, ok),
+              _kept_relative(rounding.grow(a.rel_error, recomputed), rounding.grow(other.rel_error, recomputed),
+                             moment, moment_bound, ok))
+    return _merge_atoms(np.where(ok, mass, 0.0), (k0 + np.arange(mass.size)) * h + offset, h, rel)
 
 
 @dataclass
@@ -338,9 +529,11 @@ class Laws:
         p = np.zeros(max(a.k0 + a.p.size, b.k0 + b.p.size) - k0)
         p[a.k0 - k0:a.k0 - k0 + a.p.size] += a.p
         p[b.k0 - k0:b.k0 - k0 + b.p.size] += b.p
-        points = PointsLaw(k0, p, a.remove_excess + b.remove_excess, a.add_excess + b.add_excess)
+        rel = rounding.grow(max(a.rel_error, b.rel_error), rounding.gamma(2))
+        points = PointsLaw(k0, p, a.remove_excess + b.remove_excess, a.add_excess + b.add_excess, rel)
         means = _merge_atoms(np.concatenate([self.means.m, other.means.m]),
-                             np.concatenate([self.means.lv, other.means.lv]), self.h)
+                             np.concatenate([self.means.lv, other.means.lv]), self.h,
+                             max(self.means.rel_error, other.means.rel_error))
         return Laws(points, means, self.h)
 
     def split_at(self, k: int) -> tuple[Laws, Laws | None]:
@@ -352,12 +545,14 @@ class Laws:
             return self, None
         if i <= 0 or j <= 0:
             raise ValueError(f"split index {k} leaves nothing below it")
-        below = Laws(PointsLaw(points.k0, points.p[:i], points.remove_excess, points.add_excess),
-                     MeansLaw(means.k0, means.m[:j], means.lv[:j]), self.h)
-        above = Laws(PointsLaw(k, points.p[i:], 0.0, 0.0), MeansLaw(k, means.m[j:], means.lv[j:]), self.h)
+        below = Laws(PointsLaw(points.k0, points.p[:i], points.remove_excess, points.add_excess, points.rel_error),
+                     MeansLaw(means.k0, means.m[:j], means.lv[:j], means.rel_error), self.h)
+        above = Laws(PointsLaw(k, points.p[i:], 0.0, 0.0, points.rel_error),
+                     MeansLaw(k, means.m[j:], means.lv[j:], means.rel_error), self.h)
         return below, above
 
     def without_add_excess(self) -> tuple[Laws, float]:
         """The same laws with add_excess set to 0, and that add_excess."""
         points = self.points
-        return Laws(PointsLaw(points.k0, points.p, points.remove_excess, 0.0), self.means, self.h), points.add_excess
+        law = PointsLaw(points.k0, points.p, points.remove_excess, 0.0, points.rel_error)
+        return Laws(law, self.means, self.h), points.add_excess

@@ -32,9 +32,11 @@ import numpy as np
 from scipy.special import ndtr, ndtri
 
 from . import ballsbins as _laws
+from . import rounding
 from .laws import MeansLaw, PointsLaw
 
 NARROW = 0.05
+STEP_KEEP = 1e-10  # the lower law keeps a step's cells whose mass and moment are known to this (``rounding``)
 _NODES, _WEIGHTS = np.polynomial.legendre.leggauss(5)
 
 
@@ -57,6 +59,10 @@ def _cell_moments(q: float, sigma: float, k: np.ndarray, h: float):
     t = t_lo[:, None] + 0.5 * width[:, None] * (1.0 + _NODES[None, :])
     log_phi = -0.5 * ((t - mu) / s) ** 2 - math.log(s * math.sqrt(2.0 * math.pi))
     gl = 0.5 * width * (_WEIGHTS[None, :] * np.expm1(t - t_lo[:, None]) * np.exp(log_phi + t_lo[:, None])).sum(axis=1)
+    # the mass, where Gauss-Legendre's remainder is proven below GL_MASS_ACCURACY (``rounding.gl_mass_error``):
+    # by it (a difference of two ndtr values would cancel), elsewhere by that difference
+    gl_mass = 0.5 * width * (_WEIGHTS[None, :] * np.exp(log_phi)).sum(axis=1)
+    mass = np.where(rounding.gl_mass_error(t_lo, t_hi, mu, s) <= rounding.GL_MASS_ACCURACY, gl_mass, mass)
     # wide: closed forms
     shifted = mu + s * s
     first = _interval_probability((t_lo - shifted) / s, (t_hi - shifted) / s)
@@ -105,6 +111,13 @@ def _cells_laws(q: float, sigma: float, k_first: int, k_stop: int, h: float, low
     p = np.zeros(k_stop - k_first + 1)
     p[:-1] += mass - up
     p[1:] += up
+    # assumption B per cell (``rounding.cell_errors``): the upper law raised by it, the lower law
+    # keeps the cells known to laws.LOWER_THRESHOLD
+    mass_err, up_err = rounding.cell_errors(q, sigma, ks.astype(float), h, mass, excess, lowest)
+    raise_by = np.zeros(p.size)
+    raise_by[:-1] += mass_err + up_err
+    raise_by[1:] += up_err
+    p += raise_by * (1.0 + 8.0 * rounding.U)
     above = above_first = 0.0
     if top:
         t_hi = math.log(math.expm1(k_stop * h) + q) - math.log(q)
@@ -114,8 +127,22 @@ def _cells_laws(q: float, sigma: float, k_first: int, k_stop: int, h: float, low
         top_lv = math.log((1.0 - q) + q * above_first / above) if above > 0 else k_stop * h
         mass = np.concatenate([mass, [above]])
         lv = np.concatenate([lv, [max(top_lv, k_stop * h)]])
-    upper = PointsLaw(k_first, p, remove_excess=q * above_first, add_excess=0.0)
-    return upper, MeansLaw(k_first, mass, lv)
+    accuracy = 1.0 + rounding.STEP_LAW_ACCURACY
+    if top:
+        p[-1] += above * rounding.STEP_LAW_ACCURACY
+    upper = PointsLaw(k_first, p, remove_excess=q * above_first * accuracy, add_excess=0.0)
+    # an atom's mass within mass_err, its first moment mass g + excess within mass_err g +
+    # STEP_LAW_ACCURACY excess <= (mass_err + STEP_LAW_ACCURACY expm1(h) mass) g (excess <= mass g expm1(h))
+    relative = np.ones(mass.size)
+    cells = mass[:mass_err.size]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        relative[:mass_err.size] = np.where(cells > 0, mass_err / cells, np.inf) + (
+            rounding.STEP_LAW_ACCURACY * math.expm1(h) + 8.0 * rounding.U)
+    relative[mass_err.size:] = 2.0 * rounding.STEP_LAW_ACCURACY  # the top cell: its two closed forms
+    kept = relative <= STEP_KEEP
+    stored = rounding.tilt_rounding(746.0 + abs(k_stop * h) + abs(k_first * h))
+    lower_rel = float(np.max(relative[kept], initial=0.0)) * 2.0 + stored
+    return upper, MeansLaw(k_first, np.where(kept, mass, 0.0), lv, lower_rel)
 
 
 def subsampled_step(sigma: float, q: float, h: float, tail: float) -> tuple[PointsLaw, MeansLaw]:

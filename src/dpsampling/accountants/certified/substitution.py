@@ -45,8 +45,8 @@ m e^v at e^{-v}): a lower law (Jensen). The atom m_1 is exact. Top tail: the upp
 mass of L above its top point g_hi down to g_hi (``remove_excess`` += its first moment lost, as in
 ``steps``); mirrored, that point at g_{-hi} carries the tail's exact first moment B(L > g_hi) but
 only mass g_hi B(L > g_hi) of its E_B[L; L > g_hi]: the difference is the spread of the mirrored
-tail onto {0, g_{-hi}} (a convex-order upper bound), whose mass at 0 the engine charges to the
-add direction as "1 - mass" (``laws.charged_excess``). The lower law keeps both tails as open
+tail onto {0, g_{-hi}} (a convex-order upper bound), whose mass at 0 (at most the tail's first
+moment under B, ``remove_excess``) is charged to the add direction (``add_excess``). The lower law keeps both tails as open
 cells at their conditional means. The engine composes these laws (``compose.power``) and refines
 until the two laws of (P*, Q*)^T meet: the gap it reports is the discretization error of the
 upper bound, not the gap to the true curve.
@@ -61,6 +61,7 @@ import numpy as np
 from scipy.special import erf
 
 from ..reference import rdp
+from . import rounding
 from .compose import STEP_POINTS, TAIL_BUDGET, TwoGrid, level_step, power
 from .engine import refined
 from .laws import Laws, MeansLaw, PointsLaw, _merge_atoms, prune_points
@@ -95,12 +96,18 @@ def symmetric_step(sigma: float, q: float, h: float, tail: float) -> tuple[Point
     p[k_hi:] += up.p
     p[k_hi::-1] += np.exp(j * h) * up.p  # mirror: mass g_j p_j at g_{-j}
     p[k_hi] += atom
-    upper = prune_points(PointsLaw(-k_hi, p, remove_excess=up.remove_excess, add_excess=0.0), h)
+    # the mirror's g_j p_j: one exp and one product more (``rounding``); the atom: assumption B
+    mirrored = rounding.tilt_rounding(746.0 + k_hi * h) + rounding.gamma(3)
+    rel = rounding.grow(max(up.rel_error, rounding.STEP_LAW_ACCURACY), mirrored)
+    # the mirrored tail's mass missing at 0, q (E[Y; Y > y_hi] - y_hi P(Y > y_hi)), is at most
+    # q E[Y; Y > y_hi] = up.remove_excess: charged to the add direction (module docstring)
+    upper = prune_points(PointsLaw(-k_hi, p, remove_excess=up.remove_excess, add_excess=up.remove_excess,
+                                   rel_error=rel), h)
     keep = low.m > 0
     m, lv = low.m[keep], low.lv[keep]
     mass = np.concatenate([m, m * np.exp(lv), [atom]])
     log_value = np.concatenate([lv, -lv, [0.0]])
-    return upper, _merge_atoms(mass, log_value, h)
+    return upper, _merge_atoms(mass, log_value, h, rounding.grow(low.rel_error, mirrored))
 
 
 def symmetric_laws(sigma: float, q: float, compositions: int, refinement: int) -> tuple[Laws, int]:

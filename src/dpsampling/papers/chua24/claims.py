@@ -21,8 +21,8 @@ def delta_claim(eps, sampler, method, bound):
 def bracket_at_most(eps, sampler, method, stated: float):
     """A stated upper bound on delta at eps judged by our certified bracket [lower, upper]: our upper
     bound when it meets the statement, our lower bound when that already breaks it, and undecided
-    when the statement lies inside the bracket (e.g. within the engine's FFT-rounding charge,
-    ``certified.engine.rounding_floor``)."""
+    when the statement lies inside the bracket (e.g. within the engine's charged tails and
+    rounding, ``certified.rounding``)."""
     def measure(frame):
         lower, upper = delta_at(frame, eps, sampler, method, "lower"), delta_at(frame, eps, sampler, method, "upper")
         if upper <= stated or lower > stated:

@@ -24,7 +24,7 @@ plot = partial(plot_delta_vs_epsilon, paper=PAPER)
 def _pld_above_rdp(frame):
     """PLD / RDP at eps = 4 from our certified PLD bracket: its upper bound below RDP settles 'not
     above', its lower bound above RDP settles 'above'; a bracket around RDP (at eps = 4 delta_P is
-    below the engine's FFT-rounding charge, 1e-15 per step) decides nothing."""
+    below the engine's charged tails and rounding) decides nothing."""
     lower, pld, rdp = (delta_at(frame, 4.0, P, "pld", "lower"), delta_at(frame, 4.0, P, "pld", "upper"),
                        delta_at(frame, 4.0, P, "rdp", "upper"))
     note = f"PLD certified [{lower:.3g}, {pld:.3g}], RDP upper {rdp:.3g}"

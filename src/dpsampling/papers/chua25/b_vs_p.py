@@ -7,9 +7,9 @@ grid is classified with certified bounds on both sides, max over the two adjacen
 - B certifiably better: certified upper bound on delta_B < PLD lower bound on delta_P;
 - P certifiably better: certified lower bound on delta_B > PLD upper bound on delta_P;
 - undecided: the two brackets overlap;
-- below floor: both upper bounds are below ``DELTA_FLOOR`` = 1e-12 plus the FFT-rounding charge
-  the certified engine adds to every delta of the run (1e-15 per composed step,
-  ``certified.engine.rounding_floor``), where the engine's accuracy is not measured (its bounds
+- below floor: both upper bounds are below ``DELTA_FLOOR`` = 1e-12 plus the tails the certified
+  engine charges to every delta of the run (``computation["excess"]``: tails moved or cut and
+  their rounding, ``certified.rounding``), where the engine's accuracy is not measured (its bounds
   stay valid, but a comparison there says nothing about the mechanisms).
 
 delta_B: the face's balls-and-bins phase (``privacy.certified_bounds``: T steps, K epochs);
@@ -75,9 +75,9 @@ def b_vs_p_grid(spec: dict, certified: dict, progress=None) -> pd.DataFrame:
         frame = pd.DataFrame(dict(setting, epsilon=eps, delta_B_lower=b["lower"]["max"], delta_B_upper=b["upper"]["max"],
                                   delta_P_lower=p["delta_lower"], delta_P_upper=p["delta_upper"],
                                   pld_accuracy=p["pld_accuracy"]))
-        # the engine charges its FFT rounding (1e-15 per composed step) to both upper bounds: below
-        # DELTA_FLOOR plus that charge neither curve is resolved
-        floor = DELTA_FLOOR + p.attrs["computation"].get("rounding", 0.0)
+        # the engine charges its tails (and their rounding) to both upper bounds: below DELTA_FLOOR
+        # plus that charge neither curve is resolved
+        floor = DELTA_FLOOR + p.attrs["computation"].get("excess", 0.0)
         frame["classification"] = classify(frame["delta_B_lower"], frame["delta_B_upper"], frame["delta_P_lower"],
                                            frame["delta_P_upper"], floor)
         frames.append(frame)
@@ -96,7 +96,7 @@ def b_vs_p_markdown(table: pd.DataFrame) -> str:
              "Per (sigma, T, epochs): how many grid eps fall in each class (max over remove/add). B certifiably "
              "better: certified upper bound on delta_B < PLD lower bound on delta_P; P certifiably better: certified "
              "lower bound on delta_B > PLD upper bound on delta_P; below floor: both upper bounds < "
-             f"{DELTA_FLOOR:g} + the engine's FFT-rounding charge (1e-15 per step). Poisson: rate 1/T, same sigma, K T steps.", "",
+             f"{DELTA_FLOOR:g} + the engine's charged tails. Poisson: rate 1/T, same sigma, K T steps.", "",
              "| sigma | T | epochs | " + " | ".join(CLASSES) + " | eps where P certifiably better |",
              "|---|---|---|" + "---|" * (len(CLASSES) + 1)]
     for (sigma, steps, epochs), rows in table.groupby(["sigma", "steps", "epochs"], sort=True):
@@ -147,7 +147,7 @@ def plot_b_vs_p(table: pd.DataFrame, parameters: dict, path_pdf, path_png) -> No
     footer = (departures_text([], "chua25 App. D leaves open where delta_B > delta_P; no figure in the paper")
               + "chua25_b_vs_p. Max over remove/add. "
               "B better: certified upper delta_B < certified lower delta_P; P better: certified lower delta_B > certified upper "
-              f"delta_P; below floor: both < {DELTA_FLOOR:g} + 1e-15 per step (FFT rounding). B: dpsampling.Accountant (relative gap "
+              f"delta_P; below floor: both < {DELTA_FLOOR:g} + the engine's charged tails. B: dpsampling.Accountant (relative gap "
               f"reached <= {reached:.2g}); P: Poisson rate 1/T, the same certified engine "
               "(dpsampling.accountants.certified).")
     save_figure(fig, footer, path_pdf, path_png, rect=(0, 0.08, 1, 0.94))

@@ -1,0 +1,223 @@
+"""The floating-point error of the certified engine: the model, the FFT bound and the theorem.
+
+**Model.** IEEE 754 binary64, round to nearest: fl(a op b) = (a op b)(1 + d), |d| <= U = 2^-53,
+for + - * / and sqrt (Higham, *Accuracy and Stability of Numerical Algorithms*, 2nd ed., Sec. 2.2);
+gamma(n) = n U / (1 - n U) bounds the relative error of a product or a running sum of n
+non-negative terms (Higham Lemma 3.1, Sec. 4.2). exp, log, log1p, expm1 of the C library: relative
+error <= 2 U (glibc: < 1 ulp); an argument y of exp carrying an absolute error e gives a relative
+error <= e + 2 U + e^2 (|e| <= 1/2). A complex product: relative error <= 4 U in modulus (Brent,
+Percival and Zimmermann 2007: sqrt(5) U for the naive formula, FMA or not).
+
+**FFT (assumption A).** scipy.fft (pocketfft, SciPy >= 1.13) computes a real DFT of length N = 2^m
+and its inverse (scaling included) with normwise relative error at most
+    eta(N) = FFT_CONSTANT * U * log2(N),   FFT_CONSTANT = 8,
+over the full Hermitian spectrum. Higham Thm 24.2 proves log2(N) (mu + gamma(4) (sqrt 2 + mu)) ~
+6.7 U log2(N) for radix-2 Cooley-Tukey with twiddles of error mu <= U; pocketfft's radix-4 passes
+count as two radix-2 stages. A is an assumption about a library, not a theorem:
+``tests/accountants/certified/test_rounding.py`` measures the normwise error of rfft/irfft against
+exact DFTs (mpmath, 40 digits) on random and structured inputs of N <= 2^12 and checks it against
+eta(N) (observed / eta is reported there, ~0.05-0.1).
+
+**Step laws (assumption B).** scipy.special.ndtr has relative error <= NDTR_ACCURACY = 1e-14
+NARROW_CELL = 0.05  # steps.NARROW: cells this narrow in log y get their excess by Gauss-Legendre, and
+one step's cell first moments above the cell's lower end (``steps``: closed forms, 5-point
+Gauss-Legendre on narrow cells; ``ballsbins.y_laws``: 8-point Gauss-Legendre for masses and
+moments) are within STEP_LAW_ACCURACY = 1e-10 of the exact integrals, relatively;
+``test_rounding.py`` checks both against mpmath (40 digits) from the bulk to the far tail. A
+cell's mass, a difference of two ndtr values, is then within NDTR_ACCURACY (N_lo + N_hi) + 4 U of
+it (``cell_errors``): the upper law is raised entrywise by these bounds, the lower law keeps the
+cells known to ``steps.STEP_KEEP`` = 1e-10 and carries the largest such relative error.
+
+**Lemma 1 (a convolution).** x, y >= 0 of length <= N (zero-padded, linear convolution inside the
+circular one), c = x * y, and c^ = irfft(rfft(x) rfft(y)) computed. With eta = eta(N), g = 4 U,
+s1 = |x|_1 |y|_2 and s2 = |x|_2 |y|_1 (so |c|_2 <= m = min(s1, s2), Young):
+    D = eta (s1 + s2) + eta^2 sqrt(N) |x|_2 |y|_2,      D' = D + g (m + D),
+    |c^ - c|_inf <= |c^ - c|_2 <= (1 + eta) D' + eta m                          (``convolution_bound``)
+Proof: rfft(x) = X + E_x with |E_x|_2 <= eta sqrt(N) |x|_2 and |X|_inf <= |x|_1 (same for y);
+X^ Y^ - X Y = E_x Y + X E_y + E_x E_y has 2-norm <= sqrt(N) (D - ...) as written, the products'
+rounding adds g |X^ Y^|_2; the inverse divides 2-norms by sqrt(N) and adds eta |its exact result|_2.
+The norms are summed in floating point and inflated by (1 + gamma(n + 2)) (their own error).
+
+**Tilts and direct sums.** An entry of the convolution is only as good as the bound over its size.
+The engine convolves the arrays tilted by exp(theta x) (``laws._tilts``) and takes each entry from
+the tilt whose bound, untilted, is smallest: a tail entry's error is then a fraction of the tilted
+entry it is, not of the largest entry. The tilt exp(log a + theta x - top) and the untilt
+exp(log c^ + shift - theta x) each carry a relative error <= tilt_rounding(L), L the largest
+magnitude of the logs involved; it is charged relatively (3 tilt_rounding(L) |c^| more per entry).
+An entry still above REL_THRESHOLD (upper law) or LOWER_THRESHOLD (lower law) of its value is
+recomputed by direct summation of its m non-negative products: error <= gamma(m + 1) c^ plus
+2^-1074 per product for underflow (``laws._direct_entries``), within a budget of products.
+
+**Theorem (the engine's rounding).** Fix every data-dependent decision the computation took (grids,
+cut and fold points, tilts, which entries are summed directly, how atoms are grouped). The same
+algorithm in exact arithmetic with those decisions gives valid bounds (``certified.ballsbins``'
+proofs hold for any such decisions: cuts and folds are charged, any partition is a Jensen
+coarsening, dropping atoms lowers a lower law). Each law carries a relative error rho:
+- upper law (``PointsLaw.rel_error``): the exact-arithmetic law p satisfies p <= (1 + rho) p^
+  entrywise (one-sided: an upper law may only gain mass, since every delta is a sum with
+  non-negative weights and products, spreads and folds are positive maps). A convolution's entry is
+  raised by its bound (c^ + bound >= c), so rho = (1 + rho_a)(1 + rho_b) - 1; the stretches at
+  either end where c^ < bound are cut, their mass (<= (c^ + bound)(1 + rho)) charged to add_excess
+  and first moment to remove_excess (``laws.multiply_points``); the balls-and-bins kernels raise
+  their outputs by their own proven bounds (``_kernels``, ``ballsbins._raised``);
+- lower law (``MeansLaw.rel_error``): every kept atom's mass and first moment are within a factor
+  [1 - rho, 1 + rho] of the exact ones; a convolution keeps an entry only if its bound is at most
+  LOWER_THRESHOLD of it (t = the largest kept ratio: rho = (1 + rho_a)(1 + rho_b)(1 + t / (1 - t)) - 1),
+  the others are dropped by both;
+- a linear map with non-negative coefficients (a spread onto a coarser grid, a fold of a tail, a
+  merge of atoms, a split into parts, a mixture): rho grows by the coefficients' relative error and
+  gamma of the longest sum (``grow``); log values stored and exponentiated again add tilt_rounding;
+- the excess terms (tails moved or cut) are computed without cancellation from the computed laws
+  and inflated by (1 + rho) and their own rounding: upper bounds on the exact ones;
+- the hockey sticks (``hockey``): the upper law's sum is divided by (1 - rho) and raised by its own
+  rounding; the lower law's atoms count at M^ / (1 + rho) - c m^ / (1 - rho) less their rounding.
+So every reported bound is the exact-arithmetic bound moved outward by what rounding can do: upper
+bounds up, lower bounds down. ``tests/accountants/certified/test_rounding.py`` checks each piece
+against exact arithmetic.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+U = 2.0**-53
+FFT_CONSTANT = 8.0
+COMPLEX_PRODUCT = 4.0 * U
+STEP_LAW_ACCURACY = 1e-10
+"""Assumption B: one step's cell masses and first moments (``steps``, ``ballsbins.y_laws``: ndtr,
+log_ndtr, Gauss-Legendre on narrow cells) are within this relative error of the exact integrals."""
+REL_THRESHOLD = 1e-10
+"""An upper law's convolution entry whose proven error is above this fraction of it is recomputed by
+direct summation where the budget allows (``laws._sharpened``)."""
+
+
+def gamma(n: float) -> float:
+    """n U / (1 - n U): a sum or product of n non-negative terms (Higham Lemma 3.1)."""
+    nu = n * U
+    if nu >= 0.5:
+        raise FloatingPointError(f"gamma({n:g}) is not defined in double precision")
+    return nu / (1.0 - nu)
+
+
+def fft_eta(size: int) -> float:
+    """eta(N): assumption A's normwise relative error of one real FFT of length N (a power of 2)."""
+    return FFT_CONSTANT * U * max(1.0, math.log2(size))
+
+
+def fft_size(n: int) -> int:
+    """The power of two used for a linear convolution of length n (assumption A is for those)."""
+    return 1 << max(1, (n - 1).bit_length())
+
+
+def norms(x: np.ndarray) -> tuple[float, float]:
+    """Upper bounds on |x|_1 and |x|_2 of a non-negative array, their own rounding included."""
+    inflate = 1.0 + gamma(x.size + 2)
+    return float(np.sum(x)) * inflate, math.sqrt(float(np.dot(x, x))) * inflate
+
+
+def convolution_bound(x: np.ndarray, y: np.ndarray | None, size: int) -> float:
+    """Lemma 1: a bound on |c^ - c|_inf for the FFT convolution of x >= 0 and y >= 0 (y None: x * x)
+    at FFT length ``size``."""
+    eta = fft_eta(size)
+    x1, x2 = norms(x)
+    y1, y2 = (x1, x2) if y is None else norms(y)
+    s1, s2 = x1 * y2, x2 * y1
+    m = min(s1, s2)
+    d = eta * (s1 + s2) + eta * eta * math.sqrt(size) * x2 * y2
+    d = d + COMPLEX_PRODUCT * (m + d)
+    return ((1.0 + eta) * d + eta * m) * (1.0 + 4 * U)
+
+
+def tilt_rounding(largest_log: float) -> float:
+    """Relative error of exp(y) for y a sum of three logs of magnitude <= largest_log, each
+    rounded (the tilt and untilt of an array entry)."""
+    e = 4.0 * U * (largest_log + 1.0)
+    return e + 2.0 * U + e * e
+
+
+def grow(rho: float, fresh: float) -> float:
+    """(1 + rho)(1 + fresh) - 1, rounded up."""
+    return (rho + fresh + rho * fresh) * (1.0 + 4 * U)
+
+
+def combine(rho_a: float, rho_b: float, fresh: float) -> float:
+    """(1 + rho_a)(1 + rho_b)(1 + fresh) - 1, rounded up: the relative error of a product."""
+    return grow(grow(rho_a, rho_b), fresh)
+
+
+NDTR_ACCURACY = 1e-12
+"""Assumption B: scipy.special.ndtr's relative error below z = -11 (above: 2e-14); observed <= 2.3e-13."""
+GL_MASS_ACCURACY = 1e-13
+"""A cell's mass is taken from 5-point Gauss-Legendre where its proven remainder is below this."""
+
+
+def ndtr_accuracy(t_lo, t_hi, mu, s):
+    """Assumption B per cell: ndtr's relative error at the cell's ends (2e-14 for z >= -11 on the
+    tail side the difference uses, NDTR_ACCURACY below)."""
+    a, b = (t_lo - mu) / s, (t_hi - mu) / s
+    far = np.where(a > 0, -b, a)  # the more extreme of the two arguments ndtr sees
+    return np.where(far >= -11.0, 2e-14, NDTR_ACCURACY)
+
+
+def gl_mass_error(t_lo, t_hi, mu, s):
+    """Relative remainder of 5-point Gauss-Legendre for P(t_lo <= T < t_hi), T ~ N(mu, s^2):
+    w^11 (5!)^4 / (11 (10!)^3) max |f^(10)| over the mass >= w min f, with f^(10) = s^-10
+    He_10(u) f(u) and |He_10(u)| <= (|u| + sqrt 10)^10 (He_n(u) = E (u + i Z)^n): at most
+    3.95e-13 (w/s)^10 (U + sqrt 10)^10 exp(w U / s), U the largest |u| on the cell."""
+    w = (t_hi - t_lo) / s
+    top = np.maximum(np.abs(t_lo - mu), np.abs(t_hi - mu)) / s
+    with np.errstate(over="ignore"):
+        return 3.95e-13 * 1.0001 * (w * (top + math.sqrt(10.0))) ** 10 * np.exp(w * top)
+NARROW_CELL = 0.05  # steps.NARROW: cells this narrow in log y get their excess by Gauss-Legendre
+"""Assumption B: scipy.special.ndtr's relative error (cephes; ``test_rounding.py`` checks it)."""
+
+
+def cell_errors(q: float, sigma: float, ks: np.ndarray, h: float, mass: np.ndarray, excess: np.ndarray,
+                lowest: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Bounds on the errors of one step's cell masses and upper shares up = excess / (g expm1(h))
+    (``steps._cells_laws``; ``lowest``: entry 0 is the cell reaching down to Y = 0, ``ks`` the
+    others). The mass: a difference of two ndtr values (each within NDTR_ACCURACY). The excess:
+    narrow cells by 5-point Gauss-Legendre, within STEP_LAW_ACCURACY (assumption B); wide cells
+    q (E[Y; cell] - y_lo mass) with E[Y; cell] another such difference: its error is
+    q NDTR_ACCURACY (N'_lo + N'_hi) + (g - 1 + q) mass_err, plus 8 U of its terms. The lowest
+    cell: one ndtr each. Returns (mass errors, share errors), both >= 0."""
+    from scipy.special import ndtr
+
+    mu, s = -0.5 / sigma**2, 1.0 / sigma
+    t_lo = np.log(np.expm1(ks * h) + q) - math.log(q)
+    t_hi = np.log(np.expm1((ks + 1) * h) + q) - math.log(q)
+
+    def ends(shift):
+        a, b = (t_lo - mu - shift) / s, (t_hi - mu - shift) / s
+        return np.where(a > 0, ndtr(-a) + ndtr(-b), ndtr(a) + ndtr(b))
+
+    cells, moments = mass[int(lowest):], excess[int(lowest):]
+    y_lo = np.expm1(ks * h) + q  # q y(g_k) = g_k - 1 + q
+    narrow = (t_hi - t_lo) <= NARROW_CELL
+    by_gl = gl_mass_error(t_lo, t_hi, mu, s) <= GL_MASS_ACCURACY
+    # the cell's ends in log y are computed: each within dt = 4 U (|log(expm1(k h) + q)| + |log q| + 2);
+    # moving an end by dt moves the mass by at most the density there times dt (a margin e^(|u| dt / s))
+    dt = 4.0 * U * (np.abs(t_lo + math.log(q)) + np.abs(t_hi + math.log(q)) + 2.0 * abs(math.log(q)) + 4.0)
+    u_lo, u_hi = (t_lo - mu) / s, (t_hi - mu) / s
+    density = (np.exp(-0.5 * u_lo**2) + np.exp(-0.5 * u_hi**2)) / (s * math.sqrt(2.0 * math.pi)) * np.exp(
+        (np.abs(u_lo) + np.abs(u_hi) + 1.0) * dt / s)
+    mass_err = np.where(by_gl, (GL_MASS_ACCURACY + 16.0 * U) * cells, ndtr_accuracy(t_lo, t_hi, mu, s) * ends(0.0)) + \
+        4.0 * U * cells + density * dt
+    excess_err = np.where(narrow, STEP_LAW_ACCURACY * moments,
+                          q * ndtr_accuracy(t_lo, t_hi, mu + s * s, s) * ends(s * s) + y_lo * mass_err + 8.0 * U * (moments + y_lo * cells))
+    # the ends' error dt: the integrand q (e^t - e^t_lo) phi at the top end, and y_lo's own move
+    excess_err = excess_err + q * np.exp(t_hi) * density * dt + y_lo * cells * 2.0 * dt
+    if lowest:
+        k_lo = ks[0] - 1 if ks.size else 0.0
+        y0 = math.expm1(k_lo * h) + q
+        m0_err = (NDTR_ACCURACY + 4.0 * U) * mass[0]
+        e0_err = (NDTR_ACCURACY + 8.0 * U) * (abs(excess[0]) + 2.0 * abs(y0) * mass[0]) + abs(y0) * m0_err + q * NDTR_ACCURACY
+        mass_err = np.concatenate([[m0_err], mass_err])
+        excess_err = np.concatenate([[e0_err], excess_err])
+        ks = np.concatenate([[k_lo], ks])
+    g = np.exp(ks * h)
+    up = excess / (g * math.expm1(h))
+    up_err = excess_err / (g * math.expm1(h)) * (1.0 + 8.0 * U) + 4.0 * U * up
+    return mass_err, np.minimum(up_err, mass + mass_err) + 4.0 * U * up

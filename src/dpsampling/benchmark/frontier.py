@@ -1,0 +1,345 @@
+"""``python -m dpsampling.benchmark.frontier``: certified brackets at frontier scale (issue 31),
+side by side with dp-accounting's PLD and RDP and prv-accountant on the same runs.
+
+Per run (``RUNS``: phases and one delta), every method answers eps(delta):
+- ours: ``Accountant(phases).epsilon_bounds([delta])`` (certified engine, default 1% accuracy,
+  every direction refined), in this process after one untimed warm-up call (Numba compile or
+  cache load). Reported: the max row's [lower, upper], its relative gap (upper - lower) / upper,
+  the converged flag, the largest grid and the computation's ``relative_error`` and ``excess``
+  (the floating-point charge); all three directions go into the JSON;
+- dp-accounting's PLD at value discretization 1e-4, pessimistic (connect-the-dots, what
+  ``PLDAccountant`` answers: an upper bound of the maximum over directions when its floating
+  point holds) and optimistic (privacy buckets: an estimate from below);
+- dp-accounting's RDP (Mironov's conversion, default orders): an upper bound of the maximum;
+- prv-accountant (eps_error 0.01, delta_error delta / 1000): a bracket of the remove direction.
+The peers model Poisson and WOR (Poisson's pair at distance 2, i.e. noise sigma / 2; lebeda24
+Thm 10.2) and their compositions; balls-and-bins is not modelled by any of them. Each peer runs
+in a child process of its own, killed after ``timeout`` seconds ("no answer in N s"); a peer's
+exception is reported as its refusal text. Seconds are wall-clock inside the child (imports
+excluded). Disagreement: a peer's upper bound below our certified lower bound (remove's for
+PRV, max's for the others) is the peer's error, reported with its size.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import logging
+import multiprocessing
+import os
+import queue
+import sys
+import time
+from dataclasses import dataclass
+from importlib import metadata as importlib_metadata
+from pathlib import Path
+
+from dpsampling.accountants.accountant import Accountant
+from dpsampling.accountants.run import Phase
+from dpsampling.benchmark.runner import _machine
+from dpsampling.io import environment_versions, write_atomically
+from dpsampling.lazy import lazy_import
+
+dp_accounting = lazy_import("dp_accounting")
+
+PLD_DISCRETIZATION = 1e-4
+PRV_EPS_ERROR = 0.01
+TARGET_SECONDS = 10.0  # issue 31: each query within 10 s on 2 cores
+TARGET_ACCURACY = 0.01  # ... and within 1%
+FULL_TIMEOUT = 120.0
+QUICK_TIMEOUT = 20.0
+PEERS = ("pld_pessimistic", "pld_optimistic", "rdp", "prv")
+PEER_DISTANCE = {"poisson": 1.0, "wor": 2.0}  # samplers the peers model, at this distance
+
+
+@dataclass(frozen=True)
+class Run:
+    """One benchmark run: ``phases`` as (sampler, sigma, Phase keywords) and the delta asked."""
+
+    name: str
+    phases: tuple
+    delta: float
+    issue: bool = False  # one of issue 31's four runs
+
+    def build(self) -> list:
+        return [Phase(sampler, sigma, **keywords) for sampler, sigma, keywords in self.phases]
+
+    def steps(self) -> int:
+        return sum(phase.steps for phase in self.build())
+
+    def describe(self) -> str:
+        parts = []
+        for sampler, sigma, keywords in self.phases:
+            if sampler == "balls_and_bins":
+                parts.append(f"B sigma {sigma:g}, {keywords['steps_per_epoch']:,} x {keywords['epochs']} epochs")
+            else:
+                parts.append(f"{sampler[0].upper()} sigma {sigma:g}, q {keywords['sampling_rate']:g}, "
+                             f"T {keywords['steps']:,}")
+        return " then ".join(parts) + f"; delta {self.delta:g}"
+
+    def as_dict(self) -> dict:
+        return {"name": self.name, "phases": [{"sampler": s, "sigma": g, **k} for s, g, k in self.phases],
+                "delta": self.delta, "total_steps": self.steps(), "issue": self.issue}
+
+
+def _poisson(name, sigma, q, steps, delta, issue=False, sampler="poisson"):
+    return Run(name, ((sampler, sigma, {"sampling_rate": q, "steps": steps}),), delta, issue)
+
+
+RUNS = (
+    _poisson("P1", 0.6, 4e-5, 100_000, 1.1e-10, issue=True),  # 1B-parameter DP pre-training
+    _poisson("P2", 0.8, 1e-3, 1_000_000, 1e-10, issue=True),
+    _poisson("P3", 1.0, 1e-4, 1_000_000, 1e-12, issue=True),
+    _poisson("P4", 2.0, 1e-2, 100_000, 1e-14, issue=True),
+    _poisson("P5", 0.6, 1e-5, 10_000_000, 1e-15),
+    _poisson("P6", 1.0, 1e-3, 10_000_000, 1e-12),
+    _poisson("P7", 1.5, 1e-2, 1_000_000, 1e-15),
+    _poisson("P8", 0.8, 1e-5, 1_000_000, 1e-13),
+    _poisson("P9", 2.0, 1e-3, 10_000_000, 1e-10),
+    _poisson("W1", 1.0, 1e-3, 1_000_000, 1e-12, sampler="wor"),
+    Run("B1", (("balls_and_bins", 1.0, {"steps_per_epoch": 1_000, "epochs": 100}),), 1e-10),
+    Run("S1", (("poisson", 0.8, {"sampling_rate": 1e-3, "steps": 100_000}),
+               ("poisson", 1.2, {"sampling_rate": 1e-2, "steps": 10_000})), 1e-12),
+)
+
+
+def ours(run: Run) -> dict:
+    """Our certified bracket, every direction; a refusal's text instead when the engine refuses."""
+    start = time.perf_counter()
+    try:
+        frame = Accountant(run.build()).epsilon_bounds([run.delta])
+    except Exception as error:  # a refusal (ValueError) or an engine error: reported, the others still run
+        return {"seconds": time.perf_counter() - start, "refused": f"{type(error).__name__}: {error}"}
+    seconds = time.perf_counter() - start
+    rows = frame.set_index("direction")
+    computation = frame.attrs.get("computation", {})
+    out = {"seconds": seconds, "refused": None,
+           "directions": {d: {"lower": float(rows.loc[d, "epsilon_lower"]),
+                              "upper": float(rows.loc[d, "epsilon_upper"]),
+                              "converged": bool(rows.loc[d, "converged"])} for d in ("remove", "add", "max")}}
+    top = out["directions"]["max"]
+    out.update(lower=top["lower"], upper=top["upper"], converged=top["converged"],
+               gap=(top["upper"] - top["lower"]) / top["upper"] if top["upper"] > 0 else 0.0,
+               grid_points=computation.get("grid_points_largest"),
+               relative_error=computation.get("relative_error"), excess=computation.get("excess"),
+               engine_version=computation.get("engine_version"))
+    return out
+
+
+def peer_phases(run: Run) -> list:
+    """(noise multiplier at distance 1, q, steps) per phase, as the peers model them."""
+    out = []
+    for sampler, sigma, keywords in run.phases:
+        if sampler not in PEER_DISTANCE:
+            raise NotImplementedError(f"not modelled ({sampler})")
+        out.append((sigma / PEER_DISTANCE[sampler], keywords["sampling_rate"], keywords["steps"]))
+    return out
+
+
+def _pld(phases, delta, pessimistic):
+    pld = None
+    for sigma, q, steps in phases:
+        single = dp_accounting.pld.privacy_loss_distribution.from_gaussian_mechanism(
+            sigma, sampling_prob=q, pessimistic_estimate=pessimistic,
+            value_discretization_interval=PLD_DISCRETIZATION, use_connect_dots=pessimistic)
+        composed = single.self_compose(steps) if steps > 1 else single
+        pld = composed if pld is None else pld.compose(composed)
+    return {"epsilon": float(pld.get_epsilon_for_delta(delta))}
+
+
+def _rdp(phases, delta):
+    logging.getLogger("absl").setLevel(logging.ERROR)
+    accountant = dp_accounting.rdp.RdpAccountant()
+    for sigma, q, steps in phases:
+        accountant.compose(dp_accounting.PoissonSampledDpEvent(q, dp_accounting.GaussianDpEvent(sigma)), steps)
+    return {"epsilon": float(accountant.get_epsilon(delta))}
+
+
+def _prv(phases, delta):
+    from prv_accountant import PoissonSubsampledGaussianMechanism, PRVAccountant
+
+    prvs = [PoissonSubsampledGaussianMechanism(noise_multiplier=s, sampling_probability=q) for s, q, _ in phases]
+    counts = [steps for _, _, steps in phases]
+    accountant = PRVAccountant(prvs=prvs, max_self_compositions=counts, eps_error=PRV_EPS_ERROR,
+                               delta_error=delta / 1000)
+    lower, estimate, upper = accountant.compute_epsilon(delta=delta, num_self_compositions=counts)
+    return {"lower": float(lower), "epsilon": float(estimate), "upper": float(upper)}
+
+
+def peer(method: str, run: Run) -> dict:
+    """One peer's answer and seconds; ``refused`` holds its exception text when it raises."""
+    start = time.perf_counter()
+    try:
+        phases = peer_phases(run)
+        if method == "rdp":
+            out = _rdp(phases, run.delta)
+        elif method == "prv":
+            out = _prv(phases, run.delta)
+        else:
+            out = _pld(phases, run.delta, pessimistic=method == "pld_pessimistic")
+        out["refused"] = None
+    except Exception as error:  # a peer's failure is a finding, reported in the table
+        text = str(error).strip().splitlines()[0][:160] if str(error).strip() else type(error).__name__
+        out = {"refused": text if isinstance(error, NotImplementedError) else f"{type(error).__name__}: {text}"}
+    out["seconds"] = time.perf_counter() - start
+    return out
+
+
+def _child(out, method, run):
+    out.put(peer(method, run))
+
+
+def run_peer(method: str, run: Run, timeout: float | None) -> dict:
+    """``peer`` in a spawned child killed after ``timeout`` seconds (None: in this process)."""
+    if timeout is None:
+        return peer(method, run)
+    context = multiprocessing.get_context("spawn")
+    out = context.Queue()
+    process = context.Process(target=_child, args=(out, method, run), daemon=True)
+    process.start()
+    try:
+        result = out.get(timeout=timeout)
+    except queue.Empty:
+        result = {"refused": f"no answer in {timeout:g} s", "seconds": None, "timed_out": True}
+        process.kill()
+    process.join(5)
+    if process.is_alive():
+        process.kill()
+        process.join()
+    return result
+
+
+def disagreements(record: dict) -> list[str]:
+    """Plain statements where a peer's bound is below our certified lower bound (its error)."""
+    mine, notes = record["ours"], []
+    if mine.get("refused"):
+        return notes
+    for method in PEERS:
+        answer = record["peers"][method]
+        if answer.get("refused"):
+            continue
+        if method == "prv":
+            lower = mine["directions"]["remove"]["lower"]
+            value, what = answer["upper"], "PRV's upper bound (remove)"
+        else:
+            lower, value = mine["lower"], answer["epsilon"]
+            what = {"pld_pessimistic": "PLD pessimistic", "pld_optimistic": "PLD optimistic estimate",
+                    "rdp": "RDP"}[method]
+        if value < lower:
+            notes.append(f"{what} {value:.4g} is below our certified lower bound {lower:.4g} "
+                         f"by {lower - value:.3g} ({(lower - value) / lower:.1%})")
+    return notes
+
+
+def benchmark_run(run: Run, timeout: float | None, log=lambda message: None) -> dict:
+    """One run: ours in this process, every peer under ``timeout``; a JSON-able record."""
+    record = {"run": run.as_dict(), "load_average_before": os.getloadavg(), "ours": ours(run), "peers": {}}
+    log(f"{run.name}: ours {_ours_cell(record['ours'])} in {record['ours']['seconds']:.2f} s")
+    for method in PEERS:
+        record["peers"][method] = run_peer(method, run, timeout)
+        log(f"{run.name}: {method} {_peer_cell(record['peers'][method], method)}")
+    record["load_average_after"] = os.getloadavg()
+    mine = record["ours"]
+    record["meets_targets"] = (not mine.get("refused") and mine["converged"] and mine["gap"] <= TARGET_ACCURACY
+                               and mine["seconds"] <= TARGET_SECONDS)
+    record["disagreements"] = disagreements(record)
+    return record
+
+
+def run_benchmark(runs, timeout: float | None, log=lambda message: None) -> dict:
+    """The JSON document: machine, versions, date, settings and one record per run."""
+    Accountant(Phase("poisson", 1.0, steps=10, sampling_rate=0.1)).epsilon_bounds([1e-5])  # warm-up
+    records = [benchmark_run(run, timeout, log) for run in runs]
+    return {"date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+            "machine": _machine(), "versions": {**environment_versions(), "prv-accountant": _version("prv-accountant")},
+            "settings": {"peer_timeout_seconds": timeout, "pld_discretization": PLD_DISCRETIZATION,
+                         "prv_eps_error": PRV_EPS_ERROR, "target_seconds": TARGET_SECONDS,
+                         "target_accuracy": TARGET_ACCURACY},
+            "runs": records}
+
+
+def _version(package: str) -> str | None:
+    try:
+        return importlib_metadata.version(package)
+    except importlib_metadata.PackageNotFoundError:
+        return None
+
+
+def _ours_cell(mine: dict) -> str:
+    if mine.get("refused"):
+        return f"refused: {mine['refused'][:120]}"
+    return f"[{mine['lower']:.5g}, {mine['upper']:.5g}]"
+
+
+def _seconds(answer: dict) -> str:
+    return f" ({answer['seconds']:.1f} s)" if answer.get("seconds") is not None else ""
+
+
+def _peer_cell(answer: dict, method: str) -> str:
+    if answer.get("refused"):
+        return answer["refused"]
+    if method == "prv":
+        return f"[{answer['lower']:.4g}, {answer['upper']:.4g}]{_seconds(answer)}"
+    return f"{answer['epsilon']:.4g}{_seconds(answer)}"
+
+
+def markdown(document: dict) -> str:
+    """The side-by-side table, one line per run."""
+    lines = ["| run | ours, max [lower, upper] | gap | s | converged | grid | relative_error | excess "
+             "| PLD pessimistic | PLD optimistic | RDP | PRV remove | 10 s and 1% |",
+             "|" + " --- |" * 13]
+    for record in document["runs"]:
+        mine = record["ours"]
+        description = record["run"]
+        cells = [f"{description['name']}: " + _describe(description), _ours_cell(mine)]
+        if mine.get("refused"):
+            cells += ["-", f"{mine['seconds']:.1f}", "-", "-", "-", "-"]
+        else:
+            cells += [f"{mine['gap']:.2%}", f"{mine['seconds']:.1f}", "yes" if mine["converged"] else "no",
+                      f"{mine['grid_points']:,}" if mine["grid_points"] else "-",
+                      f"{mine['relative_error']:.2g}" if mine["relative_error"] is not None else "-",
+                      f"{mine['excess']:.2g}" if mine["excess"] is not None else "-"]
+        cells += [_peer_cell(record["peers"][m], m) for m in PEERS]
+        cells.append("yes" if record["meets_targets"] else "no")
+        lines.append("| " + " | ".join(cells) + " |")
+    notes = [f"- {r['run']['name']}: {note}" for r in document["runs"] for note in r["disagreements"]]
+    if notes:
+        lines += ["", "Peers below our certified lower bound:", *notes]
+    return "\n".join(lines) + "\n"
+
+
+def _describe(description: dict) -> str:
+    run = Run(description["name"], tuple((p["sampler"], p["sigma"],
+                                          {k: v for k, v in p.items() if k not in ("sampler", "sigma")})
+                                         for p in description["phases"]), description["delta"])
+    return run.describe()
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m dpsampling.benchmark.frontier",
+                                     description=__doc__.splitlines()[0])
+    parser.add_argument("--json", metavar="OUT", help="write every record and the machine here")
+    parser.add_argument("--quick", action="store_true",
+                        help=f"issue 31's four runs only, peers limited to {QUICK_TIMEOUT:g} s each")
+    parser.add_argument("--runs", nargs="+", choices=[r.name for r in RUNS], help="runs by name (default all)")
+    parser.add_argument("--timeout", type=float, help=f"seconds per peer and run (default {FULL_TIMEOUT:g}; "
+                                                      f"--quick: {QUICK_TIMEOUT:g})")
+    args = parser.parse_args(argv)
+    if args.timeout is not None and not args.timeout > 0:
+        parser.error(f"--timeout must be positive; got {args.timeout}")
+    runs = [r for r in RUNS if (r.name in args.runs if args.runs else (r.issue or not args.quick))]
+    timeout = args.timeout or (QUICK_TIMEOUT if args.quick else FULL_TIMEOUT)
+    document = run_benchmark(runs, timeout, log=lambda m: print(m, file=sys.stderr, flush=True))
+    document["command"] = " ".join(["python -m dpsampling.benchmark.frontier",
+                                     *(sys.argv[1:] if argv is None else argv)])
+    text = markdown(document)
+    print(text)
+    if args.json:
+        write_atomically(Path(args.json), lambda tmp: Path(tmp).write_text(
+            json.dumps(document, indent=2, default=float) + "\n"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
