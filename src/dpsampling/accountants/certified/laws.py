@@ -121,8 +121,11 @@ def _tail_cost(p: np.ndarray, k0: int, hi: int, h: float) -> float:
     tail = p[hi + 1:]
     if tail.size == 0 or not np.any(tail > 0):
         return 0.0
-    with np.errstate(divide="ignore"):
-        terms = np.exp(np.log(tail) + (k0 + hi) * h + np.log(np.expm1(np.arange(1, tail.size + 1) * h)))
+    x = np.arange(1, tail.size + 1) * h
+    # log expm1(x), as x + log1p(-e^-x) where expm1 would overflow (a few U either way, in logs)
+    log_expm1 = np.where(x < 30.0, np.log(np.expm1(np.minimum(x, 30.0))), x + np.log1p(-np.exp(-x)))
+    with np.errstate(divide="ignore", over="ignore"):
+        terms = np.exp(np.log(tail) + (k0 + hi) * h + log_expm1)
     fresh = rounding.tilt_rounding(_log_extent(k0, p.size, h)) + rounding.gamma(tail.size + 1)
     return float(np.sum(terms)) * (1.0 + fresh)
 
