@@ -201,3 +201,27 @@ def test_hockey_sticks_bound_the_exact_sums():
             values = np.exp(lv)
             scale = float(np.sum(p * (values + float(c)))) if remove else float(np.sum(p * (1 + float(c) * values)))
             assert lower <= means and lower >= means - 1e-12 * scale
+
+
+def test_a_step_keeps_the_cells_whose_error_outweighs_the_mass_left_out():
+    """``steps._kept_cells``: the smallest r <= STEP_KEEP with the mass of the cells above r at most r."""
+    from dpsampling.accountants.certified.steps import STEP_KEEP, _kept_cells
+
+    relative = np.array([1e-14, 1e-12, 1e-11, 5e-11, 1.0])
+    mass = np.array([0.9, 0.1 - 3e-12, 2e-12, 1e-12, 0.0])
+    # keeping up to 1e-14 leaves 0.1 out, up to 1e-12 leaves 3e-12 out (> 1e-12), up to 1e-11 leaves 1e-12
+    assert _kept_cells(relative, mass).tolist() == [True, True, True, False, False]
+    # nothing qualifies below the cap: the cap
+    assert _kept_cells(np.array([1e-12, 1e-9]), np.array([0.5, 0.5])).tolist() == [True, False]
+    assert not _kept_cells(np.array([2 * STEP_KEEP]), np.array([1.0])).any()
+
+
+def test_products_of_many_steps_keep_lower_entries_by_their_share_of_the_run():
+    """``laws.lower_keep``: a product of n of T steps keeps entries known to max(LOWER_THRESHOLD,
+    LOWER_BUDGET n / T), and the default comes back after it."""
+    assert laws._LOWER_KEEP.get() == laws.LOWER_THRESHOLD
+    with laws.lower_keep(0.5):
+        assert laws._LOWER_KEEP.get() == laws.LOWER_BUDGET * 0.5
+        with laws.lower_keep(1e-9):
+            assert laws._LOWER_KEEP.get() == laws.LOWER_THRESHOLD
+    assert laws._LOWER_KEEP.get() == laws.LOWER_THRESHOLD
