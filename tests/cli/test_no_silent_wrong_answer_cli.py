@@ -86,15 +86,16 @@ def test_account_substitution_header_names_the_substitution_curve(run):
 
 
 def test_account_pathological_poisson_refuses_at_its_time_limit(run):
-    """sigma 0.05 at rate 0.5 (T 1,000 to 100,000) ran for hours; --time-limit stops the query (the
-    default, 50 s, keeps the answer-or-refusal within 60 s: tests/accountants/test_no_silent_wrong_answer.py)."""
+    """sigma 0.05 at rate 0.5 (T 1,000 to 100,000) ran for 19 minutes and more before engine 4 (which
+    answers in about 20 CPU s); --time-limit stops the query (the default, 50 s, keeps the answer or
+    refusal within a minute of work: tests/accountants/test_limits.py)."""
     start = time.monotonic()
     err = _one_line_refusal(run("account", "--sampler", "poisson", "--sigma", "0.05", "--sampling-rate", "0.5",
                                 "--steps", "100000", "--delta", "1e-5", "--time-limit", "2"))
     assert time.monotonic() - start < 20.0
-    assert err.startswith(E + "argument --time-limit: time_limit 2 s passed before the epsilon query of poisson, "
-                              "sigma 0.05: 100,000 steps at sampling rate 0.5")
-    assert "was answered; raise it to let the work run longer" in err
+    assert err.startswith(E + "argument --time-limit: time_limit 2 s passed (CPU and wall-clock time) before the "
+                              "epsilon query of poisson, sigma 0.05: 100,000 steps at sampling rate 0.5")
+    assert "raise it to let the work run longer (--time-limit S, 'inf': none" in err
 
 
 def test_calibrate_knob_and_budget_left_are_pythons(run_json):

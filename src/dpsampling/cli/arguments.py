@@ -119,8 +119,8 @@ def add_accounting_arguments(parser: argparse.ArgumentParser, relations=RELATION
     group.add_argument("--accuracy", type=float, metavar="A", default=None,
                        help=f"refine until (upper - lower) / upper <= A, in (0, 1) (default {DEFAULT_ACCURACY:g})")
     group.add_argument("--time-limit", type=float, metavar="S", default=DEFAULT_TIME_LIMIT,
-                       help=f"stop and refuse a query after S seconds of CPU time (default {DEFAULT_TIME_LIMIT:g}; 'inf': none): a "
-                            "run with a small sigma at a large rate can take hours")
+                       help=f"refuse a query once both its CPU and its wall-clock time pass S seconds (default "
+                            f"{DEFAULT_TIME_LIMIT:g}; 'inf': none); a terminal sees the engine's estimates")
     if not engine:
         return
     group.add_argument("--refine", choices=REFINE_CHOICES, default=None,
