@@ -78,11 +78,13 @@ def test_the_refusal_names_the_refinement_its_estimate_and_the_limit_that_lets_i
     assert notes[1].startswith("dpsampling: the test query: refinement 2 done after 1 s;") and "past the time limit 2.5 s" in notes[1]
 
 
-def test_the_default_limit_leaves_the_frontier_queries_a_margin_of_five():
+def test_the_default_limit_leaves_the_frontier_queries_a_margin_of_four():
     """Issue 31's four frontier runs (P1 to P4 of ``benchmark.frontier``) answer under the
-    command's default limit using at most a fifth of it (CPU time: the same on a loaded machine)."""
+    command's default limit using at most a quarter of it, counted as the limit counts (the smaller
+    of CPU and wall-clock time: a loaded machine's and many threads' the same)."""
     for run in (run for run in RUNS if run.issue):
-        start = time.process_time()
+        cpu, wall = time.process_time(), time.monotonic()
         with time_limit(DEFAULT_TIME_LIMIT, f"frontier run {run.name}"):
             upper = Accountant(run.build()).get_epsilon(run.delta)
-        assert 0 < upper < float("inf") and time.process_time() - start <= DEFAULT_TIME_LIMIT / 5, run.name
+        used = min(time.process_time() - cpu, time.monotonic() - wall)
+        assert 0 < upper < float("inf") and used <= DEFAULT_TIME_LIMIT / 4, (run.name, used)

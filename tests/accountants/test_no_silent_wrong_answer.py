@@ -79,7 +79,7 @@ def test_schedule_whole_float_steps_are_read_as_on_the_command_line(tmp_path):
 
 
 def test_a_pathological_query_stops_at_its_time_limit_in_one_line():
-    """sigma 0.05 at rate 0.5 over 1,000 steps ran for hours before engine 4 (about 24 CPU s now);
+    """sigma 0.05 at rate 0.5 over 1,000 steps ran for hours before engine 4 (about a minute now);
     under a 2 s limit it is refused in a few seconds (a numpy call in flight finishes first)."""
     accountant = Accountant(Phase("poisson", 0.05, sampling_rate=0.5, steps=1000))
     start = time.monotonic()

@@ -86,9 +86,9 @@ def test_account_substitution_header_names_the_substitution_curve(run):
 
 
 def test_account_pathological_poisson_refuses_at_its_time_limit(run):
-    """sigma 0.05 at rate 0.5 (T 1,000 to 100,000) ran for 19 minutes and more before engine 4 (which
-    answers in about 20 CPU s); --time-limit stops the query (the default, 50 s, keeps the answer or
-    refusal within a minute of work: tests/accountants/test_limits.py)."""
+    """sigma 0.05 at rate 0.5 (T 1,000 to 100,000) ran for 19 minutes and more before engine 4 (about
+    a minute now); --time-limit stops the query (the default, 50 s, keeps the answer or refusal
+    within a minute of work: tests/accountants/test_limits.py)."""
     start = time.monotonic()
     err = _one_line_refusal(run("account", "--sampler", "poisson", "--sigma", "0.05", "--sampling-rate", "0.5",
                                 "--steps", "100000", "--delta", "1e-5", "--time-limit", "2"))

@@ -41,11 +41,12 @@ from dpsampling.accountants.frames import Refused
 
 DEFAULT_TIME_LIMIT = 50.0
 """Seconds (CPU and wall-clock, module docstring) one query of a command may take unless the user
-raises it (--time-limit). Measured on 2 shared cores (engine 4, 2026-11-27): the frontier runs of
-``python -m dpsampling.benchmark.frontier`` answer in 0.3 to 8 CPU s (P1, sigma 0.6, rate 4e-5,
-1e5 steps, delta 1.1e-10: 4.3 s; P5, 1e7 steps: 8 s; B1: 6 s with its first compile), the
-pathological sigma 0.05 at rate 0.5 (1e3 to 1e5 steps) in 17 to 25 s: the default leaves them
-a margin of 2x to 6x and refuses any query in under a minute of work."""
+raises it (--time-limit): any query answers or is refused within a minute of work, and the
+frontier queries are far from it. Measured on 2 shared cores (engine 4 of 2026-11-27 08:35 UTC,
+load 7 to 10): the twelve runs of ``python -m dpsampling.benchmark.frontier`` answer in 0.2 to
+11 CPU s (P1, sigma 0.6, rate 4e-5, 1e5 steps, delta 1.1e-10: 6 s; P5, 1e7 steps: 11 s); the
+pathological sigma 0.05 at rate 0.5 answers in 31 s over 1e5 steps and is refused at the limit
+over 1e3 steps (its third refinement estimated at about 70 s in all, which the refusal names)."""
 NOTICE_AFTER = 5.0
 """Seconds after which a terminal is told that the work goes on (and estimates this long are shown)."""
 GROWTH = 2.0
