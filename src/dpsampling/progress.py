@@ -64,6 +64,11 @@ class _Observed:
     def set_postfix_str(self, text: str) -> None:
         self._inner.set_postfix_str(text)
 
+    def __getattr__(self, name):  # anything else of the bar (tqdm's API) as it is
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self._inner, name)
+
 
 @contextmanager
 def observed(callback):
