@@ -24,12 +24,12 @@ def _b(*argv) -> list:
 
 
 def test_json_rows_have_estimates_both_directions_and_the_certified_bracket(run_json):
-    document = run_json(*_b("--sigma", "0.6", "--steps", "20", "--epsilon", "0.5", "2", "--method", "naive",
+    document = run_json(*_b("--sigma", "0.6", "--steps-per-epoch", "20", "--epsilon", "0.5", "2", "--method", "naive",
                             "--samples", "20000", "--seed", "3", "--error-prob", "0.01"))
     inputs = document["inputs"]
     assert (inputs["samples"], inputs["seed"], inputs["error_prob"], inputs["method"]) == (20000, 3, 0.01, "naive")
     assert "1 - error_prob" in inputs["guarantee"]
-    certified = Accountant(Phase("balls_and_bins", 0.6, steps=20)).delta_bounds([0.5, 2.0])
+    certified = Accountant(Phase("balls_and_bins", 0.6, steps_per_epoch=20, epochs=1)).delta_bounds([0.5, 2.0])
     assert document["certified"]["bounds"] == certified.to_dict("records")
     assert [row["epsilon"] for row in document["rows"]] == [0.5, 2.0]
     for row, value in zip(document["rows"], [0.5, 2.0]):
@@ -51,7 +51,7 @@ def test_json_rows_have_estimates_both_directions_and_the_certified_bracket(run_
 @pytest.mark.parametrize("method", ["naive", "importance"])
 def test_single_step_reproduces_the_gaussian_mechanism(run_json, method):
     eps = [0.0, 1.0, 2.5]
-    document = run_json(*_b("--sigma", "0.8", "--steps", "1", "--epsilon", *map(str, eps), "--samples", "100000",
+    document = run_json(*_b("--sigma", "0.8", "--steps-per-epoch", "1", "--epsilon", *map(str, eps), "--samples", "100000",
                             "--seed", "5", "--error-prob", "1e-6", "--method", method))
     exact = gaussian_delta(eps, 0.8)
     for row, value in zip(document["rows"], exact):
@@ -64,7 +64,7 @@ def test_single_step_reproduces_the_gaussian_mechanism(run_json, method):
 
 def test_epsilon_queries_bracket_the_gaussian_mechanism_and_end_with_the_number_to_report(run_json):
     deltas = [1e-2, 1e-3]
-    document = run_json(*_b("--sigma", "0.8", "--steps", "1", "--delta", *map(str, deltas), "--samples", "200000",
+    document = run_json(*_b("--sigma", "0.8", "--steps-per-epoch", "1", "--delta", *map(str, deltas), "--samples", "200000",
                             "--seed", "6", "--error-prob", "1e-6", "--epsilon-step", "0.005", "--method", "naive"))
     for row, delta in zip(document["rows"], deltas):
         value = gaussian_epsilon(delta, 0.8, 1.0)
@@ -72,7 +72,7 @@ def test_epsilon_queries_bracket_the_gaussian_mechanism_and_end_with_the_number_
         assert value <= row["epsilon_upper"] <= value + 0.3  # fails with probability <= 1e-6
         for direction in ("remove", "add"):
             assert row[direction]["epsilon_lower"] <= row[direction]["epsilon_upper"]
-    certified = Accountant(Phase("balls_and_bins", 0.8, steps=1)).epsilon_bounds(deltas)
+    certified = Accountant(Phase("balls_and_bins", 0.8, steps_per_epoch=1, epochs=1)).epsilon_bounds(deltas)
     assert document["statement"] == statement(certified)
 
 
@@ -87,7 +87,7 @@ def test_order_statistics_and_epochs(run_json):
 
 @pytest.mark.parametrize("relation", ["add", "remove"])
 def test_relation_selects_the_top_level_direction(run_json, relation):
-    document = run_json(*_b("--sigma", "0.8", "--steps", "20", "--epsilon", "0.5", "1", "--samples", "3000",
+    document = run_json(*_b("--sigma", "0.8", "--steps-per-epoch", "20", "--epsilon", "0.5", "1", "--samples", "3000",
                             "--method", "naive", "--relation", relation))
     assert document["inputs"]["relation"] == relation
     for row in document["rows"]:
@@ -96,7 +96,7 @@ def test_relation_selects_the_top_level_direction(run_json, relation):
 
 
 def test_table_output(run):
-    result = run(*_b("--sigma", "0.8", "--steps", "5", "--epsilon", "1", "--samples", "1000", "--method", "naive"))
+    result = run(*_b("--sigma", "0.8", "--steps-per-epoch", "5", "--epsilon", "1", "--samples", "1000", "--method", "naive"))
     assert result.code == 0 and "remove_estimate" in result.out and "method=naive" in result.out
     assert "certified_upper" in result.out
 
@@ -110,25 +110,25 @@ def test_a_delta_monte_carlo_cannot_certify_is_refused_with_the_sample_count_tha
 
 
 BAD = [
-    (["--sigma", "1", "--steps", "10", "--epsilon", "1", "--method", "naive", "--samples", "0"],
+    (["--sigma", "1", "--steps-per-epoch", "10", "--epsilon", "1", "--method", "naive", "--samples", "0"],
      "argument --samples: samples must be an integer >= 1; got 0"),
-    (["--sigma", "1", "--steps", "10", "--epsilon", "1", "--method", "naive", "--error-prob", "1"],
+    (["--sigma", "1", "--steps-per-epoch", "10", "--epsilon", "1", "--method", "naive", "--error-prob", "1"],
      "argument --error-prob: error_prob must be in the open interval (0, 1); got 1"),
-    (["--sigma", "1", "--steps", "10", "--epsilon", "1", "--method", "order-stats", "--orders", "1,3,2"],
+    (["--sigma", "1", "--steps-per-epoch", "10", "--epsilon", "1", "--method", "order-stats", "--orders", "1,3,2"],
      "orders must be strictly increasing"),
-    (["--sigma", "1", "--steps", "10", "--epsilon", "1", "--method", "order-stats"],
+    (["--sigma", "1", "--steps-per-epoch", "10", "--epsilon", "1", "--method", "order-stats"],
      "argument --orders: orders must be given"),
-    (["--sigma", "1", "--steps", "10", "--epsilon", "1", "--method", "naive", "--orders", "1..3"],
+    (["--sigma", "1", "--steps-per-epoch", "10", "--epsilon", "1", "--method", "naive", "--orders", "1..3"],
      "argument --orders: orders must be omitted unless"),
     (["--sigma", "1", "--steps-per-epoch", "10", "--epochs", "2", "--epsilon", "1", "--method", "importance"],
      "argument --epochs: epochs must be 1 with importance sampling"),
-    (["--sigma", "1", "--steps", "10", "--delta", "1e-3", "--method", "importance"],
+    (["--sigma", "1", "--steps-per-epoch", "10", "--delta", "1e-3", "--method", "importance"],
      "argument --method: method must be naive or order-stats for --delta queries"),
-    (["--sigma", "1", "--steps", "10", "--epsilon", "1", "--samples", "100"],
+    (["--sigma", "1", "--steps-per-epoch", "10", "--epsilon", "1", "--samples", "100"],
      "--samples applies to the Monte Carlo estimators: choose --method"),
-    (["--sigma", "1", "--steps", "10", "--epsilon", "1", "--method", "naive", "--pld-method", "dp_accounting"],
+    (["--sigma", "1", "--steps-per-epoch", "10", "--epsilon", "1", "--method", "naive", "--pld-method", "dp_accounting"],
      "--pld-method applies without --method"),
-    (["--sigma", "1", "--steps", "10", "--epsilon", "1", "--method", "magic"], "invalid choice: 'magic'"),
+    (["--sigma", "1", "--steps-per-epoch", "10", "--epsilon", "1", "--method", "magic"], "invalid choice: 'magic'"),
 ]
 
 
