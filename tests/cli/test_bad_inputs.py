@@ -80,9 +80,10 @@ CLI_CASES = [
     (_account({"--sampler": "shuffle", "--sampling-rate": None, "--steps": None, "--steps-per-epoch": "10", "--pld-method": "dp_accounting"}),
      E + "argument --pld-method: method dp_accounting applies to one poisson or wor phase under add, remove or "
      "add_or_remove; got shuffle, sigma 1: 1 epoch(s) of 10 steps (10 steps) under add_or_remove"),
-    # below the engine's rounding floor (about 1e-15 per composed step)
-    (_account({"--steps": "1000000000000", "--sampling-rate": "1e-12"}), E + "argument --delta: delta must be above "
-     "0.01 for this run (the engine charges 0.001 of FFT rounding to every delta: about 1e-15 per composed step); got 1e-05"),
+    # 1e12 steps at rate 1e-12: the engine's rounding bounds outgrow the laws; refused, never answered
+    (_account({"--steps": "1000000000000", "--sampling-rate": "1e-12"}), E + "the certified engine cannot bound "
+     "poisson(sigma=1, 1000000000000 steps): the tails it moved or cut and their rounding already weigh 2.86e+47 >= 1, "
+     "so no delta is certified (fewer steps or more noise); got delta 1e-05"),
     # an option that would change nothing is refused
     (_account({"--sampler": "deterministic", "--sampling-rate": None, "--steps": None, "--steps-per-epoch": "10", "--refine": "relation"}),
      E + "--refine applies where the certified engine refines a grid; this run is one Gaussian mechanism, answered "
