@@ -153,7 +153,7 @@ def refined(phases, values: np.ndarray, kind: str, accuracy: float, max_grid_poi
                  "refinements": 0, "converged": True,
                  "directions_refined": refined_names}
         return bounds, attrs
-    best, refinement, previous, unreachable_before = None, 0, None, False
+    best, refinement, previous, unreachable_before, charged_before = None, 0, None, False, math.inf
     label = " + ".join(f"{p.sampler}(sigma={p.sigma:g}, {p.steps} steps)" for p in phases)
     with progress.bar(f"certified bounds [{label}]: refinements") as bar:
         while True:
@@ -183,11 +183,13 @@ def refined(phases, values: np.ndarray, kind: str, accuracy: float, max_grid_poi
             # stalled: no row still above the accuracy halved its gap in the last refinement
             stalled = refinement >= 2 and bool(np.all(gaps[open_rows] > 0.5 * previous[open_rows]))
             # unreachable: every open row has a direction whose delta is below its charged tails
-            # (upper inf, refused below) at two refinements running
+            # (upper inf, refused below) at two refinements running, and the charge, a probability
+            # (below 1: not the coarse grid's rounding blown up, which finer grids clean), no longer shrinks
             unreachable = kind == "epsilon" and bool(np.all(np.isinf(best[open_rows][:, columns, 1]).any(axis=1)))
-            if converged or stalled or 2 * largest > max_grid_points or (unreachable and unreachable_before):
+            hopeless = unreachable and unreachable_before and 0.5 * charged_before <= charged < 1.0
+            if converged or stalled or 2 * largest > max_grid_points or hopeless:
                 break
-            unreachable_before = unreachable
+            unreachable_before, charged_before = unreachable, charged
             previous = gaps
             refinement += 1
     if kind == "epsilon":
