@@ -9,6 +9,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
+from answer_schema import check_answer
 
 from dpsampling.cli.main import main
 from dpsampling.io import write_table
@@ -135,7 +136,7 @@ def test_the_command_prints_every_experiment_and_the_total(tmp_path, capsys):
     (tmp_path / "config").mkdir()
     (tmp_path / "config/config.yaml").write_text(yaml.safe_dump(small))
     assert main(["estimate", "--directory", str(tmp_path), "--json", "--cores", "4"]) == 0
-    document = json.loads(capsys.readouterr().out)
+    document = check_answer(json.loads(capsys.readouterr().out))
     rows = {row["experiment"]: row for row in document["experiments"]}
     assert set(rows) == {"chua24_fig2", "chua25_fig1"} and document["not_estimated"] == []
     for row in rows.values():

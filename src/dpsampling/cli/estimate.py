@@ -103,7 +103,7 @@ def run(args) -> int:
     if args.json:
         rows = [dict(w.__dict__, compute_hours=w.compute_hours, start_hours=w.start_hours, core_hours=w.core_hours,
                      compile_hours=w.compile_hours, gpu_hours=w.gpu_hours) for w in works]
-        print(json.dumps({"configfiles": args.configfile, "experiments": rows, "jobs": counted,
+        print(json.dumps({"command": "estimate", "configfiles": args.configfile, "experiments": rows, "jobs": counted,
                           "total_core_hours": sum(w.core_hours for w in works),
                           "total_compile_hours": sum(w.compile_hours for w in works),
                           "total_gpu_hours": sum(w.gpu_hours for w in works), "not_estimated": unknown}, indent=2))

@@ -134,7 +134,7 @@ class CertifiedOpacusAccountant:
         phases = self.phases()
         if not phases:
             return 0.0
-        get = Accountant(phases, relation=self.relation, accuracy=self.accuracy, refine="relation").get_epsilon
+        get = Accountant(phases, relation=self.relation, accuracy=self.accuracy).get_epsilon
         if self.loader is None:
             return get(delta)
         return epsilon_with_truncation(get, delta, self.loader.truncation_delta_at, self.loader.truncation_epsilon)
