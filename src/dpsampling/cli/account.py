@@ -11,7 +11,8 @@ is, in Python,
 with the same numbers, bit for bit (``--json``'s ``bounds`` is the long frame's rows, each with
 its ``sampler``; ``attrs`` its attrs; the shape is ``cli/output.schema.json``'s). ``--schedule FILE`` is ``Accountant(load_schedule(FILE))``. Every flag is a keyword of
 ``Phase`` or ``Accountant``; the face checks them. Monte Carlo estimates of a sampler that has
-them (``--method``) come from the module named in ``MONTE_CARLO``, imported only when asked for.
+them (``--method``; the registry's ``monte_carlo`` samplers) come from ``MONTE_CARLO_MODULE``,
+imported only when asked for.
 """
 
 from __future__ import annotations
@@ -32,10 +33,12 @@ from dpsampling.cli.arguments import (
 )
 from dpsampling.cli.main import OneLineParser
 from dpsampling.cli.output import bounds_records, bounds_table, dump, headline_words
+from dpsampling.samplers import SAMPLERS as ENTRIES
 
-MONTE_CARLO = {"balls_and_bins": "dpsampling.cli.ballsbins"}
-"""Samplers with Monte Carlo estimators (the registry has no entry for them) -> the module that
-runs them; imported when ``--method`` asks for one (it loads the samplers' kernels)."""
+MONTE_CARLO = tuple(name for name, spec in ENTRIES.items() if spec.monte_carlo)
+"""Samplers with Monte Carlo estimators (the registry's ``monte_carlo``)."""
+MONTE_CARLO_MODULE = "dpsampling.cli.ballsbins"
+"""The module that runs them; imported when ``--method`` asks for one (it loads their kernels)."""
 MONTE_CARLO_METHODS = ("naive", "importance", "order-stats", "importance+order-stats")
 MONTE_CARLO_FLAGS = {"samples": "--samples", "seed": "--seed", "error_prob": "--error-prob", "orders": "--orders",
                      "epsilon_step": "--epsilon-step", "device": "--device", "method": "--method"}
@@ -146,4 +149,4 @@ def _monte_carlo(args, phases, accountant) -> int:
     if args.method is None:
         raise ValueError(f"{monte_carlo_given(args)[0]} applies to the Monte Carlo estimators: choose --method "
                          f"{' | '.join(MONTE_CARLO_METHODS)}; got no --method")
-    return importlib.import_module(MONTE_CARLO[phases[0].sampler]).account(args, phases[0], accountant)
+    return importlib.import_module(MONTE_CARLO_MODULE).account(args, phases[0], accountant)

@@ -10,7 +10,7 @@ from pathlib import Path
 import yaml
 
 from dpsampling.cli.main import OneLineParser
-from dpsampling.papers import registry  # noqa: F401  (registers each paper's cost model)
+from dpsampling.papers.registry import COSTS
 from dpsampling.pipeline.config import ConfigError, check_config
 from dpsampling.pipeline.estimate import (
     JobStarts,
@@ -99,7 +99,7 @@ def run(args) -> int:
     log("timing the start of one job per experiment ...")
     starts.measure(config_experiments(config) if jobs else [])
     works, unknown = estimate(config, Rates(directory, use_benchmarks=not args.no_benchmarks, progress=log,
-                                            gpu_benchmark=args.gpu_benchmark, job_start=starts), jobs)
+                                            gpu_benchmark=args.gpu_benchmark, job_start=starts), COSTS, jobs)
     if args.json:
         rows = [dict(w.__dict__, compute_hours=w.compute_hours, start_hours=w.start_hours, core_hours=w.core_hours,
                      compile_hours=w.compile_hours, gpu_hours=w.gpu_hours) for w in works]

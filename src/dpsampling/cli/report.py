@@ -9,6 +9,7 @@ from pathlib import Path
 import yaml
 
 from dpsampling.cli.main import OneLineParser
+from dpsampling.papers.messages import MESSAGES
 from dpsampling.papers.registry import CLAIMS
 from dpsampling.pipeline.claims import check_claims
 from dpsampling.pipeline.estimate import config_experiments
@@ -36,6 +37,6 @@ def run(args) -> int:
     config_file = directory / "config" / "config.yaml"
     configured = config_experiments(yaml.safe_load(config_file.read_text()) or {}) if config_file.is_file() else []
     path = write_report(directory / args.output, root=directory, targets={name: None for name in configured},
-                        claims=claims)
+                        claims=claims, messages=MESSAGES)
     print(f"wrote {path}")
     return 0

@@ -26,7 +26,7 @@ configuration, since Opacus creates accountants without arguments.
   bound (the first r steps of an epoch are a post-processing of the whole epoch) and floor(s / T)
   for the lower bound.
 - ``register_loader(batch_sampler.accounting())`` takes all of it from our ``BatchSampler``,
-  and charges its truncation delta (``batches.epsilon_with_truncation``; delta' of the whole run).
+  and charges its truncation delta (``accountants.loader.epsilon_with_truncation``; delta' of the whole run).
 
 The noise multiplier is Opacus': noise std / max_grad_norm (the face's sigma). Relations: the face's
 (add_or_remove by default; substitution for wor). A noise multiplier of 0, or below a sampler's
@@ -42,10 +42,10 @@ from copy import deepcopy
 
 from dpsampling.accountants.accountant import Accountant
 from dpsampling.accountants.calibrate import calibrate_sigma
+from dpsampling.accountants.loader import LoaderAccounting, epsilon_with_truncation
 from dpsampling.accountants.relations import DEFAULT_RELATION
 from dpsampling.accountants.run import Phase
 from dpsampling.accountants.samplers import sampler_spec
-from dpsampling.batches import LoaderAccounting, epsilon_with_truncation
 from dpsampling.integrations.bounds import constant_frame, run_frame
 from dpsampling.lazy import lazy_import
 from dpsampling.validation import check_array, check_int_at_least, check_nonnegative, check_open_unit, check_rate

@@ -21,9 +21,9 @@ from dpsampling.accountants.certified.engine import delta_rows, run_laws
 from dpsampling.accountants.certified.laws import multiply_points
 from dpsampling.accountants.certified.steps import log_sd, subsampled_step
 from dpsampling.accountants.closed_form.gaussian import gaussian_delta, gaussian_epsilon
-from dpsampling.accountants.closed_form.pairs import SubsampledPair
 from dpsampling.accountants.run import Phase
 from dpsampling.accountants.schedule import ScheduleError, load_schedule
+from dpsampling.papers.lebeda24.pairs import SubsampledPair
 
 
 def _by(frame, direction, column):
