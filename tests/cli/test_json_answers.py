@@ -87,6 +87,36 @@ def test_the_schema_refuses_a_renamed_key_a_second_shape_and_a_missing_sampler(r
             check_answer(bad)
 
 
+AUDITED = "from dpsampling.batches import BatchSampler\ndef loader():\n    return BatchSampler('poisson', 2000, 50, epochs=2, seed=1)\n"
+
+
+@pytest.mark.parametrize("check", [(), ("--assumed", "poisson", "--sigma", "1", "--sampling-rate", "0.025", "--steps",
+                                        "80", "--delta", "1e-5")], ids=["verdict", "with a check"])
+def test_audit_answers_are_the_verdict_and_bounds_rows_naming_their_run(tmp_path, monkeypatch, run_json, check):
+    (tmp_path / "audited.py").write_text(AUDITED)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    document = run_json("audit", "audited:loader", *check)
+    assert document["command"] == "audit" and document["loader"]["sampler"] == "poisson"
+    assert ("bounds" in document) == bool(check)
+    if check:
+        assert {row["run"] for row in document["bounds"]} >= {"assumed", "loader"}
+        unnamed = copy.deepcopy(document)
+        del unnamed["bounds"][0]["run"]
+        no_statement = copy.deepcopy(document)
+        del no_statement["statement"]
+        for bad in (unnamed, no_statement):
+            with pytest.raises(jsonschema.ValidationError):
+                check_answer(bad)
+
+
+def test_only_audit_rows_name_a_run(run_json):
+    document = _account_document(run_json)
+    document["bounds"][0]["run"] = "assumed"
+    with pytest.raises(jsonschema.ValidationError):
+        check_answer(document)
+
+
 def test_the_schema_is_documented():
     commands = (Path(__file__).resolve().parents[2] / "docs" / "COMMANDS.md").read_text()
     assert "src/dpsampling/cli/output.schema.json" in commands
