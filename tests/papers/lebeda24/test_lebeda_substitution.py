@@ -2,13 +2,13 @@
 
 import numpy as np
 import pytest
+from connect_the_dots import connect_the_dots_pld
 from scipy import stats
 
 from dpsampling.papers.lebeda24.substitution_curves import (
     gaussian_single_step_curves,
     laplace_substitution_curves,
     largest_intervals,
-    pld_from_curve,
 )
 
 
@@ -53,7 +53,7 @@ def test_connect_the_dots_pld_reproduces_single_step_curve():
         frame = gaussian_single_step_curves(e, 4.0, 0.05)
         return frame["delta_max"].to_numpy()
 
-    pld = pld_from_curve(pointwise_max, 1e-4, 3.0)
+    pld = connect_the_dots_pld(pointwise_max, 1e-4, 3.0)
     for e, d in zip(curve["epsilon"], curve["delta_max"]):
         assert pld.get_delta_for_epsilon(float(e)) == pytest.approx(d, rel=1e-6, abs=1e-12)
 

@@ -14,26 +14,19 @@ Gaussian (Appendix D): the base mechanism's substitution pair is N(0, s^2) vs N(
 one WOR step A = (1 - q) N(0) + q N(2), B = N(0). By Theorem 14 the single-step curve is at most
 delta_1(eps) = max(H_{e^eps}(A||B), H_{e^eps}(B||A)) for every real eps (remove dominates for
 eps >= 0, add for eps < 0). This maximum is convex in e^eps, hence the curve of a pair of
-distributions; ``pld_from_curve`` builds a pair's PLD from such a curve by connect-the-dots
-(Doroshenko et al. 2022) on the grid eps_i = i * discretization (piecewise linear in e^eps between
-grid points, which lies above the convex curve, so it stays dominating): the tests' reference for
-the engine's Theorem 14 pair. The composed bounds of Fig. 4 are the face's
+distributions (the tests' reference for the engine's Theorem 14 pair is its connect-the-dots PLD,
+tests/connect_the_dots.py). The composed bounds of Fig. 4 are the face's
 (``dpsampling.Accountant``, relation substitution, and the reference method rdp: ``subst_gaussian``).
 """
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pandas as pd
 
-from dpsampling.lazy import lazy_import
 from dpsampling.papers.lebeda24.laplace_mechanism import _two_fold_delta
 from dpsampling.papers.lebeda24.pairs import SubsampledPair
 from dpsampling.validation import check_array, check_nonnegative
-
-dp_accounting = lazy_import("dp_accounting")
 
 LAPLACE_COMBINATIONS = {
     "H_PxP_QxQ": ("remove", "remove"),
@@ -73,30 +66,3 @@ def gaussian_single_step_curves(epsilons, sigma: float, rate: float) -> pd.DataF
                           "delta_add": pair.hockey_stick(eps, "add")})
     frame["delta_max"] = np.maximum(frame["delta_remove"], frame["delta_add"])
     return frame
-
-
-def pld_from_curve(curve, discretization: float, epsilon_max: float):
-    """Connect-the-dots PLD of a convex privacy curve given as curve(eps_array) -> delta.
-
-    Grid eps_i = i * discretization, |eps_i| <= epsilon_max. With alpha_i = e^{eps_i}, the
-    interpolation is linear in alpha between (0, 1), the grid points and (inf, delta(eps_max));
-    its slope increases by q_i at alpha_i, which is the mass at loss eps_i of the lower
-    distribution; the upper distribution has mass p_i = q_i alpha_i there and
-    delta(eps_max) at +infinity.
-    """
-    m = int(math.ceil(epsilon_max / discretization))
-    index = np.arange(-m, m + 1)
-    eps = index * discretization
-    delta = np.asarray(curve(eps), dtype=float)
-    alpha = np.exp(eps)
-    slopes = np.empty(eps.size + 1)
-    slopes[0] = (delta[0] - 1.0) / alpha[0]
-    slopes[1:-1] = np.diff(delta) / np.diff(alpha)
-    slopes[-1] = 0.0
-    q = np.maximum(np.diff(slopes), 0.0)
-    p = q * alpha
-    infinity_mass = float(delta[-1])
-    keep = p > 0
-    pmf = {int(i): float(v) for i, v in zip(index[keep], p[keep])}
-    return dp_accounting.pld.privacy_loss_distribution.PrivacyLossDistribution.create_from_rounded_probability(
-        pmf, infinity_mass, discretization, pessimistic_estimate=True)
