@@ -59,7 +59,8 @@ def test_json_and_table(tmp_path, monkeypatch, capsys):
     assert {"peer_timeout_seconds", "pld_discretization", "prv_eps_error"} <= set(document["settings"])
     (row,) = document["runs"]
     assert row["run"]["total_steps"] == 1_000 and set(row["peers"]) == set(PEERS)
-    for key in ("lower", "upper", "gap", "converged", "grid_points", "relative_error", "excess", "seconds"):
+    for key in ("lower", "upper", "gap", "converged", "grid_points", "relative_error", "excess", "seconds",
+                "cpu_seconds"):
         assert key in row["ours"]
     for method in PEERS:
         assert row["peers"][method]["refused"] is None and row["peers"][method]["seconds"] > 0

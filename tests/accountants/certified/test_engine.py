@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from connect_the_dots import connect_the_dots_pld, reach, upper_of_pld
 from dp_accounting.pld import privacy_loss_distribution as pld_lib
+from law_budgets import LOWER_DROP, STEP_RAISE
 from numba import njit
 
 from dpsampling.accountants.accountant import Accountant
@@ -34,16 +35,17 @@ def _by(frame, direction, column):
 def test_step_laws_keep_mass_and_mean(sigma, q):
     """Both discrete laws of L = 1 - q + q Y keep mass 1 and mean E[L] = 1 (spreads and
     conditional means keep the mean; what is left above the top point is remove_excess), up to
-    rounding: the upper law is raised by its proven error bounds (never below, at most 1e-10
-    above), the lower law drops the cells not known to 1e-12 (at most 1e-9 of the mass here)."""
+    rounding: the upper law is raised by its proven error bounds (never below; above by at most
+    STEP_RAISE, which bounds assumption B's per-cell charge summed over a step's cells), the lower
+    law drops the cells not known to steps.STEP_KEEP (at most LOWER_DROP of the mass here)."""
     h = level_step(log_sd(sigma, q), 1, 1)
     upper, lower = subsampled_step(sigma, q, h, 1e-20)
     g = np.exp((upper.k0 + np.arange(upper.p.size)) * h)
-    assert 1 - 1e-15 <= upper.p.sum() <= 1 + 1e-10
-    assert 1 - 1e-15 <= (upper.p * g).sum() + upper.remove_excess <= 1 + 1e-10
+    assert 1 - 1e-15 <= upper.p.sum() <= 1 + STEP_RAISE
+    assert 1 - 1e-15 <= (upper.p * g).sum() + upper.remove_excess <= 1 + STEP_RAISE
     keep = lower.m > 0
-    assert 1 - 1e-9 <= lower.m.sum() <= 1 + 1e-12
-    assert 1 - 1e-9 <= np.exp(np.log(lower.m[keep]) + lower.lv[keep]).sum() <= 1 + 1e-12
+    assert 1 - LOWER_DROP <= lower.m.sum() <= 1 + 1e-12
+    assert 1 - LOWER_DROP <= np.exp(np.log(lower.m[keep]) + lower.lv[keep]).sum() <= 1 + 1e-12
 
 
 @pytest.mark.parametrize("epochs", [1, 4])

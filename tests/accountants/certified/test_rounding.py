@@ -151,6 +151,32 @@ def test_assumption_b_step_cells_within_the_charged_bounds(sigma, q, h):
         assert abs(e - exact_excess) <= ue * gk * math.expm1(h)
 
 
+@pytest.mark.parametrize(("sigma", "q", "h"), [(0.6, 1e-5, 4.855e-6), (0.6, 1e-5, 1e-3), (1.0, 1e-2, 1e-4), (2.0, 0.5, 0.05)])
+def test_lower_law_cells_within_their_partition_bounds(sigma, q, h):
+    """The lower law's cells are the cells at their computed ends (``rounding.partition_mass_errors``):
+    each computed mass within its bound of the exact probability of [t^_lo, t^_hi) in mpmath (40
+    digits), the ends taken as the doubles the engine computed; and tight enough to keep: at most
+    1e-10 of the cell's mass for |z| <= 8 (further out the cells are tiny and the engine may drop
+    them, ``steps._kept_cells``)."""
+    mu, s = mpmath.mpf(-0.5) / sigma**2, mpmath.mpf(1) / sigma
+    ks = np.unique(np.r_[np.arange(1, 40), np.geomspace(40, 30 / h, 30).astype(int)]).astype(float)
+    mass, _ = _cell_moments(q, sigma, ks, h)
+    err = rounding.partition_mass_errors(q, sigma, ks, h, mass)
+    t_lo = np.log(np.expm1(ks * h) + q) - math.log(q)
+    t_hi = np.log(np.expm1((ks + 1) * h) + q) - math.log(q)
+    checked = 0
+    for m, e, a, b in zip(mass, err, t_lo, t_hi):
+        exact = _interval(mpmath.mpf(float(a)), mpmath.mpf(float(b)), mu, s)
+        if exact < mpmath.mpf("1e-200"):
+            continue
+        observed = abs(mpmath.mpf(float(m)) - exact)
+        assert observed <= e, (a, b, m, exact, e)
+        if abs(float(a) - float(mu)) <= 8 * float(s) and abs(float(b) - float(mu)) <= 8 * float(s):
+            assert e <= 1e-10 * m, (a, b, m, e)
+            checked += 1
+    assert checked >= 20
+
+
 def test_hockey_sticks_bound_the_exact_sums():
     """``hockey.upper_delta`` is at least, ``lower_delta`` at most, the exact sums (mpmath, 40
     digits) of the same law, both directions, thresholds on and between grid points; within 1e-12
@@ -175,3 +201,27 @@ def test_hockey_sticks_bound_the_exact_sums():
             values = np.exp(lv)
             scale = float(np.sum(p * (values + float(c)))) if remove else float(np.sum(p * (1 + float(c) * values)))
             assert lower <= means and lower >= means - 1e-12 * scale
+
+
+def test_a_step_keeps_the_cells_whose_error_outweighs_the_mass_left_out():
+    """``steps._kept_cells``: the smallest r <= STEP_KEEP with the mass of the cells above r at most r."""
+    from dpsampling.accountants.certified.steps import STEP_KEEP, _kept_cells
+
+    relative = np.array([1e-14, 1e-12, 1e-11, 5e-11, 1.0])
+    mass = np.array([0.9, 0.1 - 3e-12, 2e-12, 1e-12, 0.0])
+    # keeping up to 1e-14 leaves 0.1 out, up to 1e-12 leaves 3e-12 out (> 1e-12), up to 1e-11 leaves 1e-12
+    assert _kept_cells(relative, mass).tolist() == [True, True, True, False, False]
+    # nothing qualifies below the cap: the cap
+    assert _kept_cells(np.array([1e-12, 1e-9]), np.array([0.5, 0.5])).tolist() == [True, False]
+    assert not _kept_cells(np.array([2 * STEP_KEEP]), np.array([1.0])).any()
+
+
+def test_products_of_many_steps_keep_lower_entries_by_their_share_of_the_run():
+    """``laws.lower_keep``: a product of n of T steps keeps entries known to max(LOWER_THRESHOLD,
+    LOWER_BUDGET n / T), and the default comes back after it."""
+    assert laws._LOWER_KEEP.get() == laws.LOWER_THRESHOLD
+    with laws.lower_keep(0.5):
+        assert laws._LOWER_KEEP.get() == laws.LOWER_BUDGET * 0.5
+        with laws.lower_keep(1e-9):
+            assert laws._LOWER_KEEP.get() == laws.LOWER_THRESHOLD
+    assert laws._LOWER_KEEP.get() == laws.LOWER_THRESHOLD

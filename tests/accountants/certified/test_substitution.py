@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pytest
 from connect_the_dots import connect_the_dots_pld, reach, upper_of_pld
+from law_budgets import LOWER_DROP, STEP_RAISE
 from scipy import integrate, stats
 
 from dpsampling.accountants.accountant import Accountant
@@ -70,14 +71,14 @@ def two_step_delta(eps, sigma, q):
 def test_step_laws_have_mass_and_mean_one(sigma, q):
     """Q* is a probability law with E[L*] = 1 (module docstring): the lower law keeps both, the
     upper law loses only the top tail's first moment (charged as remove_excess); up to rounding:
-    the upper law is raised by its proven bounds (at most 1e-10), the lower law drops the cells not
-    known to 1e-12 (at most 1e-9 of the mass)."""
+    the upper law is raised by its proven bounds (at most STEP_RAISE), the lower law drops the cells
+    not known to steps.STEP_KEEP (at most LOWER_DROP of the mass; both in test_engine)."""
     h = 0.01
     upper, lower = symmetric_step(sigma / 2.0, q, h, 1e-18)
-    assert 1 - 1e-9 <= lower.m.sum() <= 1 + 1e-12
-    assert 1 - 1e-9 <= (lower.m * np.exp(lower.lv)).sum() <= 1 + 1e-12
-    assert 1 - 1e-15 <= upper.p.sum() + upper.add_excess and upper.p.sum() <= 1 + 1e-10
-    assert 1 - 1e-15 <= upper.mean(h) + upper.remove_excess <= 1 + 1e-10
+    assert 1 - LOWER_DROP <= lower.m.sum() <= 1 + 1e-12
+    assert 1 - LOWER_DROP <= (lower.m * np.exp(lower.lv)).sum() <= 1 + 1e-12
+    assert 1 - 1e-15 <= upper.p.sum() + upper.add_excess and upper.p.sum() <= 1 + STEP_RAISE
+    assert 1 - 1e-15 <= upper.mean(h) + upper.remove_excess <= 1 + STEP_RAISE
 
 
 def test_theorem14_curve_is_the_maximum_of_the_two_directions():

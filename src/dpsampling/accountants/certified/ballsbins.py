@@ -294,8 +294,6 @@ def refine(pair, factor: int, h_fine: float, roundings: list | None = None):
     np.add.at(mass, cells, means.m)
     with np.errstate(divide="ignore"):
         np.add.at(moment, cells, np.exp(np.log(means.m) + means.lv - (k0 + cells) * h_fine))
-    if roundings is not None:
-        roundings.append(_refine_record(means.m, means.lv, cells, k0, h_fine, mass, moment))
     with np.errstate(divide="ignore", invalid="ignore"):
         lv = (k0 + np.arange(n)) * h_fine + np.where(mass > 0, np.log(moment / mass), 0.0)
     edges = (k0 + np.arange(1, n)) * h_fine  # lower ends of cells 1..n-1

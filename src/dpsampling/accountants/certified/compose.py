@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import ballsbins as ballsbins_laws
-from .laws import Laws, MeansLaw, PointsLaw, _cut_charges, prune_means, prune_points
+from .laws import Laws, MeansLaw, PointsLaw, _cut_charges, lower_keep, prune_means, prune_points
 from .steps import log_sd, split_log, split_step, step_log_range, subsampled_step
 
 SPREAD_SCALE = 0.125
@@ -153,14 +153,18 @@ def power(step_laws: TwoGrid, compositions: int, sd_one: float, refinement: int)
     factor, n = step_laws, 1
     largest = step_laws.size
     remaining = compositions
+    in_result = 0
     while remaining:
         if remaining & 1:
-            result = factor if result is None else result.times(factor)
+            in_result += n
+            with lower_keep(in_result / compositions):
+                result = factor if result is None else result.times(factor)
             largest = max(largest, result.size)
         remaining >>= 1
         if remaining:
             n *= 2
-            factor = factor.coarsen(snapped(h_one, level_step(sd_one, n, refinement))).times(None)
+            with lower_keep(n / compositions):
+                factor = factor.coarsen(snapped(h_one, level_step(sd_one, n, refinement))).times(None)
             largest = max(largest, factor.size)
     return result.merged(), largest
 

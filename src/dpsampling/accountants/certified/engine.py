@@ -46,7 +46,8 @@ EPSILON_FLOOR = 1e-4
 DEFAULT_MAX_GRID_POINTS = 2**21  # ~1 GB at the largest (a single step's law, FFT at 3 tilts)
 MIN_SIGMA = 0.05  # below, log Y's grid passes exp's range
 FP_MODEL = ("IEEE double, round to nearest; scipy.fft (pocketfft) real FFTs of length 2^m with normwise error "
-            "<= 8 u log2 N (assumption A); step laws within 1e-12 (assumption B); certified.rounding")
+            "<= 8 u log2 N (assumption A); ndtr within 2e-14 relatively (1e-12 below z = -11) and one step's "
+            "quadratures within 1e-10 (assumption B); certified.rounding")
 
 
 def gaussian_weight(phases) -> float | None:

@@ -30,11 +30,13 @@ rounding to the law's ``rel_error``; ``rounding`` states the theorem.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import math
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 from scipy import fft as sfft
 
 from . import rounding
@@ -45,6 +47,23 @@ PRUNE_MASS = 1e-30
 TINY = 1e-300  # a convolution entry below this is not kept (far from underflow: relative errors hold)
 MAX_TILTS = 16  # tilts per convolution at most (``_tilts``)
 LOWER_THRESHOLD = 1e-10  # the lower law keeps a convolution entry known to this fraction of it
+LOWER_BUDGET = 1e-5
+"""A product of n of a run's T steps may keep lower-law entries known to LOWER_BUDGET n / T of them
+(``lower_keep``): its relative error enters the T-step law T / n times, so each product adds at most
+LOWER_BUDGET to the final one (a decision, free for the proof: ``rounding``'s theorem charges the
+largest kept ratio, whatever the threshold)."""
+_LOWER_KEEP = contextvars.ContextVar("lower_keep", default=LOWER_THRESHOLD)
+
+
+@contextlib.contextmanager
+def lower_keep(share: float):
+    """Products inside keep lower-law entries known to max(LOWER_THRESHOLD, LOWER_BUDGET share) of
+    them, ``share`` = the product's steps / the run's (``compose.power``)."""
+    token = _LOWER_KEEP.set(max(LOWER_THRESHOLD, LOWER_BUDGET * share))
+    try:
+        yield
+    finally:
+        _LOWER_KEEP.reset(token)
 DIRECT_BUDGET = 10**8
 SHARPEN_FLOOR = 1e-30  # entries weighing less are not summed directly (``_sharpened``)  # products of direct summation per convolution at most (``_sharpened``)
 TILT_SPACING = 4.0  # consecutive tilts' modes at most this many local sds apart
@@ -102,8 +121,11 @@ def _tail_cost(p: np.ndarray, k0: int, hi: int, h: float) -> float:
     tail = p[hi + 1:]
     if tail.size == 0 or not np.any(tail > 0):
         return 0.0
-    with np.errstate(divide="ignore"):
-        terms = np.exp(np.log(tail) + (k0 + hi) * h + np.log(np.expm1(np.arange(1, tail.size + 1) * h)))
+    x = np.arange(1, tail.size + 1) * h
+    # log expm1(x), as x + log1p(-e^-x) where expm1 would overflow (a few U either way, in logs)
+    log_expm1 = np.where(x < 30.0, np.log(np.expm1(np.minimum(x, 30.0))), x + np.log1p(-np.exp(-x)))
+    with np.errstate(divide="ignore", over="ignore"):
+        terms = np.exp(np.log(tail) + (k0 + hi) * h + log_expm1)
     fresh = rounding.tilt_rounding(_log_extent(k0, p.size, h)) + rounding.gamma(tail.size + 1)
     return float(np.sum(terms)) * (1.0 + fresh)
 
@@ -313,14 +335,22 @@ def _slope_tilts(a: np.ndarray, h: float) -> list[float]:
     slope = np.gradient(la, x)
     curvature = np.abs(np.gradient(slope, x))
     floor = 1.0 / max(x[-1] - x[0], h) ** 2
-    tilts, last = [], None
-    for s, k in zip(-slope, np.maximum(curvature, floor)):
-        if not math.isfinite(s):
+    return [float(t) for t in _spaced(-slope, np.sqrt(np.maximum(curvature, floor)) * TILT_SPACING)]
+
+
+@njit(cache=True)
+def _spaced(values, gaps):
+    """values[i] (finite ones, in order) kept where more than gaps[i] from the last kept."""
+    out = np.empty(values.size)
+    n = 0
+    for i in range(values.size):
+        v = values[i]
+        if not np.isfinite(v):
             continue
-        if last is None or abs(s - last) > TILT_SPACING * math.sqrt(k):
-            tilts.append(float(s))
-            last = s
-    return tilts
+        if n == 0 or abs(v - out[n - 1]) > gaps[i]:
+            out[n] = v
+            n += 1
+    return out[:n]
 
 
 def _tilts(a: np.ndarray, b: np.ndarray | None, h: float) -> list[float]:
@@ -362,13 +392,13 @@ def _tilted_convolve(a: np.ndarray, b: np.ndarray | None, h: float) -> tuple[np.
     return best, bound * (1.0 + relative) + 3.0 * relative * best
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=True)
 def _direct_entries(a, b, indices, out, bound):
     """out[n] = sum_i a_i b_(n - i) by direct summation for n in ``indices``, and bound[n] its
     error: gamma(m + 1) out[n] for m non-negative products (relative: no FFT), plus 2^-1074 per
     product for underflow (Higham Sec. 2.3)."""
     unit = 2.0**-53
-    for t in range(indices.size):
+    for t in prange(indices.size):
         n = indices[t]
         lo = max(0, n - b.size + 1)
         hi = min(n, a.size - 1)
@@ -464,7 +494,8 @@ def excess(law: PointsLaw) -> tuple[float, float]:
 def multiply_means(a: MeansLaw, b: MeansLaw | None, h: float) -> MeansLaw:
     """Lower law of X Z: one atom per index sum (two convolutions: masses, and first moments
     relative to the cell's lower end), merged per cell. An entry of either convolution whose
-    proven error exceeds REL_THRESHOLD of it carries no atom (dropping mass only lowers a delta)."""
+    proven error exceeds the keep threshold of it (``lower_keep``) carries no atom (dropping mass
+    only lowers a delta)."""
     other = a if b is None else b
     if not (np.any(a.m > 0) and np.any(other.m > 0)):  # an empty lower law: so is the product
         return MeansLaw(a.k0 + other.k0, np.zeros(1), np.zeros(1), 0.0)
@@ -475,13 +506,14 @@ def multiply_means(a: MeansLaw, b: MeansLaw | None, h: float) -> MeansLaw:
     off_a, off_b = offsets(a), offsets(other)
     mass, bound = _tilted_convolve(a.m, None if b is None else b.m, h)
     log_g = (a.k0 + other.k0 + np.arange(mass.size)) * h
-    _sharpened(a.m, None if b is None else b.m, mass, bound, LOWER_THRESHOLD, log_g)
+    threshold = _LOWER_KEEP.get()
+    _sharpened(a.m, None if b is None else b.m, mass, bound, threshold, log_g)
     moment_a = a.m * np.exp(off_a)
     moment_b = None if b is None else b.m * np.exp(off_b)
     moment, moment_bound = _tilted_convolve(moment_a, moment_b, h)
-    _sharpened(moment_a, moment_b, moment, moment_bound, LOWER_THRESHOLD, log_g)
+    _sharpened(moment_a, moment_b, moment, moment_bound, threshold, log_g)
     k0 = a.k0 + other.k0
-    ok = _certain(mass, bound, LOWER_THRESHOLD) & _certain(moment, moment_bound, LOWER_THRESHOLD)
+    ok = _certain(mass, bound, threshold) & _certain(moment, moment_bound, threshold)
     with np.errstate(divide="ignore", invalid="ignore"):
         offset = np.log(np.where(ok, moment / np.where(ok, mass, 1.0), 1.0))
     # an atom of index sum n is a mean of values with offsets in [min_a + min_b, max_a + max_b]

@@ -25,8 +25,12 @@ Gauss-Legendre on narrow cells; ``ballsbins.y_laws``: 8-point Gauss-Legendre for
 moments) are within STEP_LAW_ACCURACY = 1e-10 of the exact integrals, relatively;
 ``test_rounding.py`` checks both against mpmath (40 digits) from the bulk to the far tail. A
 cell's mass, a difference of two ndtr values, is then within NDTR_ACCURACY (N_lo + N_hi) + 4 U of
-it (``cell_errors``): the upper law is raised entrywise by these bounds, the lower law keeps the
-cells known to ``steps.STEP_KEEP`` = 1e-10 and carries the largest such relative error.
+it (``cell_errors``, which also charges the rounding of the cell's ends): the upper law is raised
+entrywise by these bounds. The lower law's cells are the cells at their *computed* ends (any
+partition gives a valid lower law), so only the evaluation at those ends is charged
+(``partition_mass_errors``); it keeps the cells known to r, the smallest r <= ``steps.STEP_KEEP``
+with at most r of the mass above it (``steps._kept_cells``: in a T-step product both the dropped
+mass and the relative error count about T times), and carries the largest kept relative error.
 
 **Lemma 1 (a convolution).** x, y >= 0 of length <= N (zero-padded, linear convolution inside the
 circular one), c = x * y, and c^ = irfft(rfft(x) rfft(y)) computed. With eta = eta(N), g = 4 U,
@@ -62,8 +66,10 @@ coarsening, dropping atoms lowers a lower law). Each law carries a relative erro
   their outputs by their own proven bounds (``_kernels``, ``ballsbins._raised``);
 - lower law (``MeansLaw.rel_error``): every kept atom's mass and first moment are within a factor
   [1 - rho, 1 + rho] of the exact ones; a convolution keeps an entry only if its bound is at most
-  LOWER_THRESHOLD of it (t = the largest kept ratio: rho = (1 + rho_a)(1 + rho_b)(1 + t / (1 - t)) - 1),
-  the others are dropped by both;
+  a keep threshold of it (t = the largest kept ratio: rho = (1 + rho_a)(1 + rho_b)(1 + t / (1 - t)) - 1),
+  the others are dropped by both; the threshold is LOWER_THRESHOLD, or LOWER_BUDGET n / T for a
+  product of n of the run's T steps (``laws.lower_keep``: its rho enters the T-step law T / n
+  times), a decision the proof does not depend on;
 - a linear map with non-negative coefficients (a spread onto a coarser grid, a fold of a tail, a
   merge of atoms, a split into parts, a mixture): rho grows by the coefficients' relative error and
   gamma of the longest sum (``grow``); log values stored and exponentiated again add tilt_rounding;
@@ -172,6 +178,44 @@ def gl_mass_error(t_lo, t_hi, mu, s):
         return 3.95e-13 * 1.0001 * (w * (top + math.sqrt(10.0))) ** 10 * np.exp(w * top)
 NARROW_CELL = 0.05  # steps.NARROW: cells this narrow in log y get their excess by Gauss-Legendre
 """Assumption B: scipy.special.ndtr's relative error (cephes; ``test_rounding.py`` checks it)."""
+
+
+def partition_mass_errors(q: float, sigma: float, ks: np.ndarray, h: float, mass: np.ndarray) -> np.ndarray:
+    """Bounds on the errors of one step's cell masses (``steps._cell_moments``, cells ``ks``) as masses
+    of the cells at their *computed* ends t^_k = fl(log(expm1(k h) + q) - log q) (the lower law's
+    partition: any partition gives a valid lower law, so the ends' own rounding is not charged
+    there, unlike ``cell_errors``' for the upper law). A Gauss-Legendre cell integrates over
+    [t^_lo, t^_lo + fl(t^_hi - t^_lo)] = [t^_lo, t^_hi] (Sterbenz: the ends are within a factor 2,
+    checked) with nodes off by U (|t^_lo| + |t^_hi|) (the density moves by |u| / s that, relatively);
+    an ndtr cell's ends are z^ = fl(fl(t^ - mu) / s), consistent with its neighbours' but at most
+    2 U (|t^ - mu| + 1) from t^ in t where the neighbour is a Gauss-Legendre cell (charged there as
+    density x that width); the law's parameters mu, s are rounded (relative U each: the mass moves
+    by at most (u^2 + 1 + |u mu| / s) 2 U of it, u the largest |z| on the cell)."""
+    mu, s = -0.5 / sigma**2, 1.0 / sigma
+    t_lo = np.log(np.expm1(ks * h) + q) - math.log(q)
+    t_hi = np.log(np.expm1((ks + 1) * h) + q) - math.log(q)
+    by_gl = gl_mass_error(t_lo, t_hi, mu, s) <= GL_MASS_ACCURACY
+    sterbenz = (t_hi - t_lo <= np.abs(t_lo)) | (np.abs(t_lo) <= 1e-300)
+    if t_lo.size and not np.all(np.diff(np.r_[t_lo, t_hi[-1]]) >= 0.0):
+        raise FloatingPointError("the computed cell ends do not increase: no partition")
+    u_lo, u_hi = (t_lo - mu) / s, (t_hi - mu) / s
+    top = np.maximum(np.abs(u_lo), np.abs(u_hi))
+    a, b = (t_lo - mu) / s, (t_hi - mu) / s
+    from scipy.special import ndtr
+
+    ends = np.where(a > 0, ndtr(-a) + ndtr(-b), ndtr(a) + ndtr(b))
+    nodes = top / s * U * (np.abs(t_lo) + np.abs(t_hi)) * 1.01
+    gl = np.where(sterbenz, GL_MASS_ACCURACY + 16.0 * U + nodes, np.inf)
+    err = np.where(by_gl, gl * mass, ndtr_accuracy(t_lo, t_hi, mu, s) * ends)
+    err = err + (4.0 * U + 2.0 * U * (top**2 + 1.0 + top * abs(mu) / s)) * mass
+    # an end shared by a Gauss-Legendre cell and an ndtr cell: the two paths place it up to dw apart
+    density_lo = np.exp(-0.5 * u_lo**2) / (s * math.sqrt(2.0 * math.pi))
+    density_hi = np.exp(-0.5 * u_hi**2) / (s * math.sqrt(2.0 * math.pi))
+    switch_lo = np.r_[True, by_gl[1:] != by_gl[:-1]] if by_gl.size else by_gl
+    switch_hi = np.r_[by_gl[1:] != by_gl[:-1], True] if by_gl.size else by_gl
+    dw_lo = 2.0 * U * (np.abs(t_lo - mu) + 1.0) * 1.01
+    dw_hi = 2.0 * U * (np.abs(t_hi - mu) + 1.0) * 1.01
+    return err + np.where(switch_lo, density_lo * dw_lo, 0.0) + np.where(switch_hi, density_hi * dw_hi, 0.0)
 
 
 def cell_errors(q: float, sigma: float, ks: np.ndarray, h: float, mass: np.ndarray, excess: np.ndarray,

@@ -36,7 +36,7 @@ from . import rounding
 from .laws import MeansLaw, PointsLaw
 
 NARROW = 0.05
-STEP_KEEP = 1e-10  # the lower law keeps a step's cells whose mass and moment are known to this (``rounding``)
+STEP_KEEP = 1e-10  # the lower law keeps at most a step's cells whose mass and moment are known to this (``_kept_cells``)
 _NODES, _WEIGHTS = np.polynomial.legendre.leggauss(5)
 
 
@@ -133,16 +133,34 @@ def _cells_laws(q: float, sigma: float, k_first: int, k_stop: int, h: float, low
     upper = PointsLaw(k_first, p, remove_excess=q * above_first * accuracy, add_excess=0.0)
     # an atom's mass within mass_err, its first moment mass g + excess within mass_err g +
     # STEP_LAW_ACCURACY excess <= (mass_err + STEP_LAW_ACCURACY expm1(h) mass) g (excess <= mass g expm1(h))
+    # the lower law: the cells at their computed ends (``rounding.partition_mass_errors``)
+    part_err = rounding.partition_mass_errors(q, sigma, ks.astype(float), h, mass[int(lowest):mass_err.size])
+    if lowest:
+        part_err = np.concatenate([mass_err[:1], part_err])
     relative = np.ones(mass.size)
     cells = mass[:mass_err.size]
     with np.errstate(divide="ignore", invalid="ignore"):
-        relative[:mass_err.size] = np.where(cells > 0, mass_err / cells, np.inf) + (
+        relative[:mass_err.size] = np.where(cells > 0, part_err / cells, np.inf) + (
             rounding.STEP_LAW_ACCURACY * math.expm1(h) + 8.0 * rounding.U)
     relative[mass_err.size:] = 2.0 * rounding.STEP_LAW_ACCURACY  # the top cell: its two closed forms
-    kept = relative <= STEP_KEEP
+    kept = _kept_cells(relative, mass)
     stored = rounding.tilt_rounding(746.0 + abs(k_stop * h) + abs(k_first * h))
     lower_rel = float(np.max(relative[kept], initial=0.0)) * 2.0 + stored
     return upper, MeansLaw(k_first, np.where(kept, mass, 0.0), lv, lower_rel)
+
+
+def _kept_cells(relative: np.ndarray, mass: np.ndarray) -> np.ndarray:
+    """The cells the lower law keeps: those whose relative error is at most r, the smallest r (at
+    most STEP_KEEP) with the mass of the cells above it at most r. In a T-step product both what
+    is dropped and the kept cells' relative error count about T times (``rounding``), so neither
+    is let grow for the other's sake."""
+    order = np.argsort(relative, kind="stable")
+    rel = relative[order]
+    above = np.cumsum(mass[order][::-1])[::-1]  # above[i]: mass of the cells from the i-th smallest up
+    dropped = np.r_[above[1:], 0.0]  # keeping the cells up to the i-th: the rest is dropped
+    ok = (dropped <= rel) | (rel >= STEP_KEEP)
+    r = STEP_KEEP if not np.any(ok) else min(float(rel[int(np.argmax(ok))]), STEP_KEEP)
+    return relative <= r
 
 
 def subsampled_step(sigma: float, q: float, h: float, tail: float) -> tuple[PointsLaw, MeansLaw]:
