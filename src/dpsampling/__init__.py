@@ -32,6 +32,8 @@ _FACE = {
     "AccountingError": "dpsampling.accountants.frames",
     "Calibration": "dpsampling.accountants.calibrate",
     "calibrate_sigma": "dpsampling.accountants.calibrate",
+    "calibrate_knob": "dpsampling.accountants.knobs",
+    "budget_left": "dpsampling.accountants.knobs",
     "compare_epsilons": "dpsampling.accountants.compare",
     "compare_sigmas": "dpsampling.accountants.compare",
     "load_schedule": "dpsampling.accountants.schedule",

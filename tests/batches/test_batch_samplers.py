@@ -315,7 +315,7 @@ def test_accounting_eps_includes_the_truncation_delta():
     assert untruncated.get_delta(eps) + a.truncation_delta_at(eps) <= delta * (1 + 1e-6)
     assert a.get_delta(sigma, 1.0) == untruncated.get_delta(1.0) + a.truncation_delta_at(1.0)
     small = BatchSampler("poisson", n, b, truncation=Truncation(max_batch_size=50)).accounting()
-    with pytest.raises(ValueError, match="delta must exceed the truncation delta"):
+    with pytest.raises(ValueError, match="delta must exceed the truncation's delta'"):
         small.get_epsilon(sigma, 1e-5)
 
 

@@ -21,9 +21,11 @@ def test_compare_gives_the_faces_bounds_and_the_number_to_report_for_the_chosen_
     table = run("compare", *RUN, "--sigma", "1.0")
     assert table.code == 0
     lines = table.out.splitlines()
-    assert lines[-2] == ("Number to report for deterministic (the first row; --sampler picks the sampler your data "
-                         "loader runs):")
-    assert lines[-1] == statement(frame, sampler="deterministic")
+    # without --sampler: no single sentence to paste, one per sampler, each led by its name
+    samplers = list(dict.fromkeys(frame["sampler"]))
+    assert lines[-len(samplers) - 1].startswith("Number to report, per sampler")
+    assert lines[-len(samplers):] == [f"  {name}: {statement(frame, sampler=name)}" for name in samplers]
+    assert not any(line.startswith("Report:") for line in lines)
     for row in frame[frame["direction"] == "max"].itertuples():
         line = next(line for line in lines if line.startswith(row.sampler + " "))
         assert f"{row.epsilon_upper:.6g}" in line and ("tight" if row.tight_pair else "bracket") in line
@@ -57,7 +59,7 @@ def test_calibrate_says_shown_sufficient_not_shown_sufficient_and_shown_insuffic
     result = run("calibrate", "--sampler", "shuffle", "--steps-per-epoch", "50", "--epochs", "1",
                  "--target-epsilon", "1", "--delta", "1e-5", "--rtol", "0.02")
     assert result.code == 0
-    python = calibrate_sigma(Phase("shuffle", 1.0, steps=50), 1.0, 1e-5, rtol=0.02)
+    python = calibrate_sigma(Phase("shuffle", 1.0, steps_per_epoch=50, epochs=1), 1.0, 1e-5, rtol=0.02)
     lines = result.out.splitlines()
     assert lines[2].startswith(f"sigma = {python.sigma:.6g}  shown sufficient")
     assert lines[3].startswith(f"sigma = {python.sigma_not_shown_sufficient:.6g}  not shown sufficient")
@@ -70,9 +72,9 @@ def test_calibrate_says_shown_sufficient_not_shown_sufficient_and_shown_insuffic
 def test_calibrate_a_schedule_scales_every_phase(tmp_path, run_json):
     path = tmp_path / "run.yaml"
     path.write_text("phases:\n  - {sampler: poisson, sigma: 1.0, steps: 100, sampling_rate: 0.01}\n"
-                    "  - {sampler: deterministic, sigma: 2.0, steps: 5}\n")
+                    "  - {sampler: deterministic, sigma: 2.0, steps_per_epoch: 5, epochs: 1}\n")
     document = run_json("calibrate", "--schedule", path, "--target-epsilon", "3", "--delta", "1e-5")
-    phases = (Phase("poisson", 1.0, steps=100, sampling_rate=0.01), Phase("deterministic", 2.0, steps=5))
+    phases = (Phase("poisson", 1.0, steps=100, sampling_rate=0.01), Phase("deterministic", 2.0, steps_per_epoch=5, epochs=1))
     python = calibrate_sigma(phases, 3.0, 1e-5)
     row = document["calibrations"][0]
     assert row["scale"] == python.scale and row["sigma_sufficient"] is None and row["sampler"] == "poisson + deterministic"
@@ -123,7 +125,7 @@ def test_calibrate_refusals(run):
     base = ["calibrate", "--target-epsilon", "1", "--delta", "1e-5"]
     cases = [
         (["--sampler", "wor", "--steps", "10"], "argument --sampling-rate: sampling_rate must be given for sampler wor"),
-        (["--sampler", "deterministic", "--steps", "10", "--max-grid-points", "1000"],
+        (["--sampler", "deterministic", "--steps-per-epoch", "10", "--max-grid-points", "1000"],
          "--max-grid-points applies where the certified engine refines a grid"),
         (["--sampler", "poisson", "--sampling-rate", "0.1", "--steps", "10", "--target-epsilon", "-1"],
          "argument --target-epsilon: target_epsilon must be positive and finite; got -1.0"),

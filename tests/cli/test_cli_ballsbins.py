@@ -32,12 +32,12 @@ MC_DELTA = {f"monte_carlo_delta_{name}" for name in ("lower", "estimate", "stder
 
 
 def test_json_rows_are_the_certified_rows_with_the_estimates_beside_them(run_json):
-    document = run_json(*_b("--sigma", "0.6", "--steps", "20", "--epsilon", "0.5", "2", "--method", "naive",
+    document = run_json(*_b("--sigma", "0.6", "--steps-per-epoch", "20", "--epsilon", "0.5", "2", "--method", "naive",
                             "--samples", "20000", "--seed", "3", "--error-prob", "0.01"))
     inputs = document["inputs"]
     assert (inputs["samples"], inputs["seed"], inputs["error_prob"], inputs["method"]) == (20000, 3, 0.01, "naive")
     assert "1 - error_prob" in document["attrs"]["monte_carlo"]["guarantee"]
-    certified = Accountant(Phase("balls_and_bins", 0.6, steps=20)).delta_bounds([0.5, 2.0])
+    certified = Accountant(Phase("balls_and_bins", 0.6, steps_per_epoch=20, epochs=1)).delta_bounds([0.5, 2.0])
     rows = document["bounds"]
     assert [{k: row[k] for k in certified.columns} for row in rows] == certified.to_dict("records")
     assert all(row["sampler"] == "balls_and_bins" for row in rows)
@@ -61,7 +61,7 @@ def test_json_rows_are_the_certified_rows_with_the_estimates_beside_them(run_jso
 @pytest.mark.parametrize("method", ["naive", "importance"])
 def test_single_step_reproduces_the_gaussian_mechanism(run_json, method):
     eps = [0.0, 1.0, 2.5]
-    document = run_json(*_b("--sigma", "0.8", "--steps", "1", "--epsilon", *map(str, eps), "--samples", "100000",
+    document = run_json(*_b("--sigma", "0.8", "--steps-per-epoch", "1", "--epsilon", *map(str, eps), "--samples", "100000",
                             "--seed", "5", "--error-prob", "1e-6", "--method", method))
     by = _by(document["bounds"], "epsilon")
     for value, exact in zip(eps, gaussian_delta(eps, 0.8)):
@@ -75,7 +75,7 @@ def test_single_step_reproduces_the_gaussian_mechanism(run_json, method):
 
 def test_epsilon_queries_bracket_the_gaussian_mechanism_and_end_with_the_number_to_report(run_json):
     deltas = [1e-2, 1e-3]
-    document = run_json(*_b("--sigma", "0.8", "--steps", "1", "--delta", *map(str, deltas), "--samples", "200000",
+    document = run_json(*_b("--sigma", "0.8", "--steps-per-epoch", "1", "--delta", *map(str, deltas), "--samples", "200000",
                             "--seed", "6", "--error-prob", "1e-6", "--epsilon-step", "0.005", "--method", "naive"))
     by = _by(document["bounds"], "delta")
     for delta in deltas:
@@ -86,7 +86,7 @@ def test_epsilon_queries_bracket_the_gaussian_mechanism_and_end_with_the_number_
         for direction in ("remove", "add"):
             row = by[(delta, direction)]
             assert row["monte_carlo_epsilon_lower"] <= row["monte_carlo_epsilon_upper"] <= row["epsilon_deterministic"]
-    certified = Accountant(Phase("balls_and_bins", 0.8, steps=1)).epsilon_bounds(deltas)
+    certified = Accountant(Phase("balls_and_bins", 0.8, steps_per_epoch=1, epochs=1)).epsilon_bounds(deltas)
     assert document["statement"] == statement(certified)
 
 
@@ -102,15 +102,15 @@ def test_order_statistics_and_epochs(run_json):
 
 @pytest.mark.parametrize("relation", ["add", "remove"])
 def test_relation_picks_the_headline_row_of_the_certified_bounds(run_json, relation):
-    document = run_json(*_b("--sigma", "0.8", "--steps", "20", "--epsilon", "0.5", "1", "--samples", "3000",
+    document = run_json(*_b("--sigma", "0.8", "--steps-per-epoch", "20", "--epsilon", "0.5", "1", "--samples", "3000",
                             "--method", "naive", "--relation", relation))
     assert document["inputs"]["relation"] == relation and document["attrs"]["headline"] == relation
-    certified = Accountant(Phase("balls_and_bins", 0.8, steps=20), relation=relation).delta_bounds([0.5, 1.0])
+    certified = Accountant(Phase("balls_and_bins", 0.8, steps_per_epoch=20, epochs=1), relation=relation).delta_bounds([0.5, 1.0])
     assert document["statement"] == statement(certified)
 
 
 def test_table_output(run):
-    result = run(*_b("--sigma", "0.8", "--steps", "5", "--epsilon", "1", "--samples", "1000", "--method", "naive"))
+    result = run(*_b("--sigma", "0.8", "--steps-per-epoch", "5", "--epsilon", "1", "--samples", "1000", "--method", "naive"))
     assert result.code == 0 and "mc_estimate" in result.out and "method=naive" in result.out
     assert "certified_upper" in result.out and result.out.rstrip().splitlines()[-1].startswith("Report: ")
 
@@ -124,25 +124,25 @@ def test_a_delta_monte_carlo_cannot_certify_is_refused_with_the_sample_count_tha
 
 
 BAD = [
-    (["--sigma", "1", "--steps", "10", "--epsilon", "1", "--method", "naive", "--samples", "0"],
+    (["--sigma", "1", "--steps-per-epoch", "10", "--epsilon", "1", "--method", "naive", "--samples", "0"],
      "argument --samples: samples must be an integer >= 1; got 0"),
-    (["--sigma", "1", "--steps", "10", "--epsilon", "1", "--method", "naive", "--error-prob", "1"],
+    (["--sigma", "1", "--steps-per-epoch", "10", "--epsilon", "1", "--method", "naive", "--error-prob", "1"],
      "argument --error-prob: error_prob must be in the open interval (0, 1); got 1"),
-    (["--sigma", "1", "--steps", "10", "--epsilon", "1", "--method", "order-stats", "--orders", "1,3,2"],
+    (["--sigma", "1", "--steps-per-epoch", "10", "--epsilon", "1", "--method", "order-stats", "--orders", "1,3,2"],
      "orders must be strictly increasing"),
-    (["--sigma", "1", "--steps", "10", "--epsilon", "1", "--method", "order-stats"],
+    (["--sigma", "1", "--steps-per-epoch", "10", "--epsilon", "1", "--method", "order-stats"],
      "argument --orders: orders must be given"),
-    (["--sigma", "1", "--steps", "10", "--epsilon", "1", "--method", "naive", "--orders", "1..3"],
+    (["--sigma", "1", "--steps-per-epoch", "10", "--epsilon", "1", "--method", "naive", "--orders", "1..3"],
      "argument --orders: orders must be omitted unless"),
     (["--sigma", "1", "--steps-per-epoch", "10", "--epochs", "2", "--epsilon", "1", "--method", "importance"],
      "argument --epochs: epochs must be 1 with importance sampling"),
-    (["--sigma", "1", "--steps", "10", "--delta", "1e-3", "--method", "importance"],
+    (["--sigma", "1", "--steps-per-epoch", "10", "--delta", "1e-3", "--method", "importance"],
      "argument --method: method must be naive or order-stats for --delta queries"),
-    (["--sigma", "1", "--steps", "10", "--epsilon", "1", "--samples", "100"],
+    (["--sigma", "1", "--steps-per-epoch", "10", "--epsilon", "1", "--samples", "100"],
      "--samples applies to the Monte Carlo estimators: choose --method"),
-    (["--sigma", "1", "--steps", "10", "--epsilon", "1", "--method", "naive", "--pld-method", "dp_accounting"],
+    (["--sigma", "1", "--steps-per-epoch", "10", "--epsilon", "1", "--method", "naive", "--pld-method", "dp_accounting"],
      "--pld-method applies without --method"),
-    (["--sigma", "1", "--steps", "10", "--epsilon", "1", "--method", "magic"], "invalid choice: 'magic'"),
+    (["--sigma", "1", "--steps-per-epoch", "10", "--epsilon", "1", "--method", "magic"], "invalid choice: 'magic'"),
 ]
 
 

@@ -165,7 +165,7 @@ def test_composed_events_and_noop():
     (None, gaussian(1.0), -1, "count must be a non-negative integer; got -1"),
     (None, dpa.SelfComposedDpEvent(gaussian(1.0), -2), 1, "SelfComposedDpEvent.count must be a non-negative"),
     (None, RandomAllocationDpEvent(gaussian(1.0), 2, 10), 1, "num_selected = 2"),
-    (None, dpa.LaplaceDpEvent(1.0), 1, "LaplaceDpEvent is not an event the project certifies"),
+    (None, dpa.LaplaceDpEvent(1.0), 1, "LaplaceDpEvent: the project.s certified pairs are for Gaussian noise"),
     (REPLACE_ONE, dpa.PoissonSampledDpEvent(0.1, gaussian(1.0)), 1, "PoissonSampledDpEvent under REPLACE_ONE"),
     (REPLACE_ONE, dpa.ComposedDpEvent([dpa.SampledWithoutReplacementDpEvent(100, 10, gaussian(1.0)),
                                        dpa.SampledWithoutReplacementDpEvent(100, 20, gaussian(1.0))]), 1,

@@ -83,3 +83,20 @@ def test_importing_after_opacus_registers_the_default_name():
             "print('dpsampling' in _ACCOUNTANTS)")
     out = subprocess.run([sys.executable, "-W", "ignore", "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "True"
+
+
+def test_the_docs_loader_snippet_runs_as_written_and_sums_the_loss():
+    """docs/INTEGRATIONS.md's Opacus loader snippet, with a dataset, a model and a rate defined
+    before it: it trains, keeps our batch_sampler, reports the loader's eps, and does not fall
+    into loss_reduction="mean" (whose expected batch size would be b / K, not b)."""
+    from pathlib import Path
+
+    text = (Path(__file__).parents[2] / "docs" / "INTEGRATIONS.md").read_text()
+    start = text.index('sampler = BatchSampler("balls_and_bins", len(dataset), 256')
+    snippet = text[text.rindex("```python", 0, start) + len("```python"):text.index("```", start)]
+    namespace = {"dataset": _data(), "model": nn.Sequential(nn.Linear(5, 2)), "lr": 0.1}
+    exec(compile(snippet, "INTEGRATIONS.md", "exec"), namespace)
+    engine, sampler, optimizer = namespace["engine"], namespace["sampler"], namespace["optimizer"]
+    assert optimizer.loss_reduction == "sum" and namespace["loader"].batch_sampler is sampler
+    assert len(engine.accountant) == len(sampler)
+    assert engine.get_epsilon(DELTA) == sampler.accounting().get_epsilon(1.1, DELTA)

@@ -60,3 +60,20 @@ def test_an_empty_config_is_valid_and_a_typo_is_not():
     check_config({}, SCHEMA_PATH)
     with pytest.raises(ConfigError, match="unknown key 'chua42'"):
         check_config({"chua42": {}}, SCHEMA_PATH)
+
+
+def test_nested_config_overrides_are_read_as_the_schemas_types():
+    """Snakemake's --config reads nested values with YAML's BaseLoader (all strings): the schema's
+    types are applied, so an override means what it says (issue 33)."""
+    from snakemake.cli import parse_config
+    from snakemake.utils import update_config
+
+    config = yaml.safe_load((ROOT / "config/config.yaml").read_text())
+    override = parse_config(['chua24={"fig4": {"steps": 50000, "sigmas": [0.5, 1.5]}}'])
+    assert override["chua24"]["fig4"]["steps"] == "50000"  # what Snakemake hands over
+    update_config(config, override)  # what Snakemake does with the config file and --config
+    check_config(config, SCHEMA_PATH)
+    assert config["chua24"]["fig4"]["steps"] == 50000 and config["chua24"]["fig4"]["sigmas"] == [0.5, 1.5]
+    config["chua24"]["fig4"]["steps"] = "fifty"
+    with pytest.raises(ConfigError, match="chua24.fig4.steps: must be of type integer; got 'fifty'"):
+        check_config(config, SCHEMA_PATH)

@@ -33,6 +33,7 @@ from dpsampling.accountants.certified.engine import (
     refined,
 )
 from dpsampling.accountants.frames import AccountingError, LongRows, Refused, bounds_rows, headline_value
+from dpsampling.accountants.limits import query_limit
 from dpsampling.accountants.reference import rdp
 from dpsampling.accountants.relations import (
     ADD_OR_REMOVE,
@@ -146,7 +147,8 @@ class Accountant:
         """The checked long rows; a fault below the face (anything but a refusal) is an
         AccountingError naming the run, never a ValueError that would read as bad input."""
         try:
-            bounds, methods, computation = self._bounds(quantity, values)
+            with query_limit(f"the {quantity} query of {self._label()}"):  # none unless set (the CLI's --time-limit)
+                bounds, methods, computation = self._bounds(quantity, values)
         except (Refused, AccountingError):
             raise
         except Exception as error:

@@ -97,9 +97,14 @@ def epsilon_with_truncation(get_epsilon, delta: float, truncation_delta_at, trun
     charged_at = check_nonnegative("truncation_epsilon", truncation_epsilon)
     for _ in range(50):
         spent = truncation_delta_at(charged_at)
+        if spent >= 1.0:
+            raise ValueError(f"max_batch_size is too small for this run: the truncation's delta' = (1 + e^eps) K T "
+                             f"Pr[batch size > max_batch_size] is {spent:.3g} at eps {charged_at:g}, above 1 (no delta "
+                             "is left); raise max_batch_size")
         if spent >= delta:
-            raise ValueError(f"delta must exceed the truncation delta {spent:.3g} (at eps {charged_at:g}); got "
-                             f"{delta:g} (raise max_batch_size or delta)")
+            raise ValueError(f"delta must exceed the truncation's delta' = (1 + e^eps) K T Pr[batch size > "
+                             f"max_batch_size] = {spent:.3g} (at eps {charged_at:g}); got {delta:g} (raise "
+                             "max_batch_size or delta)")
         epsilon = get_epsilon(delta - spent) if spent else get_epsilon(delta)
         if epsilon <= charged_at:
             return epsilon

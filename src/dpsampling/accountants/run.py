@@ -12,8 +12,10 @@ A phase is given in the vocabulary of the libraries users come from, resolved by
   and ``batch_size`` (q = b / n); there is no default rate. Only q and the total steps enter their
   accounting;
 - deterministic, shuffle and balls_and_bins (epoch-based) are described by T steps per epoch and K
-  epochs (each example in exactly one batch per epoch); ``steps`` alone is one epoch of that many
-  steps (with ``dataset_size`` and ``batch_size``: K = steps / T, which must be a whole number).
+  epochs (each example in exactly one batch per epoch). ``steps`` (total) needs T: with
+  ``steps_per_epoch`` or with ``dataset_size`` and ``batch_size``, K = steps / T, which must be a
+  whole number. ``steps`` alone is refused: 4,700 steps as one epoch of 4,700 costs 26 times less
+  than 20 epochs of 235 (balls_and_bins, sigma 1.1), and only the user knows which ran.
 
 Bad input raises one ``ValueError`` naming the argument, the value and what is allowed.
 """
@@ -26,6 +28,8 @@ from dpsampling.accountants.samplers import SAMPLER_NAMES, sampler_spec
 from dpsampling.samplers import RATE_BASED
 from dpsampling.validation import check_int_at_least, check_positive, check_rate
 
+STEPS_ALONE = "steps alone does not describe"
+"""How the refusal of ``steps`` alone for an epoch-based sampler begins (the CLI words it in flags)."""
 RUN_FIELDS = ("steps", "epochs", "steps_per_epoch", "sampling_rate", "dataset_size", "batch_size")
 """The keywords that describe how long a phase runs and how it samples (``Phase``)."""
 
@@ -175,8 +179,12 @@ def _length(sampler: str, steps, epochs, per_epoch, epoch_based: bool) -> tuple[
         per_epoch = check_int_at_least("steps_per_epoch", per_epoch, 1)
     if steps is not None:
         total = check_int_at_least("steps", steps, 1)
+        if per_epoch is None and epoch_based:
+            raise ValueError(f"{STEPS_ALONE} a run of sampler {sampler} (its cost depends on how the "
+                             f"steps are cut into epochs): give steps_per_epoch with epochs (or with steps), or "
+                             f"dataset_size and batch_size (T = ceil(n / b)); got steps={steps!r} alone")
         if per_epoch is None:
-            return (total, total, 1) if epoch_based else (total, None, None)
+            return total, None, None
         if total % per_epoch:
             raise ValueError(f"steps must be a whole number of epochs of {per_epoch:,} steps for sampler {sampler}; "
                              f"got {steps!r}")
@@ -203,4 +211,4 @@ def as_phases(phases) -> tuple[Phase, ...]:
     return phases
 
 
-__all__ = ["RUN_FIELDS", "SAMPLER_NAMES", "Phase", "as_phases"]
+__all__ = ["RUN_FIELDS", "SAMPLER_NAMES", "STEPS_ALONE", "Phase", "as_phases"]

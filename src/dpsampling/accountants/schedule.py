@@ -6,36 +6,40 @@
 
 Each phase takes the keywords of ``run.Phase`` (``sampler``, ``sigma``, and ``steps`` (total) or
 ``epochs`` with ``steps_per_epoch`` / ``dataset_size`` and ``batch_size``; ``sampling_rate`` for
-poisson and wor), with the same rules and no defaults. A sampler without a dominating pair
-(shuffle) cannot be composed and is refused. Numbers may be written as YAML floats (``4e-3``,
-which YAML 1.1 reads as a string, is read as the number). Every error is one line naming the
-file, the phase, the field, the value and what is allowed.
+poisson and wor), with the same rules and no defaults (an epoch-based phase is given by its epochs:
+``steps`` alone is refused). A sampler without a dominating pair (shuffle) cannot be composed
+and is refused. Numbers may be written as YAML floats (``4e-3``, which YAML 1.1 reads as a
+string, is read as the number; a whole number written ``1e3`` or ``1000.0`` is the integer 1000,
+as on the command line). The file is read strictly (``yamlfile.read_yaml``: a directory, a file
+that is not text and a key given twice are refused). Every error is one line naming the file,
+the phase, the field, the value and what is allowed.
 """
 
 from __future__ import annotations
 
+import math
 import re
-from pathlib import Path
-
-import yaml
 
 from dpsampling.accountants.run import RUN_FIELDS, Phase
 from dpsampling.accountants.samplers import SAMPLERS
+from dpsampling.yamlfile import InputFileError, read_yaml
 
 FIELDS = ("sampler", "sigma", *RUN_FIELDS)
 COMPOSABLE = tuple(name for name, spec in SAMPLERS.items() if spec.composable)
 _NUMBER = re.compile(r"^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$")
 
 
-class ScheduleError(ValueError):
+class ScheduleError(InputFileError):
     """A schedule file that cannot be used; the message is one line."""
 
 
-def _number(value):
-    """A YAML scalar as a number where it is one: YAML 1.1 reads 4e-3 (no dot) as a string."""
+def _number(value, integer: bool):
+    """A YAML scalar as a number where it is one: YAML 1.1 reads 4e-3 (no dot) as a string; an
+    integer field takes a whole float (1e3, 1000.0) as the integer, as the command line does."""
     if isinstance(value, str) and _NUMBER.match(value.strip()):
-        number = float(value)
-        return int(number) if number.is_integer() and not re.search(r"[.eE]", value) else number
+        value = float(value)
+    if integer and isinstance(value, float) and math.isfinite(value) and value.is_integer():
+        return int(value)
     return value
 
 
@@ -53,12 +57,16 @@ def _phase(where: str, index: int, entry) -> Phase:
     if sampler not in COMPOSABLE:
         raise ScheduleError(f"{at}: field 'sampler' is {sampler!r}; allowed: {', '.join(COMPOSABLE)} (a sampler "
                             "without a dominating pair cannot be composed)")
-    values = {field: _number(value) for field, value in entry.items() if field != "sampler"}
-    for field, value in values.items():
+    values = {}
+    for field, value in entry.items():
+        if field == "sampler":
+            continue
         integer = field not in ("sigma", "sampling_rate")
+        value = values[field] = _number(value, integer)
         kind = int if integer else (int, float)
         if isinstance(value, bool) or not isinstance(value, kind):
-            raise ScheduleError(f"{at}: field {field!r} is {value!r}; allowed: {'an integer' if integer else 'a number'}")
+            raise ScheduleError(f"{at}: field {field!r} is {entry[field]!r}; allowed: "
+                                f"{'a whole number' if integer else 'a number'}")
     try:
         return Phase(sampler, **values)
     except ValueError as error:
@@ -67,15 +75,10 @@ def _phase(where: str, index: int, entry) -> Phase:
 
 def load_schedule(path) -> tuple[Phase, ...]:
     """The phases of a schedule file (module docstring)."""
-    path = Path(path)
-    if not path.is_file():
-        raise ScheduleError(f"{path}: schedule file not found")
     try:
-        document = yaml.safe_load(path.read_text())
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        line = f" (line {mark.line + 1})" if mark is not None else ""
-        raise ScheduleError(f"{path}: not valid YAML{line}") from None
+        document = read_yaml(path, "schedule file")
+    except InputFileError as error:
+        raise ScheduleError(str(error)) from None
     if not isinstance(document, dict) or "phases" not in document:
         raise ScheduleError(f"{path}: must be a mapping with a list 'phases'")
     extra = sorted(set(document) - {"phases"})

@@ -49,7 +49,7 @@ EXAMPLES = """examples:
   dpsampling account --sampler wor --sigma 0.8 --sampling-rate 0.001 --steps 10000 --epsilon 1 2 --json
   dpsampling account --sampler wor --sigma 2 --sampling-rate 0.01 --steps 1000 --relation substitution --delta 1e-5
   dpsampling account --sampler balls_and_bins --sigma 1 --steps-per-epoch 196 --epochs 10 --delta 1e-5
-  dpsampling account --sampler shuffle --sigma 0.5 --steps 10000 --delta 1e-6
+  dpsampling account --sampler shuffle --sigma 0.5 --steps-per-epoch 1000 --epochs 10 --delta 1e-6
   dpsampling account --schedule run.yaml --delta 1e-5
 
 The output states the run in full (total steps, steps per epoch, rate, expected batch size), the

@@ -14,8 +14,9 @@ import argparse
 
 from dpsampling.accountants.accountant import METHODS, Accountant
 from dpsampling.accountants.certified.engine import DEFAULT_MAX_GRID_POINTS
+from dpsampling.accountants.limits import DEFAULT_TIME_LIMIT
 from dpsampling.accountants.relations import ADD_OR_REMOVE, DEFAULT_RELATION, REFINE_CHOICES, RELATIONS
-from dpsampling.accountants.run import RUN_FIELDS, Phase
+from dpsampling.accountants.run import RUN_FIELDS, STEPS_ALONE, Phase
 from dpsampling.accountants.samplers import relation_help
 
 FLAGS = {
@@ -36,6 +37,7 @@ FLAGS = {
     "method": "--pld-method",
     "max_grid_points": "--max-grid-points",
     "rtol": "--rtol",
+    "time_limit": "--time-limit",
 }
 """The face's argument name (the first word of its ValueError) -> the flag that sets it."""
 
@@ -53,7 +55,8 @@ def whole(text: str):
 
 RUN_HELP = {
     "steps": ("N", whole, "TOTAL steps of the run (Opacus' steps, dp_accounting's count); epoch-based samplers: "
-                        "one epoch of N steps, or N / T epochs with --steps-per-epoch. Not with --epochs"),
+                        "N / T epochs, with --steps-per-epoch T (or --dataset-size and --batch-size). Not with "
+                        "--epochs"),
     "epochs": ("K", whole, "epochs, with --steps-per-epoch, or --dataset-size and --batch-size (T = ceil(N / B)); "
                          "poisson and wor: also with the rate alone (T = ceil(1 / Q))"),
     "steps_per_epoch": ("T", whole, "steps (batches) per epoch"),
@@ -79,7 +82,13 @@ def phases_of(args, sigma: float) -> tuple[Phase, ...]:
     """The run: one Phase of --sampler at ``sigma`` and the run flags, or the schedule's phases
     (then no run flag may be given: the file describes the whole run)."""
     if args.schedule is None:
-        return (Phase(args.sampler, sigma, **run_keywords(args)),)
+        keywords = run_keywords(args)
+        try:
+            return (Phase(args.sampler, sigma, **keywords),)
+        except ValueError as error:
+            if str(error).startswith(STEPS_ALONE):
+                _steps_alone(args.sampler, keywords)
+            raise
     given = [FLAGS[name] for name in ("sampler", "sigma", *RUN_FIELDS) if getattr(args, name, None) is not None]
     if given:
         raise ValueError(f"--schedule describes the whole run (each phase's sampler, sigma and length); got "
@@ -87,6 +96,14 @@ def phases_of(args, sigma: float) -> tuple[Phase, ...]:
     from dpsampling.accountants.schedule import load_schedule  # yaml, imported for a schedule only
 
     return load_schedule(args.schedule)
+
+
+def _steps_alone(sampler: str, keywords: dict) -> None:
+    """``run.Phase``'s refusal of steps alone for an epoch-based sampler, in the flags' words."""
+    raise ValueError(f"--steps alone does not describe a run of sampler {sampler} (its cost depends on how the steps "
+                     "are cut into epochs: 4,700 steps as one epoch cost far less than 20 epochs of 235): give "
+                     "--steps-per-epoch with --epochs (or with --steps), or --dataset-size and --batch-size; got "
+                     f"--steps {keywords['steps']} alone")
 
 
 def run_keywords(args, fields=RUN_FIELDS) -> dict:
@@ -102,6 +119,9 @@ def add_accounting_arguments(parser: argparse.ArgumentParser, relations=RELATION
                             "of the remove and add directions; every direction is reported)")
     group.add_argument("--accuracy", type=float, metavar="A", default=None,
                        help=f"refine until (upper - lower) / upper <= A, in (0, 1) (default {DEFAULT_ACCURACY:g})")
+    group.add_argument("--time-limit", type=float, metavar="S", default=DEFAULT_TIME_LIMIT,
+                       help=f"refuse a query once both its CPU and its wall-clock time pass S seconds (default "
+                            f"{DEFAULT_TIME_LIMIT:g}; 'inf': none); a terminal sees the engine's estimates")
     if not engine:
         return
     group.add_argument("--refine", choices=REFINE_CHOICES, default=None,

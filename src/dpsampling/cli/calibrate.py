@@ -12,6 +12,12 @@ calibration's one row (``Calibration.as_row``, the row ``compare --target-epsilo
 sampler) in ``calibrations``. Three sigmas, three words: shown sufficient (its upper bound meets
 the target), not shown sufficient (the largest tried whose upper bound does not), shown
 insufficient (the largest whose lower bound exceeds the target: no accountant can certify it).
+
+``--knob steps | epochs | batch_size | sampling_rate`` (with ``--sigma``) calibrates that knob of the
+run instead (``knobs.calibrate_knob``: the largest value shown sufficient, and the next, not shown
+sufficient); ``--budget-left`` (with ``--sigma``) reads the run as the steps taken so far and
+answers the eps spent and how many more steps (poisson, wor) or epochs it leaves
+(``knobs.budget_left``).
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ import argparse
 from dpsampling import SAMPLERS
 from dpsampling.accountants.accountant import METHOD_LABELS
 from dpsampling.accountants.calibrate import DEFAULT_RTOL, START_SIGMA, calibrate_sigma
+from dpsampling.accountants.knobs import KNOBS, budget_left, calibrate_knob
 from dpsampling.accountants.relations import DEFAULT_RELATION
 from dpsampling.accountants.run import RUN_FIELDS
 from dpsampling.cli.arguments import (
@@ -40,6 +47,10 @@ EXAMPLES = """examples:
   dpsampling calibrate --sampler wor --sampling-rate 0.001 --steps 10000 --target-epsilon 10 --delta 1e-6 --json
   dpsampling calibrate --sampler balls_and_bins --steps-per-epoch 196 --epochs 10 --target-epsilon 2 --delta 1e-5
   dpsampling calibrate --schedule run.yaml --target-epsilon 4 --delta 1e-5
+  dpsampling calibrate --knob epochs --sampler poisson --sigma 1.1 --dataset-size 60000 --batch-size 256 --epochs 20 \
+      --target-epsilon 2 --delta 1e-5
+  dpsampling calibrate --budget-left --sampler poisson --sigma 1.1 --sampling-rate 0.01 --steps 500 \
+      --target-epsilon 2 --delta 1e-5
 """
 
 
@@ -52,6 +63,15 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     parser.add_argument("--schedule", metavar="FILE",
                         help="a YAML file of phases: one factor scales every phase's sigma")
     add_run_arguments(parser)
+    knob = parser.add_mutually_exclusive_group()
+    knob.add_argument("--knob", choices=KNOBS, default=None,
+                      help="the knob to calibrate (default sigma); any other with --sigma: its largest value shown "
+                           "sufficient, the others as given")
+    knob.add_argument("--budget-left", action="store_true",
+                      help="with --sigma: the run is the steps taken so far; answer the eps spent and how many more "
+                           "steps (poisson, wor) or epochs keep it within the target")
+    parser.add_argument("--sigma", type=float, metavar="S", help="the run's noise multiplier (with --knob other than "
+                                                                 "sigma, or --budget-left)")
     parser.add_argument("--target-epsilon", type=float, required=True, metavar="E", help="target eps (> 0)")
     parser.add_argument("--delta", type=float, required=True, metavar="D", help="delta in (0, 1)")
     add_accounting_arguments(parser)
@@ -66,6 +86,11 @@ def flags(args) -> dict:
 
 
 def run(args) -> int:
+    if args.budget_left or args.knob not in (None, "sigma"):
+        return _knob(args)
+    if args.sigma is not None:
+        raise ValueError(f"--sigma applies with --knob {'|'.join(KNOBS[1:])} or --budget-left (calibrating sigma, "
+                         f"the search starts at {START_SIGMA:g}); got --sigma {args.sigma:g}")
     phases = phases_of(args, START_SIGMA)
     options = engine_options(phases, args)
     result = calibrate_sigma(phases, args.target_epsilon, args.delta, relation=args.relation or DEFAULT_RELATION,
@@ -98,3 +123,34 @@ def _text(result, args) -> list[str]:
             lines.append(f"{name} = {insufficient:.6g}  shown insufficient (its lower bound exceeds the "
                          "target: no accountant can certify it)")
     return lines
+
+
+def _knob(args) -> int:
+    """--knob other than sigma, or --budget-left: the run at --sigma (``knobs``)."""
+    what = "--budget-left" if args.budget_left else f"--knob {args.knob}"
+    if args.sigma is None and args.schedule is None:
+        raise ValueError(f"--sigma must be given with {what} (the run's noise multiplier); got none")
+    phases = phases_of(args, args.sigma)
+    options = engine_options(phases, args)
+    options.pop("refine")
+    common = {"relation": args.relation or DEFAULT_RELATION, "accuracy": accuracy(args), **options}
+    inputs = {name: getattr(args, name) for name in ("sampler", "sigma", "schedule", *RUN_FIELDS, "knob", "budget_left",
+                                                      "target_epsilon", "delta", "relation", "accuracy", "rtol")}
+    if args.budget_left:
+        result = budget_left(phases, args.target_epsilon, args.delta, **common)
+        lines = [f"# run so far: {phase.describe()}" for phase in phases]
+        lines += [f"eps spent at delta {args.delta:g}: certified upper bound {result.epsilon_spent_upper:.6g} (lower "
+                  f"bound {result.epsilon_spent_lower:.6g})",
+                  f"{result.more:,} more {result.unit} of the last phase keep the run shown within eps "
+                  f"{args.target_epsilon:g} (the next one is not shown to)"]
+    else:
+        rtol = DEFAULT_RTOL if args.rtol is None else args.rtol
+        result = calibrate_knob(phases, args.knob, args.target_epsilon, args.delta, rtol=rtol, **common)
+        not_shown = "none in range" if result.value_not_shown is None else f"{result.value_not_shown:.6g}"
+        lines = [f"# run at the value shown sufficient: {phase.describe()}" for phase in result.phases]
+        lines += [f"{args.knob} = {result.value:.6g}  shown sufficient (certified eps upper bound "
+                  f"{result.epsilon_upper:.6g} <= {args.target_epsilon:g}); {args.knob} = {not_shown}  not shown "
+                  "sufficient"]
+    document = {"command": "calibrate", "inputs": inputs, **result.as_dict()}
+    print(dump(document) if args.json else "\n".join(lines))
+    return 0

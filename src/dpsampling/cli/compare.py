@@ -7,13 +7,14 @@ are, in Python, ``compare_epsilons(1.0, 1e-5, dataset_size=50000, batch_size=256
 ``compare_sigmas(2.0, 1e-5, dataset_size=50000, batch_size=256, epochs=10)``, the same numbers bit
 for bit. Every sampler runs the same data: poisson and wor at rate q = B / N, the others in
 T = ceil(N / B) batches per epoch. The answer ends with the number to report for the sampler your
-data loader runs (``--sampler``; without it, the first row's, and it says so).
+data loader runs (``--sampler``); without it, with ``--sigma``, one sentence per sampler, each
+led by its sampler's name (no single sentence to paste by mistake), and with ``--target-epsilon``
+none (``--sampler`` asks for it).
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 from pathlib import Path
 
 from dpsampling import SAMPLERS
@@ -27,6 +28,7 @@ from dpsampling.cli.arguments import FLAGS, accuracy, add_accounting_arguments, 
 from dpsampling.cli.arguments import run_keywords as _keywords
 from dpsampling.cli.main import OneLineParser
 from dpsampling.cli.output import WORDS, bounds_records, dump, records, table
+from dpsampling.cli.paths import output_file
 from dpsampling.cli.plot import PLOT_SUFFIXES, plot_comparison
 
 RUN = ("dataset_size", "batch_size", "epochs", "steps")
@@ -87,36 +89,19 @@ def run(args) -> int:
 
 def _plot_path(path: str | None) -> Path | None:
     """A file that can be written (checked before any computation; nothing is written yet)."""
-    if path is None:
-        return None
-    target = Path(path)
-    if target.suffix.lower() not in PLOT_SUFFIXES:
-        raise ValueError(f"--plot must end in {' or '.join(PLOT_SUFFIXES)}; got {path!r}")
-    folder = target.parent
-    if not folder.is_dir():
-        raise ValueError(f"--plot must be in an existing folder; got {path!r} ({folder} does not exist)")
-    if target.is_dir() or not os.access(folder, os.W_OK) or (target.exists() and not os.access(target, os.W_OK)):
-        raise ValueError(f"--plot must be a writable file; got {path!r}")
-    return target
-
-
-def _chosen(args, samplers) -> tuple[str, str]:
-    """(sampler, why): the user's --sampler, or the first row."""
-    if args.sampler is not None:
-        return args.sampler, "--sampler"
-    return samplers[0], "the first row; --sampler picks the sampler your data loader runs"
+    return None if path is None else output_file(path, "--plot", PLOT_SUFFIXES)
 
 
 def _epsilons(args, keywords: dict, plot: Path | None) -> tuple[dict, list[str]]:
     relation = args.relation or DEFAULT_RELATION
     frame = compare_epsilons(args.sigma, args.delta, relation=relation, accuracy=accuracy(args), **keywords)
     samplers = list(dict.fromkeys(frame["sampler"]))
-    sampler, why = _chosen(args, samplers)
+    sampler = args.sampler
     statements = {name: statement(frame, sampler=name) for name in samplers}
     run = [Phase(name, args.sigma, **keywords).describe() for name in samplers]
     document = {"command": "compare", "inputs": _inputs(args), "run": run, "bounds": bounds_records(frame),
                 "attrs": dict(frame.attrs),
-                "statement": statements[sampler], "statement_sampler": sampler, "statements": statements}
+                "statement": statements.get(sampler), "statement_sampler": sampler, "statements": statements}
     if plot is not None:
         document["plot"] = {"file": str(plot), **plot_comparison(args.sigma, args.delta, relation, accuracy(args),
                                                                  keywords, plot)}
@@ -133,8 +118,11 @@ def _epsilons(args, keywords: dict, plot: Path | None) -> tuple[dict, list[str]]
     text += [f"  {row['sampler']}: lower {row['lower_method']}; upper {row['upper_method']}" for row in rows]
     if plot is not None:
         text.append(f"wrote {plot}")
-    text.append(f"Number to report for {sampler} ({why}):")
-    text.append(statements[sampler])
+    if sampler is not None:
+        text += [f"Number to report for {sampler} (--sampler):", statements[sampler]]
+    else:
+        text.append("Number to report, per sampler (the one your data loader runs; --sampler gives it alone):")
+        text += [f"  {name}: {sentence}" for name, sentence in statements.items()]
     return document, text
 
 
@@ -149,14 +137,15 @@ def _sigmas(args, keywords: dict) -> tuple[dict, list[str]]:
     frame = compare_sigmas(args.target_epsilon, args.delta, relation=relation, accuracy=accuracy(args), rtol=rtol,
                            **keywords)
     rows = records(frame)
-    sampler, why = _chosen(args, [row["sampler"] for row in rows])
-    chosen = next(row for row in rows if row["sampler"] == sampler)
-    at = Phase(sampler, chosen["sigma_sufficient"], **keywords)
-    sentence = statement(Accountant(at, relation=relation, accuracy=accuracy(args)).epsilon_bounds([args.delta]))
+    sampler, sentence, sigma = args.sampler, None, None
+    if sampler is not None:
+        sigma = next(row for row in rows if row["sampler"] == sampler)["sigma_sufficient"]
+        at = Phase(sampler, sigma, **keywords)
+        sentence = statement(Accountant(at, relation=relation, accuracy=accuracy(args)).epsilon_bounds([args.delta]))
     run = [Phase(row["sampler"], row["sigma_sufficient"], **keywords).describe() for row in rows]
     document = {"command": "compare", "inputs": _inputs(args), "run": run, "calibrations": rows, "words": WORDS,
                 "attrs": dict(frame.attrs), "statement": sentence, "statement_sampler": sampler,
-                "statement_sigma": chosen["sigma_sufficient"]}
+                "statement_sigma": sigma}
     columns = [("sampler", "sampler"), ("steps", "total_steps"), ("sampling_rate", "rate"),
                ("sigma_sufficient", "shown_sufficient"), ("sigma_not_shown_sufficient", "not_shown_suff"),
                ("sigma_shown_insufficient", "shown_insuff"), ("epsilon_upper", "eps_upper")]
@@ -165,9 +154,11 @@ def _sigmas(args, keywords: dict) -> tuple[dict, list[str]]:
         f"delta {args.delta:g}, relation {relation}, accuracy {accuracy(args):g}, rtol {rtol:g}",
         "# sigma shown sufficient: the certified upper bound meets the target; not shown sufficient: the largest sigma "
         "tried whose upper bound does not; shown insufficient: the largest whose lower bound exceeds it (- if none)",
-        table(rows, columns, width=10),
-        f"Number to report for {sampler} at sigma {chosen['sigma_sufficient']:.6g} ({why}):",
-        sentence]
+        table(rows, columns, width=10)]
+    if sampler is not None:
+        text += [f"Number to report for {sampler} at sigma {sigma:.6g} (--sampler):", sentence]
+    else:
+        text.append("Number to report: --sampler (the sampler your data loader runs) gives its sentence at its sigma")
     return document, text
 
 

@@ -7,8 +7,6 @@ import json
 import os
 from pathlib import Path
 
-import yaml
-
 from dpsampling.cli.main import OneLineParser
 from dpsampling.papers.registry import COSTS
 from dpsampling.pipeline.config import ConfigError, check_config
@@ -21,6 +19,7 @@ from dpsampling.pipeline.estimate import (
     format_estimate,
     log,
 )
+from dpsampling.yamlfile import InputFileError, read_yaml
 
 DESCRIPTION = """\
 Estimated CPU core-hours per experiment of a config, before running it: the work the config asks
@@ -70,12 +69,12 @@ def load_config(directory: Path, configfiles: list) -> dict:
     config = {}
     for name in [directory / "config" / "config.yaml", *configfiles]:
         path = Path(name)
-        if not path.is_file():
+        if not path.exists():
             raise ValueError(f"--configfile must name an existing file; got {str(name)!r}")
         try:
-            content = yaml.safe_load(path.read_text()) or {}
-        except yaml.YAMLError as error:
-            raise ValueError(f"--configfile {str(name)!r} is not valid YAML ({str(error).splitlines()[0]})") from error
+            content = read_yaml(path, "config file") or {}
+        except InputFileError as error:
+            raise ValueError(f"--configfile {error}") from None
         if not isinstance(content, dict):
             raise ValueError(f"--configfile must hold a mapping of config keys; got {type(content).__name__} in {str(name)!r}")
         config = merge(config, content)

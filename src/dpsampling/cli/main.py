@@ -15,6 +15,7 @@ How a command ends (the same for every command):
 - 1: an internal error (an ``AccountingError``: an answer that failed its own checks, or any
   other exception, including a ``ValueError`` raised outside the package, e.g. by numpy): one
   line saying so, the traceback with ``--debug``;
+- a command with ``--time-limit`` stops a query that passes it: exit 2, one line (``accountants.limits``);
 - 130: Ctrl-C, one line. Output files are written atomically and stdout only at the end, so an
   interrupted command leaves nothing half-written.
 """
@@ -121,7 +122,14 @@ def main(argv=None) -> int:
         args = module.build_parser(prog).parse_args(rest)
         table = module.flags(args)
         progress.enable(not getattr(args, "json", False))
-        return module.run(args)
+        if getattr(args, "time_limit", None) is None:
+            return module.run(args)
+        from dpsampling.accountants import limits  # not for --help
+        limits.set_query_limit(args.time_limit)
+        try:
+            return module.run(args)
+        finally:
+            limits.set_query_limit(None)
     except KeyboardInterrupt:
         return _interrupt(prog)
     except BrokenPipeError:  # the reader of stdout left (| head): stop quietly, as a pipeline expects

@@ -99,7 +99,12 @@ def bounds_table(frame) -> str:
 def headline_words(attrs: dict) -> str:
     """What the headline columns are, from the frame's attrs."""
     relation, headline = attrs.get("relation"), attrs.get("headline")
-    row = "the maximum of the remove and add directions" if headline == "max" else f"the {headline} direction"
+    if relation == "substitution":  # symmetric: one curve, reported in every direction's columns
+        row = "the substitution curve (one point swapped for another; symmetric, so every direction is this curve)"
+    elif headline == "max":
+        row = "the maximum of the remove and add directions"
+    else:
+        row = f"the {headline} direction"
     accuracy = attrs.get("accuracy_requested")
     return f"relation {relation}: lower/upper are {row}; accuracy asked {accuracy:g}; method {attrs.get('method')}"
 

@@ -6,14 +6,14 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-import yaml
-
 from dpsampling.cli.main import OneLineParser
+from dpsampling.cli.paths import output_file
 from dpsampling.papers.messages import MESSAGES
 from dpsampling.papers.registry import CLAIMS
 from dpsampling.pipeline.claims import check_claims
 from dpsampling.pipeline.estimate import config_experiments
 from dpsampling.pipeline.report import write_report
+from dpsampling.yamlfile import read_yaml
 
 
 def build_parser(prog: str) -> argparse.ArgumentParser:
@@ -33,9 +33,10 @@ def run(args) -> int:
     directory = Path(args.directory)
     if not directory.is_dir():
         raise ValueError(f"--directory must be an existing folder; got {args.directory!r}")
+    output_file(directory / args.output, "--output", create_folders=True)  # before the claims are checked
     claims = check_claims(CLAIMS, directory / "results")
     config_file = directory / "config" / "config.yaml"
-    configured = config_experiments(yaml.safe_load(config_file.read_text()) or {}) if config_file.is_file() else []
+    configured = config_experiments(read_yaml(config_file, "config file") or {}) if config_file.is_file() else []
     path = write_report(directory / args.output, root=directory, targets={name: None for name in configured},
                         claims=claims, messages=MESSAGES)
     print(f"wrote {path}")

@@ -22,6 +22,17 @@ composes, and what we answer:
   is its ``KeptBinsDpEvent``, certified through ``certified.kept_bins`` (one balls-and-bins epoch
   at z / sqrt(K); a partial last epoch is bracketed).
 
+**Replace-one.** jax-privacy 2.0's ``DpsgdTrainingAccountant`` emits a ``PoissonSampledDpEvent``
+for both sampling methods and states its guarantee through the event, not the accountant's
+relation (its own configs are ADD_OR_REMOVE_ONE): FIXED_BATCH_SIZE's event (Poisson at z / 2)
+under ADD_OR_REMOVE_ONE IS its replace-one guarantee (lebeda24's reduction), certified by the
+default config; POISSON has no replace-one guarantee in jax-privacy. A config with
+``neighboring_relation=REPLACE_ONE`` would read those events as Poisson under replace-one, which
+the project has no pair for: it is refused when made, with that reason. lebeda24's exact
+substitution of a fixed batch: ``CertifiedAccountant(REPLACE_ONE)`` composing
+``SampledWithoutReplacementDpEvent(n, b, GaussianDpEvent(z))`` (2.0's
+``experimental.accounting.fixed_dpsgd_event``).
+
 Truncated Poisson and user-level accounting type-check for jax-privacy's own PLD classes and are
 not routed here. Importing this module imports jax-privacy (and jax); ``import dpsampling`` does not.
 """
@@ -51,6 +62,12 @@ class CertifiedAccountantConfig(DpAccountantConfig):
 
     def __post_init__(self):
         check_open_unit("accuracy", self.accuracy)
+        if self.neighboring_relation != dp_accounting.NeighboringRelation.ADD_OR_REMOVE_ONE:
+            raise ValueError(f"neighboring_relation must be ADD_OR_REMOVE_ONE for jax-privacy's DpsgdTrainingAccountant "
+                             "(its events state the relation: FIXED_BATCH_SIZE's Poisson event at z / 2 under "
+                             "ADD_OR_REMOVE_ONE is its replace-one guarantee; POISSON has none); got "
+                             f"{self.neighboring_relation!r} (lebeda24's substitution: CertifiedAccountant(REPLACE_ONE) "
+                             "with SampledWithoutReplacementDpEvent)")
 
     def create_accountant(self) -> CertifiedAccountant:
         """A fresh accountant (jax-privacy creates one per ``compute_epsilon``)."""

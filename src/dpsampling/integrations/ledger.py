@@ -26,7 +26,10 @@ relation means per event, with d the distance between the neighbours' sums:
 Noise 0, or below the smallest sigma the certified grid of a sampler handles
 (``Sampler.min_sigma``), is accepted and answered with the trivial bounds (eps = inf,
 delta = 1): a bound, not an error, so that ``dp_accounting.calibrate_dp_mechanism`` can search
-from 0.
+from 0. ``NonPrivateDpEvent`` (a release without privacy) is answered the same way, as
+dp_accounting's ``PLDAccountant`` does. ``LaplaceDpEvent`` is refused with its reason: the
+project's dominating pairs are for Gaussian noise (dp_accounting's ``PLDAccountant`` accounts
+Laplace noise; k releases at parameter b are also (k / b, 0)-DP).
 """
 
 from __future__ import annotations
@@ -139,6 +142,13 @@ def parts(event, count: int, relation) -> list[tuple[Part, int]]:
         raise Unsupported(event, f"count must be a non-negative integer; got {count!r}")
     if isinstance(event, dp_accounting.NoOpDpEvent):
         return []
+    if isinstance(event, dp_accounting.NonPrivateDpEvent):
+        trivial = "NonPrivateDpEvent: a release without privacy, eps is infinite (as PLDAccountant answers)"
+        return [(Part("deterministic", 1.0, (("steps_per_epoch", 1),), "epochs", trivial=trivial), count)]
+    if isinstance(event, dp_accounting.LaplaceDpEvent):
+        raise Unsupported(event, "LaplaceDpEvent: the project's certified pairs are for Gaussian noise, not Laplace; "
+                                 "account it with dp_accounting.pld.PLDAccountant (k releases at parameter b are also "
+                                 "(k / b, 0)-DP)")
     if isinstance(event, dp_accounting.SelfComposedDpEvent):
         inner = event.count
         if not isinstance(inner, numbers.Integral) or isinstance(inner, bool) or inner < 0:

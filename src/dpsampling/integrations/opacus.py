@@ -19,14 +19,22 @@ its epochs are cut is fixed when the class is made (``accountant_class``): one c
 configuration, since Opacus creates accountants without arguments.
 
 - Rate-based samplers (poisson, wor): a history entry (z, q, s) is ``Phase(sampler, z,
-  sampling_rate=q, steps=s)``; ``sampling_rate`` given to ``register`` replaces Opacus' q (with
-  our ``BatchSampler`` as ``batch_sampler``, Opacus' 1 / len(data_loader) is 1 / (K T), not b / n).
+  sampling_rate=q, steps=s)``. A ``sampling_rate`` given to ``register`` is a check, never a
+  silent replacement: a recorded q that differs from it is refused (one ValueError, at the
+  ``step`` that records it or at ``get_epsilon``), since an eps at a rate the run did not use can
+  be 500 times too small. With our ``BatchSampler`` as ``batch_sampler``, Opacus records
+  1 / len(data_loader) = 1 / (K T), not b / n: ``register_loader(batch_sampler.accounting())``
+  knows both, and accounts b / n.
 - Epoch-based samplers (balls_and_bins, deterministic, shuffle) need ``steps_per_epoch`` T (the
-  loader's; Opacus' sample rate is ignored for them): s steps are ceil(s / T) epochs for the upper
-  bound (the first r steps of an epoch are a post-processing of the whole epoch) and floor(s / T)
-  for the lower bound.
+  loader's): s steps are ceil(s / T) epochs for the upper bound (the first r steps of an epoch
+  are a post-processing of the whole epoch) and floor(s / T) for the lower bound. Opacus' rate
+  q = 1 / len(data_loader) must be 1 / (K T) for a whole K (a plain loader: K = 1; our
+  ``BatchSampler``: its epochs); any other q contradicts T and is refused.
 - ``register_loader(batch_sampler.accounting())`` takes all of it from our ``BatchSampler``,
   and charges its truncation delta (``accountants.loader.epsilon_with_truncation``; delta' of the whole run).
+- Registering a name again with another configuration (``register``, ``register_loader``)
+  replaces Opacus' entry, as Opacus does with ``force=True``, and says so (a ``UserWarning``
+  naming what changed); the same configuration again changes nothing and says nothing.
 
 The noise multiplier is Opacus': noise std / max_grad_norm (the face's sigma). Relations: the face's
 (add_or_remove by default; substitution for wor). A noise multiplier of 0, or below a sampler's
@@ -37,6 +45,7 @@ from __future__ import annotations
 
 import math
 import sys
+import warnings
 from collections import OrderedDict
 from copy import deepcopy
 
@@ -56,17 +65,24 @@ DEFAULT_SAMPLER = "poisson"
 """What Opacus' DPDataLoader does (poisson_sampling=True, its default)."""
 DEFAULT_NAME = "dpsampling"
 """The registered name of the default accountant (DEFAULT_SAMPLER, add_or_remove)."""
+RATE_RTOL = 1e-6
+"""Relative tolerance of the rate checks (Opacus' rate is 1 / len(data_loader), a float)."""
+_REGISTERED: dict[str, dict] = {}
+"""name -> the configuration registered under it in this process (to say when one is replaced)."""
 
 
 class CertifiedOpacusAccountant:
     """Opacus' accountant protocol over the face (module docstring). Configured by class
     attributes (``accountant_class`` makes a configured subclass): ``sampler``, ``sampling_rate``
-    (rate-based samplers: replaces Opacus' rate when set), ``steps_per_epoch`` (epoch-based
-    samplers), ``relation``, ``accuracy``, ``loader`` (a ``LoaderAccounting`` whose truncation
-    delta is charged) and ``name`` (what ``mechanism()`` returns)."""
+    (rate-based samplers: the rate the run samples at, checked against Opacus' rate),
+    ``loader_steps`` (K T of our ``BatchSampler``: Opacus then records 1 / (K T)),
+    ``steps_per_epoch`` (epoch-based samplers), ``relation``, ``accuracy``, ``loader`` (a
+    ``LoaderAccounting`` whose truncation delta is charged) and ``name`` (what ``mechanism()``
+    returns)."""
 
     sampler = DEFAULT_SAMPLER
     sampling_rate = None
+    loader_steps = None
     steps_per_epoch = None
     relation = DEFAULT_RELATION
     accuracy = 0.01
@@ -84,6 +100,7 @@ class CertifiedOpacusAccountant:
         """One optimization step (merged into the last history entry when it has the same values)."""
         noise_multiplier = check_nonnegative("noise_multiplier", noise_multiplier)
         sample_rate = check_rate("sample_rate", sample_rate)
+        self._rate(sample_rate)
         if self.history and self.history[-1][:2] == (noise_multiplier, sample_rate):
             self.history[-1] = (noise_multiplier, sample_rate, self.history[-1][2] + 1)
         else:
@@ -92,9 +109,33 @@ class CertifiedOpacusAccountant:
     def __len__(self) -> int:
         return sum(steps for _, _, steps in self.history)
 
+    def _rate(self, recorded: float) -> float | None:
+        """The rate the run sampled at, given Opacus' recorded rate (module docstring): Opacus'
+        own, or the configured one where Opacus' is explained by it; a contradiction is refused."""
+        close = lambda a, b: math.isclose(a, b, rel_tol=RATE_RTOL)  # noqa: E731
+        if not sampler_spec(self.sampler).rate_based:
+            batches = 1.0 / recorded
+            epochs = round(batches / self.steps_per_epoch)
+            if epochs < 1 or not close(batches, epochs * self.steps_per_epoch):
+                raise ValueError(f"sample_rate {recorded:.6g} recorded by Opacus (1 / len(data_loader): "
+                                 f"{batches:.6g} batches) is not a whole number of epochs of steps_per_epoch = "
+                                 f"{self.steps_per_epoch} given at registration ({self.mechanism()}); register the "
+                                 "loader's T (with gradient accumulation: optimizer steps per epoch)")
+            return None
+        if self.sampling_rate is None or close(recorded, self.sampling_rate):
+            return recorded
+        if self.loader_steps is not None and close(recorded, 1.0 / self.loader_steps):
+            return self.sampling_rate
+        loader = "" if self.loader_steps is None else f" nor 1 / {self.loader_steps} (the loader's 1 / len)"
+        raise ValueError(f"sample_rate {recorded:.6g} recorded by Opacus contradicts sampling_rate "
+                         f"{self.sampling_rate:.6g}{loader} given at registration ({self.mechanism()}): the eps of a "
+                         "rate the run did not use would be wrong; register without sampling_rate to account the "
+                         "rate Opacus records, or register_loader(batch_sampler.accounting()) for our BatchSampler")
+
     def _phase(self, z: float, rate: float, steps: int, lower: bool) -> Phase | None:
-        if sampler_spec(self.sampler).rate_based:
-            return Phase(self.sampler, z, sampling_rate=self.sampling_rate or rate, steps=steps)
+        rate = self._rate(rate)
+        if rate is not None:
+            return Phase(self.sampler, z, sampling_rate=rate, steps=steps)
         epochs = steps // self.steps_per_epoch if lower else -(-steps // self.steps_per_epoch)
         return Phase(self.sampler, z, steps_per_epoch=self.steps_per_epoch, epochs=epochs) if epochs else None
 
@@ -165,7 +206,8 @@ class CertifiedOpacusAccountant:
 
 def accountant_class(sampler: str = DEFAULT_SAMPLER, *, sampling_rate: float | None = None,
                      steps_per_epoch: int | None = None, relation: str = DEFAULT_RELATION, accuracy: float = 0.01,
-                     loader: LoaderAccounting | None = None, name: str | None = None) -> type:
+                     loader: LoaderAccounting | None = None, name: str | None = None,
+                     loader_steps: int | None = None) -> type:
     """A configured ``CertifiedOpacusAccountant`` subclass (module docstring); ``name`` defaults to
     "dpsampling" for the default configuration, else "dpsampling-<sampler>"."""
     spec = sampler_spec(sampler)
@@ -187,8 +229,11 @@ def accountant_class(sampler: str = DEFAULT_SAMPLER, *, sampling_rate: float | N
     default = (sampler, sampling_rate, steps_per_epoch, relation, loader) == (DEFAULT_SAMPLER, None, None,
                                                                              DEFAULT_RELATION, None)
     name = name or (DEFAULT_NAME if default else f"{DEFAULT_NAME}-{sampler}")
+    if loader_steps is not None:
+        loader_steps = check_int_at_least("loader_steps", loader_steps, 1)
     attributes = {"sampler": sampler, "sampling_rate": sampling_rate, "steps_per_epoch": steps_per_epoch,
-                  "relation": relation, "accuracy": accuracy, "loader": loader, "name": name}
+                  "relation": relation, "accuracy": accuracy, "loader": loader, "name": name,
+                  "loader_steps": loader_steps}
     return type(f"CertifiedOpacusAccountant_{sampler}", (CertifiedOpacusAccountant,), attributes)
 
 
@@ -198,7 +243,7 @@ def loader_class(accounting: LoaderAccounting, **options) -> type:
     if not isinstance(accounting, LoaderAccounting):
         raise ValueError(f"accounting must be a BatchSampler's accounting() (LoaderAccounting); got {accounting!r}")
     if sampler_spec(accounting.sampler).rate_based:
-        run = {"sampling_rate": accounting.sampling_rate}
+        run = {"sampling_rate": accounting.sampling_rate, "loader_steps": accounting.steps}
     else:
         run = {"steps_per_epoch": accounting.steps_per_epoch}
     loader = accounting if accounting.max_batch_size is not None else None
@@ -216,11 +261,26 @@ def register_loader(accounting: LoaderAccounting, *, force: bool = True, **optio
     return _register(loader_class(accounting, **options), force)
 
 
+def configuration(cls: type) -> dict:
+    """What a configured class accounts: its sampler, rates, epochs, relation, accuracy, loader."""
+    names = ("sampler", "sampling_rate", "loader_steps", "steps_per_epoch", "relation", "accuracy", "loader")
+    return {key: getattr(cls, key) for key in names}
+
+
 def _register(cls: type, force: bool) -> str:
     global opacus
     opacus = opacus or lazy_import("opacus")
-    opacus.accountants.register_accountant(cls.mechanism(), cls, force=force)
-    return cls.mechanism()
+    name, new = cls.mechanism(), configuration(cls)
+    opacus.accountants.register_accountant(name, cls, force=force)
+    old = _REGISTERED.get(name)
+    if old is not None and old != new:  # the same configuration again changes nothing (register() at import)
+        changed = [key for key in new if old[key] != new[key]]
+        warnings.warn(f"Opacus accountant {name!r} registered again: "
+                      f"{', '.join(f'{k}={new[k]!r}' for k in changed)} now replaces "
+                      f"{', '.join(f'{k}={old[k]!r}' for k in changed)}; PrivacyEngine(accountant={name!r}) uses the "
+                      "latest (name=... keeps both)", UserWarning, stacklevel=3)
+    _REGISTERED[name] = new
+    return name
 
 
 def get_noise_multiplier(*, target_epsilon: float, target_delta: float, sample_rate: float, epochs: float | None = None,

@@ -360,3 +360,11 @@ def test_account_schedule_command(tmp_path):
     assert result.returncode == 2
     err = result.stderr.strip()
     assert err.count("\n") == 0 and "cannot be composed" in err
+
+
+def test_a_run_lost_to_rounding_is_refused_in_one_line_not_answered():
+    """T = 1e30 steps: the engine's laws drown in their own rounding at the first grid (no entry of a
+    convolution is above its proven error): a one-line refusal naming the run, never an answer."""
+    with pytest.raises(ValueError, match=r"^the certified engine cannot bound poisson\(sigma=1, 1000000000000000000000000000000 steps\)") as error:
+        Accountant(Phase("poisson", 1.0, sampling_rate=0.01, steps=10**30)).epsilon_bounds([0.5])
+    assert "\n" not in str(error.value)

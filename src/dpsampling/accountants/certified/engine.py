@@ -153,11 +153,17 @@ def refined(phases, values: np.ndarray, kind: str, accuracy: float, max_grid_poi
                  "refinements": 0, "converged": True,
                  "directions_refined": refined_names}
         return bounds, attrs
-    best, refinement, previous = None, 0, None
+    best, refinement, previous, unreachable_before = None, 0, None, False
     label = " + ".join(f"{p.sampler}(sigma={p.sigma:g}, {p.steps} steps)" for p in phases)
     with progress.bar(f"certified bounds [{label}]: refinements") as bar:
         while True:
-            laws, largest = run_laws(phases, refinement)
+            try:
+                laws, largest = run_laws(phases, refinement)
+            except FloatingPointError as error:  # a law lost to rounding (e.g. T ~ 1e30): no certificate
+                if best is None:
+                    raise Refused(f"the certified engine cannot bound {label}: {error} (at its first grid); "
+                                  "no bound holds there (fewer steps or more noise)") from None
+                break  # the coarser grids' bounds stand (not converged)
             bar.update()
             if refinement == 0 and largest > max_grid_points:
                 raise Refused(f"max_grid_points must be at least {largest} for {label}; got {max_grid_points}")
@@ -176,12 +182,20 @@ def refined(phases, values: np.ndarray, kind: str, accuracy: float, max_grid_poi
             open_rows = gaps > accuracy
             # stalled: no row still above the accuracy halved its gap in the last refinement
             stalled = refinement >= 2 and bool(np.all(gaps[open_rows] > 0.5 * previous[open_rows]))
-            if converged or stalled or 2 * largest > max_grid_points:
+            # unreachable: every open row has a direction whose delta is below its charged tails
+            # (upper inf, refused below) at two refinements running
+            unreachable = kind == "epsilon" and bool(np.all(np.isinf(best[open_rows][:, columns, 1]).any(axis=1)))
+            if converged or stalled or 2 * largest > max_grid_points or (unreachable and unreachable_before):
                 break
+            unreachable_before = unreachable
             previous = gaps
             refinement += 1
     if kind == "epsilon":
         unreachable = np.isinf(best[:, columns, 1]).any(axis=1)
+        if unreachable.any() and not charged < 1.0:
+            raise Refused(f"the certified engine cannot bound {label}: the tails it moved or cut and their rounding "
+                          f"already weigh {charged:.3g} >= 1, so no delta is certified (fewer steps or more noise); "
+                          f"got delta {float(values[unreachable].min()):g}")
         if unreachable.any():
             raise Refused(f"delta must be above the proven floor {charged:.3g} of {label} (the tails it moved or cut "
                           f"and their rounding, charged to every delta); got {float(values[unreachable].min()):g}")

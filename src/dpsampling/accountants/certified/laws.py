@@ -389,7 +389,8 @@ def _tilted_convolve(a: np.ndarray, b: np.ndarray | None, h: float) -> tuple[np.
     smallest = float(np.min(best[best > 0])) if np.any(best > 0) else 1.0
     largest_log += abs(math.log(smallest)) + 2.0 * abs(math.log(max(float(np.max(best)), 1e-300)))
     relative = rounding.tilt_rounding(largest_log)
-    return best, bound * (1.0 + relative) + 3.0 * relative * best
+    with np.errstate(over="ignore"):  # an infinite bound keeps its entry out (upper: cut and charged)
+        return best, bound * (1.0 + relative) + 3.0 * relative * best
 
 
 @njit(cache=True, parallel=True)

@@ -95,7 +95,7 @@ def test_a_shard_drawn_on_cuda_records_the_device_and_merges_like_a_cpu_shard(tm
 
 
 def _account(capsys, device):
-    code = main(["account", "--sampler", "balls_and_bins", "--sigma", "0.8", "--steps", "6", "--epsilon", "0.5", "1",
+    code = main(["account", "--sampler", "balls_and_bins", "--sigma", "0.8", "--steps-per-epoch", "6", "--epsilon", "0.5", "1",
                  "--samples", "80", "--method", "naive", "--device", device, "--json"])
     assert code == 0
     return json.loads(capsys.readouterr().out)

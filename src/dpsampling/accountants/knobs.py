@@ -1,0 +1,248 @@
+"""Calibrate any one knob of a run for a target (eps, delta), and the budget left after the steps so far.
+
+    calibrate_knob(Phase("poisson", 1.1, dataset_size=60_000, batch_size=256, epochs=20), "epochs", 2.0, 1e-5)
+    budget_left(Phase("poisson", 1.1, sampling_rate=0.01, steps=500), 2.0, 1e-5)
+
+What jax-privacy's ``calibrate_num_updates`` and ``calibrate_batch_size`` do, certified: the knob
+value returned is shown sufficient (the face's certified eps upper bound at it is <= the target,
+computed, not assumed), and the neighbour on the other side of the search was not shown
+sufficient. Knobs (of a one-phase run, or of the last phase of several: the earlier phases are
+the steps already taken):
+
+- ``sigma``: the smallest sigma (``calibrate.calibrate_sigma``, its bisection and words);
+- ``steps``: the largest total number of steps (poisson, wor; an epoch-based sampler is
+  calibrated in ``epochs``, as its run is described);
+- ``epochs``: the largest number of epochs (T fixed: ``steps_per_epoch``, or ceil(n / b), or
+  ceil(1 / q) for a rate given alone);
+- ``batch_size``: the largest batch size b in [1, n] (``dataset_size`` n needed), the run's
+  epochs (or, for a run given by its steps, its steps) fixed: q = b / n, T = ceil(n / b);
+- ``sampling_rate``: the largest rate q in (0, 1] (poisson, wor given by a rate), steps fixed,
+  to relative width ``rtol``.
+
+Integer knobs are searched by doubling from the run's value, then bisected to adjacent integers;
+the rate is bisected in log scale. Every evaluation is one ``Accountant`` query (refined for the
+relation's row). The true eps grows with steps, epochs, rate and batch size (composition and
+subsampling), so the certified bound's answers form one threshold up to its accuracy; whatever the
+bound does, the value returned was itself shown sufficient.
+
+``budget_left`` is what remains after the steps taken: the eps spent so far (certified upper and
+lower bounds) and the largest number of further steps (poisson, wor) or epochs (epoch-based) of
+the last phase that keeps the whole run shown within the target.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from dpsampling.accountants.accountant import Accountant
+from dpsampling.accountants.calibrate import DEFAULT_RTOL, calibrate_sigma
+from dpsampling.accountants.limits import TimeLimitExceeded
+from dpsampling.accountants.relations import DEFAULT_RELATION
+from dpsampling.accountants.run import Phase, as_phases
+from dpsampling.validation import check_choice, check_open_unit, check_positive
+
+KNOBS = ("sigma", "steps", "epochs", "batch_size", "sampling_rate")
+MAX_COUNT = 10**12
+"""The largest number of steps or epochs searched."""
+
+
+@dataclass(frozen=True)
+class KnobCalibration:
+    """The answer of ``calibrate_knob``: ``value`` shown sufficient (the largest found; for sigma
+    the smallest), ``value_not_shown`` the neighbour not shown sufficient (None where the whole
+    range is sufficient), ``phases`` the run at ``value`` and ``epsilon_upper`` its certified
+    bound."""
+
+    knob: str
+    value: float
+    value_not_shown: float | None
+    phases: tuple
+    target_epsilon: float
+    delta: float
+    relation: str
+    evaluations: int
+    epsilon_upper: float = field(repr=False)
+
+    def as_dict(self) -> dict:
+        return {"knob": self.knob, "value_sufficient": self.value, "value_not_shown_sufficient": self.value_not_shown,
+                "epsilon_upper": self.epsilon_upper, "target_epsilon": self.target_epsilon, "delta": self.delta,
+                "relation": self.relation, "evaluations": self.evaluations,
+                "phases": [phase.as_dict() for phase in self.phases]}
+
+
+@dataclass(frozen=True)
+class Budget:
+    """The answer of ``budget_left``: the eps spent so far (certified lower and upper bounds at
+    ``delta``) and ``more`` further ``unit`` (steps or epochs) of the last phase shown to keep
+    the run within ``target_epsilon`` (0: none)."""
+
+    epsilon_spent_lower: float
+    epsilon_spent_upper: float
+    more: int
+    unit: str
+    target_epsilon: float
+    delta: float
+    phases_at_end: tuple
+
+    def as_dict(self) -> dict:
+        return {"epsilon_spent_lower": self.epsilon_spent_lower, "epsilon_spent_upper": self.epsilon_spent_upper,
+                "more": self.more, "unit": self.unit, "target_epsilon": self.target_epsilon, "delta": self.delta,
+                "phases_at_end": [phase.as_dict() for phase in self.phases_at_end]}
+
+
+def _builder(phase: Phase, knob: str):
+    """(function value -> Phase, start value, lowest, highest) for ``knob`` of ``phase``."""
+    sampler, sigma, spec = phase.sampler, phase.sigma, phase.spec
+    if knob == "steps":
+        if not spec.rate_based:
+            raise ValueError(f"knob steps applies to poisson and wor (total steps); a run of {sampler} is described by "
+                             "its epochs: calibrate knob epochs")
+        return (lambda k: Phase(sampler, sigma, sampling_rate=phase.sampling_rate, steps=k)), phase.steps, 1, MAX_COUNT
+    if knob == "epochs":
+        if phase.dataset_size is not None:
+            def build(k):
+                return Phase(sampler, sigma, dataset_size=phase.dataset_size, batch_size=phase.batch_size, epochs=k)
+        elif spec.rate_based:
+            def build(k):
+                return Phase(sampler, sigma, sampling_rate=phase.sampling_rate, epochs=k,
+                             steps_per_epoch=phase.steps_per_epoch)
+        else:
+            def build(k):
+                return Phase(sampler, sigma, steps_per_epoch=phase.steps_per_epoch, epochs=k)
+        start = phase.epochs if phase.epochs is not None else max(1, round(phase.steps * phase.sampling_rate))
+        return build, start, 1, MAX_COUNT
+    if knob == "batch_size":
+        if phase.dataset_size is None:
+            raise ValueError(f"knob batch_size needs the run's dataset_size and batch_size (q = b / n, T = ceil(n / b)); "
+                             f"got {phase.describe()}")
+        n = phase.dataset_size
+        length = {"epochs": phase.epochs} if phase.epochs is not None else {"steps": phase.steps}
+        return (lambda b: Phase(sampler, sigma, dataset_size=n, batch_size=b, **length)), phase.batch_size, 1, n
+    if knob == "sampling_rate":
+        if not spec.rate_based or phase.dataset_size is not None:
+            raise ValueError(f"knob sampling_rate applies to poisson and wor given by a rate (with a dataset size: knob "
+                             f"batch_size); got {phase.describe()}")
+        return (lambda q: Phase(sampler, sigma, sampling_rate=q, steps=phase.steps)), phase.sampling_rate, 0.0, 1.0
+    raise ValueError(f"knob must be one of {', '.join(KNOBS)}; got {knob!r}")
+
+
+class _Search:
+    """The certified upper bound of the run with the last phase built at a knob value, memoized."""
+
+    def __init__(self, earlier: tuple, build, target: float, delta: float, options: dict):
+        self.earlier, self.build, self.target, self.delta, self.options = earlier, build, target, delta, options
+        self.seen: dict = {}
+
+    def epsilon(self, value) -> float:
+        if value not in self.seen:
+            run = (*self.earlier, self.build(value))
+            try:
+                self.seen[value] = Accountant(run, refine="relation", **self.options).get_epsilon(self.delta)
+            except ValueError as error:  # a run the engine cannot certify at this delta (e.g. its rounding floor)
+                if not self.seen or isinstance(error, TimeLimitExceeded):
+                    raise  # the user's own run: its error is the answer; a time limit stops the search
+                self.seen[value] = math.inf
+        return self.seen[value]
+
+    def sufficient(self, value) -> bool:
+        return self.epsilon(value) <= self.target
+
+
+def _largest_integer(search: _Search, start: int, lowest: int, highest: int) -> tuple[int | None, int | None]:
+    """(largest value shown sufficient, the next one: not shown sufficient or None at the top)."""
+    start = min(max(start, lowest), highest)
+    if search.sufficient(start):
+        low, high = start, None
+        while high is None and low < highest:
+            step = min(2 * low, highest)
+            if search.sufficient(step):
+                low = step
+            else:
+                high = step
+        if high is None:
+            return low, None
+    else:
+        high, low = start, None
+        while low is None and high > lowest:
+            step = max(high // 2, lowest)
+            if search.sufficient(step):
+                low = step
+            else:
+                high = step
+        if low is None:
+            return None, lowest
+    while high - low > 1:
+        mid = (low + high) // 2
+        low, high = (mid, high) if search.sufficient(mid) else (low, mid)
+    return low, high
+
+
+def _largest_rate(search: _Search, start: float, rtol: float) -> tuple[float | None, float | None]:
+    if search.sufficient(1.0):
+        return 1.0, None
+    high, low = 1.0, start
+    while not search.sufficient(low):
+        high, low = low, low / 2.0
+        if low < 1e-300:
+            return None, high
+    while high / low - 1.0 > rtol:
+        mid = math.sqrt(low * high)
+        low, high = (mid, high) if search.sufficient(mid) else (low, mid)
+    return low, high
+
+
+def calibrate_knob(phases, knob: str, target_epsilon: float, delta: float, *, relation: str = DEFAULT_RELATION,
+                   accuracy: float = 0.01, rtol: float = DEFAULT_RTOL, **options) -> KnobCalibration:
+    """The value of ``knob`` of the last phase shown sufficient for (target_epsilon, delta)
+    (module docstring). ``options``: the Accountant's (method, max_grid_points)."""
+    phases = as_phases(phases)
+    knob = check_choice("knob", knob, KNOBS)
+    target = check_positive("target_epsilon", target_epsilon)
+    delta = check_open_unit("delta", delta)
+    rtol = check_open_unit("rtol", rtol)
+    if knob == "sigma":
+        if len(phases) != 1:
+            raise ValueError("knob sigma applies to a one-phase run here (calibrate_sigma scales every phase of a "
+                             f"schedule); got {len(phases)} phases")
+        result = calibrate_sigma(phases, target, delta, relation=relation, accuracy=accuracy, rtol=rtol, **options)
+        return KnobCalibration("sigma", result.sigma, result.sigma_not_shown_sufficient, result.phases, target, delta,
+                               relation, result.evaluations, result.epsilon_upper)
+    *earlier, last = phases
+    build, start, lowest, highest = _builder(last, knob)
+    search = _Search(tuple(earlier), build, target, delta, {"relation": relation, "accuracy": accuracy, **options})
+    if knob == "sampling_rate":
+        value, other = _largest_rate(search, start, rtol)
+    else:
+        value, other = _largest_integer(search, start, lowest, highest)
+    if value is None:
+        raise ValueError(f"target_epsilon must be reachable with {knob} = {other:g} at least (its certified eps upper "
+                         f"bound is {search.epsilon(other):.6g}); got {target!r}")
+    return KnobCalibration(knob, value, other, (*earlier, build(value)), target, delta, relation, len(search.seen),
+                           search.epsilon(value))
+
+
+def budget_left(phases, target_epsilon: float, delta: float, *, relation: str = DEFAULT_RELATION,
+                accuracy: float = 0.01, **options) -> Budget:
+    """The eps spent by ``phases`` (the steps taken so far) and how many more steps (poisson,
+    wor) or epochs (epoch-based) of the last phase keep the run shown within target_epsilon."""
+    phases = as_phases(phases)
+    target = check_positive("target_epsilon", target_epsilon)
+    delta = check_open_unit("delta", delta)
+    frame = Accountant(phases, relation=relation, accuracy=accuracy, refine="relation", **options).epsilon_bounds(
+        [delta])
+    row = frame[frame["direction"] == frame.attrs["headline"]].iloc[0]
+    spent_lower, spent_upper = float(row["epsilon_lower"]), float(row["epsilon_upper"])
+    *earlier, last = phases
+    unit = "steps" if last.spec.rate_based and last.epochs is None else "epochs"
+    if spent_upper > target:
+        return Budget(spent_lower, spent_upper, 0, unit, target, delta, phases)
+    build, _, _, _ = _builder(last, unit)
+    taken = last.steps if unit == "steps" else last.epochs
+    search = _Search(tuple(earlier), build, target, delta, {"relation": relation, "accuracy": accuracy, **options})
+    search.seen[taken] = spent_upper
+    value, _ = _largest_integer(search, taken, taken, MAX_COUNT)
+    return Budget(spent_lower, spent_upper, value - taken, unit, target, delta, (*earlier, build(value)))
+
+
+__all__ = ["KNOBS", "Budget", "KnobCalibration", "budget_left", "calibrate_knob"]
