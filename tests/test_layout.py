@@ -123,8 +123,8 @@ def test_the_sampler_name_check_finds_comparisons_and_lists():
 
 
 LAYERS = {
-    # the root: names, checks, the sampler registry, files, versions of cached algorithms
-    "dpsampling": 0, "lazy": 0, "progress": 0, "validation": 0, "samplers": 0, "io": 0, "versions": 0,
+    # the root: names, checks, the sampler registry, files (strict YAML), versions of cached algorithms
+    "dpsampling": 0, "lazy": 0, "progress": 0, "validation": 0, "samplers": 0, "io": 0, "versions": 0, "yamlfile": 0,
     "accountants": 1,  # the face and what it stands on
     "batches": 2, "integrations": 2, "benchmark": 2, "auditing": 2,  # users of the face
     "training": 3,

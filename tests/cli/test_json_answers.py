@@ -22,8 +22,9 @@ POISSON = ["--sampler", "poisson", "--sigma", "1.2", "--sampling-rate", "0.01", 
     ["account", *POISSON, "--epsilon", "1", "--pld-method", "dp_accounting", "--accuracy", "0.2"],
     ["account", "--sampler", "wor", "--sigma", "2", "--sampling-rate", "0.01", "--steps", "100",
      "--relation", "substitution", "--delta", "1e-5"],
-    ["account", "--sampler", "shuffle", "--sigma", "1", "--steps", "50", "--epsilon", "1"],
-    ["compare", "--dataset-size", "1000", "--batch-size", "100", "--epochs", "1", "--delta", "1e-5", "--sigma", "1"],
+    ["account", "--sampler", "shuffle", "--sigma", "1", "--steps-per-epoch", "50", "--epochs", "1", "--epsilon", "1"],
+    ["compare", "--dataset-size", "1000", "--batch-size", "100", "--epochs", "1", "--sampler", "poisson", "--delta", "1e-5",
+     "--sigma", "1"],
 ], ids=lambda argv: " ".join(argv[:1] + argv[-4:]))
 def test_bounds_answers_are_long_rows_with_their_sampler(run_json, argv):
     document = run_json(*argv)
@@ -36,12 +37,21 @@ def test_bounds_answers_are_long_rows_with_their_sampler(run_json, argv):
     method = argv[argv.index("--pld-method") + 1] if "--pld-method" in argv else "certified"
     assert document["attrs"]["method"] == method
     assert ("certified upper bound" in document["statement"]) == (method == "certified")
+    if argv[0] == "compare":  # one sentence per sampler, the chosen one's as the statement
+        assert document["statement"] == document["statements"][document["statement_sampler"]]
+
+
+def test_compare_without_a_sampler_gives_no_single_statement(run_json):
+    document = run_json("compare", "--dataset-size", "1000", "--batch-size", "100", "--epochs", "1", "--delta", "1e-5",
+                        "--sigma", "1")
+    assert document["statement"] is None and document["statement_sampler"] is None
+    assert set(document["statements"]) == {row["sampler"] for row in document["bounds"]}
 
 
 def test_a_schedule_names_its_samplers_in_every_row(tmp_path, run_json):
     path = tmp_path / "run.yaml"
     path.write_text("phases:\n  - {sampler: poisson, sigma: 1.0, steps: 100, sampling_rate: 0.01}\n"
-                    "  - {sampler: deterministic, sigma: 2.0, steps: 5}\n")
+                    "  - {sampler: deterministic, sigma: 2.0, steps_per_epoch: 5, epochs: 1}\n")
     document = run_json("account", "--schedule", path, "--delta", "1e-5")
     assert {row["sampler"] for row in document["bounds"]} == {"poisson + deterministic"}
 
