@@ -216,7 +216,7 @@ def test_rdp_answers_wor_under_substitution_and_refuses_other_samplers():
     expected = rdp.query(rdp.wor_substitution(2.0, 256 / 60_000, 2_344), "delta", [1.0])[0]
     assert (frame["delta_upper"] == expected).all()
     with pytest.raises(ValueError, match="^method rdp applies to one poisson or wor phase"):
-        Accountant(Phase("deterministic", 1.0, steps=10), method="rdp")
+        Accountant(Phase("deterministic", 1.0, steps_per_epoch=10, epochs=1), method="rdp")
 
 
 def test_dp_accounting_answers_are_labelled_as_a_reference():
