@@ -10,14 +10,16 @@ from snakemake.utils import min_version, validate
 
 from dpsampling.accountants.ballsbins.device import device_problem
 from dpsampling.io import check_output_dir
+from dpsampling.papers.messages import MESSAGES
 from dpsampling.papers.registry import PAPERS, experiment_code, experiment_module, experiment_targets, wildcard
 from dpsampling.pipeline.code_inputs import import_closure
 from dpsampling.pipeline.config import ConfigError, check_config
 from dpsampling.pipeline.recovery import made_by, record_owner, recover, to_recompute
-from dpsampling.pipeline.report import experiment_summary
+from dpsampling.pipeline.report import summary_param
 from dpsampling.pipeline.workflow import spec_lookup
 
 min_version("9.0")
+experiment_summary = summary_param(MESSAGES)  # the report captions' param (the papers' readings)
 
 
 configfile: "config/config.yaml"

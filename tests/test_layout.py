@@ -1,5 +1,6 @@
 """The package layout: no import cycles, and the code inputs of a rule are its import closure."""
 
+import ast
 from pathlib import Path
 
 from dpsampling.pipeline.code_inputs import PACKAGE_ROOT, _module_name, import_closure, imported_modules
@@ -68,3 +69,103 @@ def test_a_script_importing_a_module_follows_its_imports():
     for module in ("papers/lebeda24/table1.py", "papers/chua25/fig3.py", "accountants/ballsbins/sampling.py",
                    "pipeline/claims/check.py", "io.py"):
         assert PACKAGE_ROOT / module in files, module
+
+
+REGISTRY = PACKAGE_ROOT / "samplers.py"
+NOT_YET_ON_THE_REGISTRY = {"auditing/check.py", "auditing/verdict.py"}
+"""Modules that still compare sampler names: the audit (issue 34) arrived after the registry's
+move (issue 32); each leaves this set when it selects by registry fields
+(``test_the_pending_modules_still_need_the_move`` keeps the set honest)."""
+
+
+def _sampler_name_uses(source: str, names) -> list[tuple[int, str]]:
+    """(line, what) of each comparison with a sampler name (``x == "wor"``, ``"wor" in x``) and
+    each literal list of sampler names (``("poisson", "wor")``) in ``source``."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Compare):
+            operands = [node.left, *node.comparators]
+            if any(isinstance(o, ast.Constant) and o.value in names for o in operands):
+                found.append((node.lineno, "comparison with a sampler name"))
+        elif isinstance(node, (ast.Tuple, ast.List, ast.Set)) and len(node.elts) >= 2:
+            if all(isinstance(e, ast.Constant) and e.value in names for e in node.elts):
+                found.append((node.lineno, "literal list of sampler names"))
+    return found
+
+
+def test_no_sampler_is_compared_by_name_outside_the_registry():
+    """A sampler is one registry entry (dpsampling.samplers): code selects samplers by its fields
+    (rate_based, variable_size, letter, ...) or by a config, never by comparing names or listing
+    them."""
+    from dpsampling.samplers import GENERATORS
+
+    found = [f"{path.relative_to(PACKAGE_ROOT)}:{line}: {what}"
+             for path in sorted(PACKAGE_ROOT.rglob("*.py"))
+             if path != REGISTRY and path.relative_to(PACKAGE_ROOT).as_posix() not in NOT_YET_ON_THE_REGISTRY
+             for line, what in _sampler_name_uses(path.read_text(), set(GENERATORS))]
+    assert not found, "\n".join(found)
+
+
+def test_the_pending_modules_still_need_the_move():
+    from dpsampling.samplers import GENERATORS
+
+    for name in NOT_YET_ON_THE_REGISTRY:
+        assert _sampler_name_uses((PACKAGE_ROOT / name).read_text(), set(GENERATORS)), f"{name}: remove it from the set"
+
+
+def test_the_sampler_name_check_finds_comparisons_and_lists():
+    names = {"poisson", "wor"}
+    assert _sampler_name_uses('x = frame[frame.sampler == "wor"]\n', names) == [(1, "comparison with a sampler name")]
+    assert _sampler_name_uses('y = s != "poisson"\nz = "wor" in t\n', names) == [
+        (1, "comparison with a sampler name"), (2, "comparison with a sampler name")]
+    assert _sampler_name_uses('for s in ("poisson", "wor"): pass\n', names) == [(1, "literal list of sampler names")]
+    assert _sampler_name_uses('style = {("poisson", "pld"): 1}\nq = x == "pld"\n', names) == []
+
+
+LAYERS = {
+    # the root: names, checks, the sampler registry, files (strict YAML), versions of cached algorithms
+    "dpsampling": 0, "lazy": 0, "progress": 0, "validation": 0, "samplers": 0, "io": 0, "versions": 0, "yamlfile": 0,
+    "accountants": 1,  # the face and what it stands on
+    "batches": 2, "integrations": 2, "benchmark": 2, "auditing": 2,  # users of the face
+    "training": 3,
+    "pipeline": 4,  # the workflow's plumbing: config, code inputs, claims, cost estimate, plotting, report
+    "papers": 5,
+    "cli": 6, "__main__": 6,
+}
+"""Layers, from the bottom: a module imports only its own layer and the ones below."""
+
+
+def _component(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else parts[0]
+
+
+def _upward_imports(graph) -> list[str]:
+    found = []
+    for module, imported in graph.items():
+        for target in imported:
+            if target.startswith("dpsampling") and LAYERS[_component(target)] > LAYERS[_component(module)]:
+                found.append(f"{module} -> {target}")
+    return sorted(found)
+
+
+def test_layers_point_one_way():
+    """Plumbing below the papers, the CLI above them: no import from pipeline/ or versions.py into
+    papers/, none from the accountants into the loaders, the training or the papers, and so on."""
+    graph = _graph()
+    unknown = sorted({_component(m) for m in graph} - set(LAYERS))
+    assert not unknown, f"give these packages a layer in LAYERS: {unknown}"
+    assert not _upward_imports(graph), "\n".join(_upward_imports(graph))
+
+
+def test_the_layer_check_finds_an_upward_import():
+    graph = {"dpsampling.pipeline.report": {"dpsampling.papers.messages"}, "dpsampling.papers.registry": {"dpsampling.io"}}
+    assert _upward_imports(graph) == ["dpsampling.pipeline.report -> dpsampling.papers.messages"]
+
+
+def test_no_import_from_pipeline_or_versions_into_papers():
+    """The plumbing (pipeline/, versions.py) sits below the papers: the report gets the papers'
+    messages passed in, the versions' fingerprints are drawn in papers.fingerprints."""
+    graph = _graph()
+    below = [m for m in graph if _component(m) in ("pipeline", "versions")]
+    assert below and not [f"{m} -> {t}" for m in below for t in graph[m] if _component(t) == "papers"]

@@ -15,14 +15,18 @@ import importlib
 
 __version__ = "0.1.0"
 
-SAMPLERS = ("deterministic", "shuffle", "poisson", "balls_and_bins", "wor")
-"""Batch sampler names shared by the code, the CLI and the config schema (their registry:
-``accountants.samplers``)."""
-
 DIRECTIONS = ("remove", "add")
 """Adjacency directions: remove = D_{e^eps}(P||Q), add = D_{e^eps}(Q||P)."""
 
+RELATIONS = ("add", "remove", "add_or_remove", "substitution")
+"""Adjacency relations (``accountants.relations``: what each means and which row it reads)."""
+ADD_OR_REMOVE = ("add", "remove", "add_or_remove")
+"""The relations of the remove/add dominating pairs (every sampler has them)."""
+
 _FACE = {
+    # SAMPLERS: the batch sampler names shared by the code, the CLI and the config schema, in the
+    # order of their registry (``dpsampling.samplers.SAMPLER_NAMES``)
+    "SAMPLERS": "dpsampling.samplers",
     "Phase": "dpsampling.accountants.run",
     "Accountant": "dpsampling.accountants.accountant",
     "AccountingError": "dpsampling.accountants.frames",
@@ -41,7 +45,7 @@ _FACE = {
 
 def __getattr__(name):
     if name in _FACE:
-        return getattr(importlib.import_module(_FACE[name]), name)
+        return getattr(importlib.import_module(_FACE[name]), "SAMPLER_NAMES" if name == "SAMPLERS" else name)
     raise AttributeError(f"module 'dpsampling' has no attribute {name!r}")
 
 
@@ -49,4 +53,4 @@ def __dir__():
     return sorted([*globals(), *_FACE])
 
 
-__all__ = ["DIRECTIONS", "SAMPLERS", "__version__", *_FACE]
+__all__ = ["ADD_OR_REMOVE", "DIRECTIONS", "RELATIONS", "__version__", *_FACE]

@@ -17,31 +17,26 @@ subsampled uniformly without replacement, a smaller one padded with index -1 and
 
 ``BatchSampler`` is the loader side: the batches of a whole run (K epochs of T = ceil(n / b)
 steps) for one of SAMPLERS, seeded per epoch, re-iterable, usable as a PyTorch ``batch_sampler``,
-with optional truncation/padding and ``accounting()``: the run in the accountant face's terms
-(``LoaderAccounting.phases(sigma)``) and its eps with the truncation delta included
-(``LoaderAccounting.get_epsilon``; docs/LOADERS.md, docs/INTEGRATIONS.md).
+with optional truncation/padding and ``accounting()``: the run in the accountant face's terms,
+with its truncation delta (``accountants.loader.LoaderAccounting``; docs/LOADERS.md,
+docs/INTEGRATIONS.md).
 
-Which sampler does what is looked up, never compared by name: the loader table ``LOADERS`` (one
-entry per sampler: its epoch plan, whether its batch sizes vary, its per-step inclusion rate) and
-the accountants' registry (``sampler_spec(name).rate_based``).
+Which sampler does what is looked up, never compared by name: the sampler registry
+(``dpsampling.samplers``: whether batch sizes vary, the per-step inclusion rate, the generator
+variants) and, here, each sampler's epoch plan (``PLANS``, keyed by the registry).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import numba
 import numpy as np
 
-from dpsampling import SAMPLERS
-from dpsampling.accountants.accountant import Accountant
 from dpsampling.accountants.closed_form.truncation import max_batch_size as smallest_max_batch_size
 from dpsampling.accountants.closed_form.truncation import truncation_delta
-from dpsampling.accountants.run import Phase
+from dpsampling.samplers import GENERATORS, SAMPLER_NAMES, SAMPLERS, VARIABLE_SIZE
 from dpsampling.validation import check_choice, check_int_at_least, check_nonnegative, check_open_unit, check_rate
-
-GENERATORS = ("deterministic", "shuffle", "poisson", "balls_and_bins", "balls_and_bins_sequential", "wor")
 
 
 @dataclass(frozen=True)
@@ -158,7 +153,8 @@ _MAKERS = {
     "balls_and_bins_sequential": lambda n, steps, seed, b: balls_and_bins_sequential_batches(n, steps, seed),
     "wor": lambda n, steps, seed, b: wor_batches(n, steps, b or max(1, n // steps), seed),
 }
-assert tuple(_MAKERS) == GENERATORS
+if tuple(_MAKERS) != GENERATORS:
+    raise ImportError(f"_MAKERS must have one entry per generator of the registry: {GENERATORS}; got {tuple(_MAKERS)}")
 
 
 def make_batches(generator: str, n: int, steps: int, seed=None, batch_size: int | None = None) -> BatchPlan:
@@ -185,132 +181,19 @@ def pad_or_truncate(batch: np.ndarray, max_batch_size: int, seed=None) -> tuple[
 # Loader side: re-iterable, seeded, epoch-aware batch samplers (PyTorch ``batch_sampler`` duck type)
 # ---------------------------------------------------------------------------------------------
 
-# SAMPLERS (imported from the package: one list for code, CLI and schema) are BatchSampler's samplers.
 PAD_INDEX = -1  # the index of a padding slot (weight 0), as in pad_or_truncate
 
-
-@dataclass(frozen=True)
-class Loader:
-    """The loader side of one sampler: ``plan(n, T, b, rng)`` (one epoch's BatchPlan),
-    ``variable_size`` (batch sizes vary: truncation applies) and ``rate(n, b, T)`` (the inclusion
-    probability of one example in one batch, None where the sampler has none of its own)."""
-
-    plan: Callable
-    variable_size: bool
-    rate: Callable
-
-
-def _rate_b_over_n(n, b, steps):
-    return b / n
-
-
-LOADERS = {
-    "deterministic": Loader(lambda n, steps, b, rng: deterministic_batches(n, steps), False, lambda n, b, steps: None),
-    "shuffle": Loader(lambda n, steps, b, rng: shuffle_batches(n, steps, rng), False, lambda n, b, steps: None),
-    "poisson": Loader(lambda n, steps, b, rng: poisson_batches(n, steps, rng, rate=b / n), True, _rate_b_over_n),
-    "balls_and_bins": Loader(lambda n, steps, b, rng: balls_and_bins_batches(n, steps, rng), True,
-                             lambda n, b, steps: 1.0 / steps),
-    "wor": Loader(lambda n, steps, b, rng: wor_batches(n, steps, b, rng), False, _rate_b_over_n),
+PLANS = {
+    "deterministic": lambda n, steps, b, rng: deterministic_batches(n, steps),
+    "shuffle": lambda n, steps, b, rng: shuffle_batches(n, steps, rng),
+    "poisson": lambda n, steps, b, rng: poisson_batches(n, steps, rng, rate=b / n),
+    "balls_and_bins": lambda n, steps, b, rng: balls_and_bins_batches(n, steps, rng),
+    "wor": lambda n, steps, b, rng: wor_batches(n, steps, b, rng),
 }
-"""One entry per sampler of SAMPLERS."""
-assert tuple(LOADERS) == SAMPLERS
-VARIABLE_SIZE_SAMPLERS = tuple(name for name, loader in LOADERS.items() if loader.variable_size)
-
-
-@dataclass(frozen=True)
-class LoaderAccounting:
-    """What ``dpsampling account`` needs to know about a training run's batch sampler.
-
-    ``sampling_rate``: the inclusion probability of one example in one batch (poisson: b/n; wor:
-    b/n; balls_and_bins: 1/T) or None (deterministic, shuffle). ``truncation_delta``: delta' of
-    chua25 App. C at ``truncation_epsilon``, to add to the accountant's delta (0 without
-    truncation); it is also a valid delta' for every smaller eps.
-
-    The run in the face's terms: ``phases(sigma)`` (``Phase(sampler, sigma, dataset_size=n,
-    batch_size=b, epochs=K)``: T = ceil(n / b) steps per epoch, rate b / n where the sampler has
-    one). ``get_epsilon(sigma, delta)`` and ``get_delta(sigma, epsilon)`` include the truncation
-    delta (module docstring of ``closed_form.truncation``: the truncated run is (eps, delta(eps) +
-    delta'(eps))-DP, delta'(eps) = (1 + e^eps) K T Pr[Bin(n, b/n) > B], increasing in eps).
-    """
-
-    sampler: str
-    dataset_size: int
-    batch_size: int
-    steps_per_epoch: int
-    epochs: int
-    sampling_rate: float | None
-    max_batch_size: int | None
-    truncation_epsilon: float
-    truncation_delta: float
-
-    @property
-    def steps(self) -> int:
-        """Steps over all epochs, K T."""
-        return self.steps_per_epoch * self.epochs
-
-    def run_fields(self) -> dict:
-        """The face's ``Phase`` keywords of this run (T = ceil(n / b), rate b / n where used)."""
-        return {"dataset_size": self.dataset_size, "batch_size": self.batch_size, "epochs": self.epochs}
-
-    def cli_args(self) -> list[str]:
-        """The ``dpsampling account`` flags that describe this run, the Phase keywords as flags
-        (add --sigma and --epsilon/--delta)."""
-        args = ["--sampler", self.sampler]
-        for name, value in self.run_fields().items():
-            args += [f"--{name.replace('_', '-')}", str(value)]
-        return args
-
-    def phases(self, sigma: float) -> tuple[Phase, ...]:
-        """The run as the face's phases at noise multiplier ``sigma`` (noise std / clip norm)."""
-        return (Phase(self.sampler, sigma, **self.run_fields()),)
-
-    def accountant(self, sigma: float, **options) -> Accountant:
-        """``Accountant(self.phases(sigma), **options)`` (relation, accuracy, ...): the bounds
-        WITHOUT the truncation delta (add ``truncation_delta_at(eps)`` to its deltas)."""
-        return Accountant(self.phases(sigma), **options)
-
-    def truncation_delta_at(self, epsilon: float) -> float:
-        """delta'(eps) = (1 + e^eps) K T Pr[Bin(n, b/n) > B]; 0 without truncation."""
-        epsilon = check_nonnegative("epsilon", epsilon)
-        if self.max_batch_size is None:
-            return 0.0
-        return truncation_delta(self.dataset_size, self.batch_size, self.max_batch_size, self.steps, epsilon)
-
-    def get_delta(self, sigma: float, epsilon: float, **options) -> float:
-        """The certified upper bound on the truncated run's delta at ``epsilon``: the
-        accountant's plus delta'(epsilon)."""
-        return min(1.0, self.accountant(sigma, **options).get_delta(epsilon) + self.truncation_delta_at(epsilon))
-
-    def get_epsilon(self, sigma: float, delta: float, **options) -> float:
-        """The certified upper bound on the truncated run's eps at total ``delta``
-        (``epsilon_with_truncation``)."""
-        return epsilon_with_truncation(self.accountant(sigma, **options).get_epsilon, delta,
-                                       self.truncation_delta_at, self.truncation_epsilon)
-
-
-def epsilon_with_truncation(get_epsilon, delta: float, truncation_delta_at, truncation_epsilon: float) -> float:
-    """The smallest eps found with accountant_delta(eps) + delta'(eps) <= ``delta``: eps =
-    ``get_epsilon(delta - delta'(eps'))`` with delta' charged at an eps' >= the answer (first
-    ``truncation_epsilon``, raised to the answer while it is larger), so it is a valid delta' for the
-    answer (delta' increases with eps). ``get_epsilon``: the accountant's certified upper bound."""
-    delta = check_open_unit("delta", delta)
-    charged_at = check_nonnegative("truncation_epsilon", truncation_epsilon)
-    for _ in range(50):
-        spent = truncation_delta_at(charged_at)
-        if spent >= 1.0:
-            raise ValueError(f"max_batch_size is too small for this run: the truncation's delta' = (1 + e^eps) K T "
-                             f"Pr[batch size > max_batch_size] is {spent:.3g} at eps {charged_at:g}, above 1 (no delta "
-                             "is left); raise max_batch_size")
-        if spent >= delta:
-            raise ValueError(f"delta must exceed the truncation's delta' = (1 + e^eps) K T Pr[batch size > "
-                             f"max_batch_size] = {spent:.3g} (at eps {charged_at:g}); got {delta:g} (raise "
-                             "max_batch_size or delta)")
-        epsilon = get_epsilon(delta - spent) if spent else get_epsilon(delta)
-        if epsilon <= charged_at:
-            return epsilon
-        charged_at = epsilon * (1.0 + 1e-9)
-    raise ValueError(f"delta must leave room for the truncation delta; got {delta:g} (the truncation delta at the eps "
-                     "found keeps growing: raise max_batch_size)")
+"""The loader's epoch plan of each sampler of the registry, ``plan(n, T, b, rng)``: one epoch's
+BatchPlan (the registry says whether its sizes vary and its inclusion rate)."""
+if tuple(PLANS) != SAMPLER_NAMES:
+    raise ImportError(f"PLANS must have one entry per registry sampler: {SAMPLER_NAMES}; got {tuple(PLANS)}")
 
 
 @dataclass(frozen=True)
@@ -334,7 +217,7 @@ class BatchSampler:
     """Batches of example indices for DP-SGD, epoch after epoch; re-iterable and reproducible.
 
     ``BatchSampler(sampler, dataset_size, batch_size, *, epochs=1, seed=0, truncation=None)``,
-    ``sampler`` one of SAMPLERS, ``truncation`` a ``Truncation`` or None.
+    ``sampler`` one of the registry's (``dpsampling.samplers``), ``truncation`` a ``Truncation`` or None.
 
     With n = dataset_size and b = batch_size, an epoch has T = ceil(n / b) steps (chua24/chua25
     write T = n / b with b dividing n):
@@ -367,7 +250,7 @@ class BatchSampler:
         if not isinstance(truncation, Truncation):
             raise ValueError(f"truncation must be a Truncation or None; got {truncation!r}")
         max_batch_size, truncation_delta_target = truncation.max_batch_size, truncation.delta_target
-        self.sampler = check_choice("sampler", sampler, SAMPLERS)
+        self.sampler = check_choice("sampler", sampler, SAMPLER_NAMES)
         self.dataset_size = check_int_at_least("dataset_size", dataset_size, 1)
         self.batch_size = _check_int_in("batch_size", batch_size, 1, self.dataset_size, "dataset_size")
         self.epochs = check_int_at_least("epochs", epochs, 1)
@@ -375,9 +258,9 @@ class BatchSampler:
         self.truncation_epsilon = check_nonnegative("truncation.epsilon", truncation.epsilon)
         self.steps_per_epoch = -(-self.dataset_size // self.batch_size)
         if (max_batch_size is not None or truncation_delta_target is not None) \
-                and not LOADERS[self.sampler].variable_size:
+                and not SAMPLERS[self.sampler].variable_size:
             given = "truncation.max_batch_size" if max_batch_size is not None else "truncation.delta_target"
-            raise ValueError(f"{given} applies to samplers {', '.join(VARIABLE_SIZE_SAMPLERS)} only "
+            raise ValueError(f"{given} applies to samplers {', '.join(VARIABLE_SIZE)} only "
                              f"(their batch sizes vary); got it with sampler {self.sampler!r}")
         if max_batch_size is not None and truncation_delta_target is not None:
             raise ValueError("truncation.max_batch_size and truncation.delta_target must not both be given; got "
@@ -406,7 +289,7 @@ class BatchSampler:
     @property
     def sampling_rate(self) -> float | None:
         """Inclusion probability of an example in a batch: b/n (poisson, wor), 1/T (balls_and_bins), else None."""
-        return LOADERS[self.sampler].rate(self.dataset_size, self.batch_size, self.steps_per_epoch)
+        return SAMPLERS[self.sampler].inclusion_rate(self.dataset_size, self.batch_size, self.steps_per_epoch)
 
     def __len__(self) -> int:
         return self.steps
@@ -426,7 +309,7 @@ class BatchSampler:
         return self._plan(_epoch_rng(self.seed, epoch))
 
     def _plan(self, rng: np.random.Generator) -> BatchPlan:
-        return LOADERS[self.sampler].plan(self.dataset_size, self.steps_per_epoch, self.batch_size, rng)
+        return PLANS[self.sampler](self.dataset_size, self.steps_per_epoch, self.batch_size, rng)
 
     def epoch(self, epoch: int) -> list[np.ndarray]:
         """Epoch ``epoch``'s T batches (int64 arrays; exactly max_batch_size long when it is set)."""
@@ -457,8 +340,11 @@ class BatchSampler:
             return 0.0
         return truncation_delta(self.dataset_size, self.batch_size, self.max_batch_size, self.steps, epsilon)
 
-    def accounting(self) -> LoaderAccounting:
-        """The parameters an accountant needs, and delta' to add to its delta."""
+    def accounting(self):
+        """The parameters an accountant needs, and delta' to add to its delta
+        (``accountants.loader.LoaderAccounting``)."""
+        from dpsampling.accountants.loader import LoaderAccounting
+
         return LoaderAccounting(self.sampler, self.dataset_size, self.batch_size, self.steps_per_epoch, self.epochs,
                                 self.sampling_rate, self.max_batch_size, self.truncation_epsilon,
                                 self.truncation_delta())

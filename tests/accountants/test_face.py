@@ -68,10 +68,11 @@ def test_ambiguous_or_incomplete_runs_are_refused_in_one_line(fields, start):
 def test_get_epsilon_is_the_headline_upper_bound_of_the_relation():
     phase = Phase("poisson", 0.8, sampling_rate=0.01, steps=1_000)
     for relation, row in (("add", "add"), ("remove", "remove"), ("add_or_remove", "max")):
-        frame = Accountant(phase, relation=relation, refine="relation").epsilon_bounds([1e-6])
-        assert frame.attrs["headline"] == row
-        upper = frame.set_index("direction").loc[row, "epsilon_upper"]
-        assert Accountant(phase, relation=relation).get_epsilon(1e-6) == upper
+        for refine in ("all", "relation"):  # one policy: get_epsilon is the headline of the same answer
+            frame = Accountant(phase, relation=relation, refine=refine).epsilon_bounds([1e-6])
+            assert frame.attrs["headline"] == row
+            upper = frame.set_index("direction").loc[row, "epsilon_upper"]
+            assert Accountant(phase, relation=relation, refine=refine).get_epsilon(1e-6) == upper
     frame = Accountant(phase).epsilon_bounds([1e-6]).set_index("direction")
     assert frame.loc["add", "epsilon_upper"] < frame.loc["remove", "epsilon_lower"]  # the directions differ
 
@@ -190,3 +191,51 @@ def test_schedules_read_yaml_numbers_and_refuse_in_one_line(tmp_path):
             load_schedule(path)
         assert str(error.value).startswith(f"{path}: phase 1: ") and message in str(error.value)
         assert "\n" not in str(error.value)
+
+
+@pytest.mark.parametrize("sampler", ["poisson", "wor"])
+def test_rdp_is_a_method_of_the_face_labelled_as_a_reference(sampler):
+    """method="rdp": dp-accounting's RDP bound (Poisson's at sigma / the pair's distance) in every
+    row of the same long frame, 0 below, and a sentence that never calls it certified."""
+    phase = Phase(sampler, 1.5, sampling_rate=0.01, steps=300)
+    frame = Accountant(phase, method="rdp").epsilon_bounds([1e-5, 1e-3])
+    reference = rdp.query(rdp.poisson(1.5 / SAMPLERS[sampler].distance, 0.01, 300), "epsilon", [1e-5, 1e-3])
+    assert list(frame["epsilon_upper"]) == list(np.repeat(reference, 3))
+    assert (frame["epsilon_lower"] == 0.0).all() and not frame["converged"].any()
+    assert frame.attrs["method"] == "rdp"
+    sentence = statement(frame)
+    assert "certified upper bound" not in sentence and "a reference method, not certified" in sentence, sentence
+    certified = Accountant(phase).epsilon_bounds([1e-5])
+    assert "certified upper bound" in statement(certified)
+    assert Accountant(phase, method="rdp").get_epsilon(1e-5) == reference[0]
+
+
+def test_rdp_answers_wor_under_substitution_and_refuses_other_samplers():
+    phase = Phase("wor", 2.0, steps=2_344, **MNIST)
+    frame = Accountant(phase, relation="substitution", method="rdp").delta_bounds([1.0])
+    expected = rdp.query(rdp.wor_substitution(2.0, 256 / 60_000, 2_344), "delta", [1.0])[0]
+    assert (frame["delta_upper"] == expected).all()
+    with pytest.raises(ValueError, match="^method rdp applies to one poisson or wor phase"):
+        Accountant(Phase("deterministic", 1.0, steps_per_epoch=10, epochs=1), method="rdp")
+
+
+def test_dp_accounting_answers_are_labelled_as_a_reference():
+    frame = Accountant(Phase("poisson", 1.0, sampling_rate=0.01, steps=100), method="dp_accounting").epsilon_bounds([1e-5])
+    assert frame.attrs["method"] == "dp_accounting"
+    assert "certified" not in statement(frame).replace("not certified", "")
+
+
+def test_calibration_by_a_reference_method_meets_the_target_by_that_method():
+    phase = Phase("poisson", 1.0, sampling_rate=0.01, steps=300)
+    result = calibrate_sigma(phase, 2.0, 1e-5, method="rdp", rtol=1e-2)
+    assert result.method == "rdp" and result.as_row()["method"] == "rdp"
+    assert Accountant(phase.with_sigma(result.sigma), method="rdp").get_epsilon(1e-5) <= 2.0
+    assert Accountant(phase.with_sigma(result.sigma_not_shown_sufficient), method="rdp").get_epsilon(1e-5) > 2.0
+    assert result.sigma_shown_insufficient is None  # RDP has no lower bound
+
+
+def test_one_bisection_start_whatever_sigma_the_phase_was_given():
+    """One phase's calibration does not depend on the sigma it was built with (one door, one number)."""
+    answers = {calibrate_sigma(Phase("wor", sigma, sampling_rate=0.01, steps=200), 3.0, 1e-5).sigma
+               for sigma in (0.3, 1.0, 7.0)}
+    assert len(answers) == 1

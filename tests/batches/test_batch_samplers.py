@@ -16,7 +16,9 @@ from scipy import stats
 
 from dpsampling import Accountant, Phase, batches
 from dpsampling.accountants.closed_form.truncation import max_batch_size, truncation_delta
-from dpsampling.batches import PAD_INDEX, BatchSampler, LoaderAccounting, PaddedDataset, Truncation
+from dpsampling.accountants.loader import LoaderAccounting
+from dpsampling.batches import PAD_INDEX, BatchSampler, PaddedDataset, Truncation
+from dpsampling.samplers import VARIABLE_SIZE
 
 try:  # optional: the DataLoader tests run where torch is installed
     import torch
@@ -186,7 +188,7 @@ def test_iterating_does_not_advance_any_state():
 
 # --- truncation and padding (chua25 App. C) ----------------------------------------------------
 
-@pytest.mark.parametrize("sampler", batches.VARIABLE_SIZE_SAMPLERS)
+@pytest.mark.parametrize("sampler", VARIABLE_SIZE)
 def test_padded_batches_have_exactly_B_slots_and_keep_short_batches_whole(sampler):
     n, b, B = 200, 20, 22
     s = BatchSampler(sampler, n, b, epochs=3, seed=4, truncation=Truncation(max_batch_size=B))
@@ -226,7 +228,7 @@ def test_truncation_keeps_a_uniform_subset():
         BatchSampler("balls_and_bins", 100, 10, truncation=Truncation(max_batch_size=5))
 
 
-@pytest.mark.parametrize("sampler", batches.VARIABLE_SIZE_SAMPLERS)
+@pytest.mark.parametrize("sampler", VARIABLE_SIZE)
 def test_truncation_delta_matches_the_appendix_c_formula(sampler):
     n, b, B, epochs = 1000, 10, 25, 3
     s = BatchSampler(sampler, n, b, epochs=epochs, truncation=Truncation(max_batch_size=B, epsilon=2.0))
@@ -389,7 +391,7 @@ def test_torch_dataloader_yields_our_indices(sampler):
 
 
 @needs_torch
-@pytest.mark.parametrize("sampler", batches.VARIABLE_SIZE_SAMPLERS)
+@pytest.mark.parametrize("sampler", VARIABLE_SIZE)
 def test_torch_dataloader_with_variable_batches_needs_an_empty_safe_collate(sampler):
     """Unpadded Poisson/balls-and-bins batches can be empty, which torch's default collate rejects;
     with a collate that accepts an empty list the loader yields exactly our batches."""

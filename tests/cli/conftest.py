@@ -1,6 +1,7 @@
 """The command line run in-process: ``run(*argv)`` -> (exit status, stdout, stderr), argparse's
-own exits included; ``run_json(*argv)`` adds --json, expects success and a quiet stderr, and
-parses stdout; ``same_records(loaded, frame)`` checks a JSON list of rows against a face frame,
+own exits included; ``run_json(*argv)`` adds --json, expects success and a quiet stderr, parses
+stdout and validates it against the answers' JSON Schema (``answer_schema``: every --json a test reads
+is checked); ``same_records(loaded, frame)`` checks a JSON list of rows against a face frame,
 bit for bit."""
 
 import json
@@ -9,6 +10,7 @@ from typing import NamedTuple
 
 import numpy as np
 import pytest
+from answer_schema import check_answer
 
 from dpsampling.cli.main import main
 
@@ -37,7 +39,7 @@ def run_json(run):
         result = run(*argv, "--json")
         assert result.code == 0, result.err
         assert result.err == ""  # no progress bar or chatter outside a terminal
-        return json.loads(result.out)
+        return check_answer(json.loads(result.out))
     return run_json
 
 
@@ -61,6 +63,9 @@ def same_value(loaded, expected) -> bool:
 @pytest.fixture()
 def same_records():
     def same_records(loaded: list, frame) -> bool:
-        """The JSON rows are the frame's rows, every column, every value exactly."""
+        """The JSON rows are the frame's rows, every column, every value exactly (plus the sampler
+        every bounds row names, where the frame has no such column)."""
+        if "sampler" not in frame.columns:
+            loaded = [{k: v for k, v in row.items() if k != "sampler"} for row in loaded]
         return same_value(loaded, frame.to_dict("records"))
     return same_records

@@ -79,7 +79,7 @@ CLI_CASES = [
      "add_or_remove for sampler poisson; got 'substitution'"),
     (_account({"--sampler": "shuffle", "--sampling-rate": None, "--steps": None, "--steps-per-epoch": "10", "--pld-method": "dp_accounting"}),
      E + "argument --pld-method: method dp_accounting applies to one poisson or wor phase under add, remove or "
-     "add_or_remove; got shuffle, sigma 1: 1 epoch(s) of 10 steps (10 steps) under add_or_remove"),
+     "add_or_remove (a reference method of dp-accounting); got shuffle, sigma 1: 1 epoch(s) of 10 steps (10 steps) under add_or_remove"),
     # 1e12 steps at rate 1e-12: the engine's rounding bounds outgrow the laws; refused, never answered
     (_account({"--steps": "1000000000000", "--sampling-rate": "1e-12"}), E + "the certified engine cannot bound "
      "poisson(sigma=1, 1000000000000 steps): the tails it moved or cut and their rounding already weigh 2.86e+47 >= 1, "
@@ -187,7 +187,7 @@ def _fails_inside(monkeypatch, error: Exception) -> None:
     """Make the face's eps query fail the way an internal fault would."""
     def fail(self, deltas):
         raise error
-    monkeypatch.setattr(Accountant, "epsilon_bounds", fail)
+    monkeypatch.setattr(Accountant, "epsilon_rows", fail)  # what account asks (epsilon_bounds is its frame)
 
 
 def test_an_accounting_error_is_an_internal_error_one_line_exit_1(monkeypatch, capsys):
@@ -204,7 +204,7 @@ def test_a_value_error_from_numpy_is_internal_not_a_usage_error(monkeypatch, cap
     """Issue 24: numpy's 'zero-size array' message was shown as a usage error (exit 2)."""
     def fail(self, deltas):
         return np.array([]).min()
-    monkeypatch.setattr(Accountant, "epsilon_bounds", fail)
+    monkeypatch.setattr(Accountant, "epsilon_rows", fail)  # what account asks (epsilon_bounds is its frame)
     assert main(_account({})) == 1
     err = capsys.readouterr().err
     assert err.startswith("dpsampling account: internal error: ValueError: zero-size array") and err.count("\n") == 1
@@ -216,7 +216,7 @@ def test_a_value_error_at_a_call_in_package_code_is_internal(monkeypatch, capsys
     namespace = {"np": np}
     source = "\n" * 40 + "def fail(self, deltas):\n    return np.minimum.reduce(np.array([]))\n"
     exec(compile(source, Accountant.__init__.__code__.co_filename, "exec"), namespace)
-    monkeypatch.setattr(Accountant, "epsilon_bounds", namespace["fail"])
+    monkeypatch.setattr(Accountant, "epsilon_rows", namespace["fail"])
     assert main(_account({})) == 1
     err = capsys.readouterr().err
     assert err.startswith("dpsampling account: internal error: ValueError: zero-size array") and err.count("\n") == 1

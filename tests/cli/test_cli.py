@@ -131,6 +131,19 @@ def test_account_and_calibrate_import_neither_dp_accounting_nor_matplotlib():
     assert out.splitlines()[-1] == "LOADED []"
 
 
+def test_an_account_query_imports_no_pandas_and_no_yaml_of_its_own():
+    """Start-up (issue 32.7): a Poisson query, as a table and as JSON, answers from the face's
+    LongRows (the same rows as its DataFrame) without importing pandas, and a schedule's yaml
+    reader is imported for --schedule only (numba reads its own config with yaml; that stays)."""
+    code = ("import sys, io, contextlib\nfrom dpsampling.cli.main import main\n"
+            "argv = ['account', '--sampler', 'poisson', '--sigma', '1', '--sampling-rate', '0.01', '--steps', '10000',"
+            " '--delta', '1e-5']\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n    assert main(argv) == 0 and main([*argv, '--json']) == 0\n"
+            "print('LOADED', sorted(m for m in sys.modules if m in ('pandas', 'dpsampling.accountants.schedule')))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.splitlines()[-1] == "LOADED []"
+
+
 @pytest.mark.parametrize("entry", [["-m", "dpsampling"], ["-m", "dpsampling.cli"]])
 def test_the_command_runs_as_a_module(entry):
     out = subprocess.run([sys.executable, *entry, "account", "--sampler", "deterministic", "--sigma", "1",

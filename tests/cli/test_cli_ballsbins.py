@@ -23,29 +23,39 @@ def _b(*argv) -> list:
     return ["account", "--sampler", "balls_and_bins", *argv]
 
 
-def test_json_rows_have_estimates_both_directions_and_the_certified_bracket(run_json):
+def _by(rows: list, key: str) -> dict:
+    """{(query value, direction): row} of the long rows."""
+    return {(row[key], row["direction"]): row for row in rows}
+
+
+MC_DELTA = {f"monte_carlo_delta_{name}" for name in ("lower", "estimate", "stderr", "upper")}
+
+
+def test_json_rows_are_the_certified_rows_with_the_estimates_beside_them(run_json):
     document = run_json(*_b("--sigma", "0.6", "--steps-per-epoch", "20", "--epsilon", "0.5", "2", "--method", "naive",
                             "--samples", "20000", "--seed", "3", "--error-prob", "0.01"))
     inputs = document["inputs"]
     assert (inputs["samples"], inputs["seed"], inputs["error_prob"], inputs["method"]) == (20000, 3, 0.01, "naive")
-    assert "1 - error_prob" in inputs["guarantee"]
+    assert "1 - error_prob" in document["attrs"]["monte_carlo"]["guarantee"]
     certified = Accountant(Phase("balls_and_bins", 0.6, steps_per_epoch=20, epochs=1)).delta_bounds([0.5, 2.0])
-    assert document["certified"]["bounds"] == certified.to_dict("records")
-    assert [row["epsilon"] for row in document["rows"]] == [0.5, 2.0]
-    for row, value in zip(document["rows"], [0.5, 2.0]):
+    rows = document["bounds"]
+    assert [{k: row[k] for k in certified.columns} for row in rows] == certified.to_dict("records")
+    assert all(row["sampler"] == "balls_and_bins" for row in rows)
+    by = _by(rows, "epsilon")
+    for value in (0.5, 2.0):
         for direction in ("remove", "add"):
-            values = row[direction]
-            assert set(values) == {"delta_lower", "delta_estimate", "delta_stderr", "delta_upper"}
+            row = by[(value, direction)]
+            assert MC_DELTA <= set(row)
             # bound (6) <= mean + Z se and mean <= UCB (6.8e-6 per check)
-            assert values["delta_lower"] <= values["delta_estimate"] + Z * values["delta_stderr"]
-            assert values["delta_estimate"] <= values["delta_upper"]
-        assert row["delta_upper"] == max(row["remove"]["delta_upper"], row["add"]["delta_upper"])
-        bracket = certified[(certified["epsilon"] == value) & (certified["direction"] == "max")].iloc[0]
-        assert row["certified"] == {"delta_lower": bracket["delta_lower"], "delta_upper": bracket["delta_upper"]}
+            assert row["monte_carlo_delta_lower"] <= row["monte_carlo_delta_estimate"] + Z * row["monte_carlo_delta_stderr"]
+            assert row["monte_carlo_delta_estimate"] <= row["monte_carlo_delta_upper"]
+        top = by[(value, "max")]
+        assert top["monte_carlo_delta_upper"] == max(by[(value, d)]["monte_carlo_delta_upper"] for d in ("remove", "add"))
+        assert top["monte_carlo_delta_estimate"] is None  # no estimate of a maximum is made
         # the true delta lies in the certified bracket; the larger MC mean estimates it (5 stderr: < 1e-6)
-        largest = max(row[d]["delta_estimate"] for d in ("remove", "add"))
-        stderr = max(row[d]["delta_stderr"] for d in ("remove", "add"))
-        assert bracket["delta_lower"] - 5 * stderr <= largest <= bracket["delta_upper"] + 5 * stderr
+        largest = max(by[(value, d)]["monte_carlo_delta_estimate"] for d in ("remove", "add"))
+        stderr = max(by[(value, d)]["monte_carlo_delta_stderr"] for d in ("remove", "add"))
+        assert top["delta_lower"] - 5 * stderr <= largest <= top["delta_upper"] + 5 * stderr
 
 
 @pytest.mark.parametrize("method", ["naive", "importance"])
@@ -53,25 +63,29 @@ def test_single_step_reproduces_the_gaussian_mechanism(run_json, method):
     eps = [0.0, 1.0, 2.5]
     document = run_json(*_b("--sigma", "0.8", "--steps-per-epoch", "1", "--epsilon", *map(str, eps), "--samples", "100000",
                             "--seed", "5", "--error-prob", "1e-6", "--method", method))
-    exact = gaussian_delta(eps, 0.8)
-    for row, value in zip(document["rows"], exact):
+    by = _by(document["bounds"], "epsilon")
+    for value, exact in zip(eps, gaussian_delta(eps, 0.8)):
         for direction in ("remove", "add"):
-            result = row[direction]
-            assert abs(result["delta_estimate"] - value) < Z * result["delta_stderr"]  # 6.8e-6 each
-            assert result["delta_upper"] >= value  # fails with probability <= 1e-6 (Thm 4.1)
-            assert result["delta_lower"] == pytest.approx(value, rel=1e-7, abs=1e-15)  # bound (6) is exact at T = 1
+            row = by[(value, direction)]
+            assert abs(row["monte_carlo_delta_estimate"] - exact) < Z * row["monte_carlo_delta_stderr"]  # 6.8e-6 each
+            assert row["monte_carlo_delta_upper"] >= exact  # fails with probability <= 1e-6 (Thm 4.1)
+            # bound (6) is exact at T = 1
+            assert row["monte_carlo_delta_lower"] == pytest.approx(exact, rel=1e-7, abs=1e-15)
 
 
 def test_epsilon_queries_bracket_the_gaussian_mechanism_and_end_with_the_number_to_report(run_json):
     deltas = [1e-2, 1e-3]
     document = run_json(*_b("--sigma", "0.8", "--steps-per-epoch", "1", "--delta", *map(str, deltas), "--samples", "200000",
                             "--seed", "6", "--error-prob", "1e-6", "--epsilon-step", "0.005", "--method", "naive"))
-    for row, delta in zip(document["rows"], deltas):
+    by = _by(document["bounds"], "delta")
+    for delta in deltas:
         value = gaussian_epsilon(delta, 0.8, 1.0)
-        assert row["epsilon_lower"] == pytest.approx(value, abs=1e-6)  # bound (6) is exact at T = 1
-        assert value <= row["epsilon_upper"] <= value + 0.3  # fails with probability <= 1e-6
+        top = by[(delta, "max")]
+        assert top["monte_carlo_epsilon_lower"] == pytest.approx(value, abs=1e-6)  # bound (6) is exact at T = 1
+        assert value <= top["monte_carlo_epsilon_upper"] <= value + 0.3  # fails with probability <= 1e-6
         for direction in ("remove", "add"):
-            assert row[direction]["epsilon_lower"] <= row[direction]["epsilon_upper"]
+            row = by[(delta, direction)]
+            assert row["monte_carlo_epsilon_lower"] <= row["monte_carlo_epsilon_upper"] <= row["epsilon_deterministic"]
     certified = Accountant(Phase("balls_and_bins", 0.8, steps_per_epoch=1, epochs=1)).epsilon_bounds(deltas)
     assert document["statement"] == statement(certified)
 
@@ -79,26 +93,26 @@ def test_epsilon_queries_bracket_the_gaussian_mechanism_and_end_with_the_number_
 def test_order_statistics_and_epochs(run_json):
     document = run_json(*_b("--sigma", "0.7", "--steps-per-epoch", "30", "--epochs", "2", "--epsilon", "1",
                             "--samples", "5000", "--method", "order-stats", "--orders", "1..5,10..25/5"))
-    row = document["rows"][0]
+    by = _by(document["bounds"], "epsilon")
     assert document["inputs"]["orders"] == "1..5,10..25/5" and document["inputs"]["epochs"] == 2
-    assert row["delta_lower"] is None and row["remove"]["delta_lower"] is None  # bound (6): one epoch only
-    assert 0 < row["remove"]["delta_estimate"] <= row["delta_upper"] <= 1
+    # bound (6): one epoch only
+    assert by[(1.0, "max")]["monte_carlo_delta_lower"] is None and by[(1.0, "remove")]["monte_carlo_delta_lower"] is None
+    assert 0 < by[(1.0, "remove")]["monte_carlo_delta_estimate"] <= by[(1.0, "max")]["monte_carlo_delta_upper"] <= 1
 
 
 @pytest.mark.parametrize("relation", ["add", "remove"])
-def test_relation_selects_the_top_level_direction(run_json, relation):
+def test_relation_picks_the_headline_row_of_the_certified_bounds(run_json, relation):
     document = run_json(*_b("--sigma", "0.8", "--steps-per-epoch", "20", "--epsilon", "0.5", "1", "--samples", "3000",
                             "--method", "naive", "--relation", relation))
-    assert document["inputs"]["relation"] == relation
-    for row in document["rows"]:
-        assert row["delta_upper"] == row[relation]["delta_upper"]
-        assert row["delta_lower"] == row[relation]["delta_lower"]
+    assert document["inputs"]["relation"] == relation and document["attrs"]["headline"] == relation
+    certified = Accountant(Phase("balls_and_bins", 0.8, steps_per_epoch=20, epochs=1), relation=relation).delta_bounds([0.5, 1.0])
+    assert document["statement"] == statement(certified)
 
 
 def test_table_output(run):
     result = run(*_b("--sigma", "0.8", "--steps-per-epoch", "5", "--epsilon", "1", "--samples", "1000", "--method", "naive"))
-    assert result.code == 0 and "remove_estimate" in result.out and "method=naive" in result.out
-    assert "certified_upper" in result.out
+    assert result.code == 0 and "mc_estimate" in result.out and "method=naive" in result.out
+    assert "certified_upper" in result.out and result.out.rstrip().splitlines()[-1].startswith("Report: ")
 
 
 def test_a_delta_monte_carlo_cannot_certify_is_refused_with_the_sample_count_that_would(run):

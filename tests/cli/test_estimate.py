@@ -9,11 +9,13 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
+from answer_schema import check_answer
 
 from dpsampling.cli.main import main
 from dpsampling.io import write_table
 from dpsampling.papers import registry  # noqa: F401  (registers every paper's cost model)
-from dpsampling.pipeline.estimate import ESTIMATORS, Rates, Work, config_experiments, estimate, format_estimate
+from dpsampling.papers.registry import COSTS
+from dpsampling.pipeline.estimate import Rates, Work, config_experiments, estimate, format_estimate
 
 ROOT = Path(__file__).resolve().parents[2]
 TINY = yaml.safe_load((ROOT / ".test/config/config.yaml").read_text())
@@ -39,7 +41,7 @@ class FixedRates(Rates):
 
 
 def _by_experiment(config, rates):
-    works, unknown = estimate(config, rates)
+    works, unknown = estimate(config, rates, COSTS)
     return {w.experiment: w for w in works}, unknown
 
 
@@ -54,10 +56,10 @@ def _small(config):
 
 
 def test_every_config_experiment_has_an_estimator():
-    works, unknown = estimate(QUICK, FixedRates())
+    works, unknown = estimate(QUICK, FixedRates(), COSTS)
     assert unknown == []
     assert [w.experiment for w in works] == config_experiments(QUICK)
-    assert {"chua24.fig3", "chua24.thm41", "chua25.fig1"} <= set(ESTIMATORS)
+    assert {"chua24.fig3", "chua24.thm41", "chua25.fig1"} <= set(COSTS)
 
 
 def test_estimate_scales_linearly_with_the_configured_counts():
@@ -110,7 +112,7 @@ def test_a_comparable_previous_run_gives_the_rate(tmp_path):
     config["chua24"]["thm41"]["epsilon_grid"]["num"] = 70  # more work, same cost per grid point
     rates = FixedRates()
     rates.root, rates.use_benchmarks = tmp_path, True
-    work = ESTIMATORS["chua24.thm41"]("chua24_thm41", config, rates)
+    work = COSTS["chua24.thm41"]("chua24_thm41", config, rates)
     assert work.seconds_per_unit == pytest.approx(12.0 / _grid_points(TINY["chua24"]["thm41"]))
     assert work.units == _grid_points(config["chua24"]["thm41"])
     assert work.source.startswith("benchmarks") and rates.calibrated == []
@@ -122,7 +124,7 @@ def test_a_previous_run_with_other_numerics_is_not_used(tmp_path):
     config["chua24"]["thm41"]["steps"] = [1, 100, 10000]  # each grid point costs more at larger T
     rates = FixedRates()
     rates.root, rates.use_benchmarks = tmp_path, True
-    work = ESTIMATORS["chua24.thm41"]("chua24_thm41", config, rates)
+    work = COSTS["chua24.thm41"]("chua24_thm41", config, rates)
     assert work.source == "fixed" and len(rates.calibrated) == 1
 
 
@@ -135,7 +137,7 @@ def test_the_command_prints_every_experiment_and_the_total(tmp_path, capsys):
     (tmp_path / "config").mkdir()
     (tmp_path / "config/config.yaml").write_text(yaml.safe_dump(small))
     assert main(["estimate", "--directory", str(tmp_path), "--json", "--cores", "4"]) == 0
-    document = json.loads(capsys.readouterr().out)
+    document = check_answer(json.loads(capsys.readouterr().out))
     rows = {row["experiment"]: row for row in document["experiments"]}
     assert set(rows) == {"chua24_fig2", "chua25_fig1"} and document["not_estimated"] == []
     for row in rows.values():
@@ -149,7 +151,7 @@ def test_the_command_prints_every_experiment_and_the_total(tmp_path, capsys):
 
 def test_unregistered_experiments_are_listed_not_guessed():
     config = dict(QUICK, lebeda24={"fig9": {"samples": 10}})
-    works, unknown = estimate(config, FixedRates())
+    works, unknown = estimate(config, FixedRates(), COSTS)
     assert unknown == ["lebeda24_fig9"] and "lebeda24_fig9" not in [w.experiment for w in works]
     assert isinstance(works[0], Work)
 
@@ -171,10 +173,10 @@ def test_gpu_hours_come_from_the_gpu_benchmark_when_device_is_cuda(tmp_path):
     rates = FixedRates()
     rates.gpu_benchmark_path = tmp_path / "gpu.json"
     _benchmark(rates.gpu_benchmark_path, [ORDER_ROW, dict(ORDER_ROW, gpu_seconds=None, method="naive")])
-    (work,), _ = estimate(_gpu_config("cuda"), rates)
+    (work,), _ = estimate(_gpu_config("cuda"), rates, COSTS)
     assert work.gpu_seconds == pytest.approx(work.units * 1e-7, rel=1e-12)
     assert f"GPU rate from {rates.gpu_benchmark_path} (Test GPU)" in work.source
-    (cpu,), _ = estimate(_gpu_config("cpu"), rates)
+    (cpu,), _ = estimate(_gpu_config("cpu"), rates, COSTS)
     assert cpu.gpu_seconds == 0 and "GPU" not in cpu.source
     # on the GPU config only the deterministic and certified bounds stay on the CPU: the CPU config's
     # total less its Monte Carlo part (0.5 s per kernel step in FixedRates)
@@ -186,12 +188,12 @@ def test_gpu_hours_come_from_the_gpu_benchmark_when_device_is_cuda(tmp_path):
 def test_without_a_gpu_benchmark_the_cpu_rate_is_used_and_labelled(tmp_path):
     rates = FixedRates()
     rates.gpu_benchmark_path = tmp_path / "missing.json"
-    (work,), _ = estimate(_gpu_config("cuda"), rates)
-    (cpu,), _ = estimate(_gpu_config("cpu"), rates)
+    (work,), _ = estimate(_gpu_config("cuda"), rates, COSTS)
+    (cpu,), _ = estimate(_gpu_config("cpu"), rates, COSTS)
     assert work.gpu_seconds == 0 and work.units * work.seconds_per_unit == pytest.approx(cpu.units * cpu.seconds_per_unit)
     assert f"device cuda but no GPU benchmark at {rates.gpu_benchmark_path}" in work.source
     _benchmark(rates.gpu_benchmark_path, [ORDER_ROW])  # times order statistics only: fig3's methods stay on the CPU
-    (fig3,), _ = estimate(_gpu_config("cuda", ("fig3",)), rates)
+    (fig3,), _ = estimate(_gpu_config("cuda", ("fig3",)), rates, COSTS)
     assert fig3.gpu_seconds == 0 and "(importance, naive not in the benchmark: CPU rate)" in fig3.source
 
 
@@ -237,10 +239,10 @@ def test_compile_time_is_kept_out_of_the_rate_and_reported_apart(monkeypatch):
                                                        2.0))
         return Work(experiment, 10.0, "demo units", *rate)
 
-    monkeypatch.setitem(ESTIMATORS, "demo24", demo_work)
+    monkeypatch.setitem(COSTS, "demo24", demo_work)
     config = {"demo24": {"fig1": {}, "fig2": {}}}
     rates = Rates(use_benchmarks=False, job_start=lambda experiment: 0.5)
-    works, unknown = estimate(config, rates, jobs={"demo24_fig1": 3})
+    works, unknown = estimate(config, rates, COSTS, jobs={"demo24_fig1": 3})
     first, second = works
     assert unknown == []
     assert first.seconds_per_unit == pytest.approx(1.0, rel=1e-12)  # 2 s of work for 2 units: the 7 s of compiling left out
@@ -257,11 +259,11 @@ def test_a_previous_run_gives_the_rate_less_its_job_starts(tmp_path):
     rates = FixedRates()
     rates.root, rates.use_benchmarks = tmp_path, True
     rates.job_start = lambda experiment: 2.0
-    work = ESTIMATORS["chua24.thm41"]("chua24_thm41", TINY, rates)
+    work = COSTS["chua24.thm41"]("chua24_thm41", TINY, rates)
     assert work.seconds_per_unit == pytest.approx((12.0 - 2.0) / _grid_points(TINY["chua24"]["thm41"]))
     assert "less 2 s of 1 job starts" in work.source
     rates.job_start = lambda experiment: 11.5  # nearly all of it start-up: says nothing about the work
-    work = ESTIMATORS["chua24.thm41"]("chua24_thm41", TINY, rates)
+    work = COSTS["chua24.thm41"]("chua24_thm41", TINY, rates)
     assert work.source == "fixed" and rates.calibrated
 
 

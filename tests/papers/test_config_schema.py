@@ -5,9 +5,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from dpsampling.accountants.samplers import SAMPLERS
-from dpsampling.batches import GENERATORS
 from dpsampling.pipeline.config import ConfigError, check_config
+from dpsampling.samplers import GENERATORS, RATE_BASED, SAMPLERS
 from dpsampling.training.model import MODELS
 from dpsampling.training.sgd import OPTIMIZERS
 
@@ -21,6 +20,8 @@ def test_name_lists_are_the_codes():
     assert samplers == tuple(name for name in SAMPLERS if name in samplers) and samplers
     fig1 = SCHEMA["properties"]["chua25"]["properties"]["fig1"]["properties"]
     assert tuple(fig1["generators"]["items"]["enum"]) == GENERATORS
+    addremove = SCHEMA["properties"]["lebeda24"]["properties"]["addremove"]["properties"]
+    assert tuple(addremove["samplers"]["items"]["enum"]) == RATE_BASED  # lebeda24's: the rate-based ones
     assert tuple(fig1["optimizer"]["enum"]) == OPTIMIZERS
     assert tuple(fig1["model"]["enum"]) == MODELS
 

@@ -132,8 +132,9 @@ def test_the_command_reports_whatever_has_run(partial_run, capsys):
 def test_every_experiment_has_a_reading_and_the_agreement_follows_the_verdicts():
     """The report's per-figure reading (papers/messages.py): one (paper, ours) pair per registered
     experiment, and 'says what the paper says' only when no claim of the figure failed."""
-    from dpsampling.papers.messages import MESSAGES, agreement
+    from dpsampling.papers.messages import MESSAGES
     from dpsampling.papers.registry import EXPERIMENTS
+    from dpsampling.pipeline.report import agreement
 
     assert set(MESSAGES) == set(EXPERIMENTS)
     assert all(paper and ours for paper, ours in MESSAGES.values())

@@ -2,14 +2,15 @@
 
 import pytest
 
-from dpsampling.versions import VERSIONS, algorithm_version, fingerprint
+from dpsampling.papers.fingerprints import fingerprint
+from dpsampling.versions import VERSIONS, algorithm_version
 
 
 @pytest.mark.parametrize("family", sorted(VERSIONS))
 def test_fingerprint_matches_the_recorded_digest(family):
     """A fixed-seed sample of the family hashes to the digest recorded next to its version. If this
     fails, the family's numbers changed: bump its version in dpsampling/versions.py (its cached
-    results are then redrawn, and only those) and record the digest `python -m dpsampling.versions`
+    results are then redrawn, and only those) and record the digest `python -m dpsampling.papers.fingerprints`
     prints."""
     assert fingerprint(family) == VERSIONS[family].digest
 

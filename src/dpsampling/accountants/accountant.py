@@ -2,22 +2,29 @@
 
     acc = Accountant([Phase("poisson", 1.1, sampling_rate=256 / 60_000, steps=4_700)])
     acc.epsilon_bounds([1e-5])     # rows (delta, direction): epsilon_lower, epsilon_upper, ...
-    acc.get_epsilon(1e-5)          # the certified upper bound the relation reads
+    acc.get_epsilon(1e-5)          # the certified upper bound the relation reads (its headline row)
 
 The run and the options are checked here, once; below, every path takes validated objects. How
 each bound is computed is the registry's (``samplers``): the certified engine for every phase
 with a dominating pair (``certified.engine``: the Gaussian mechanism in closed form), closed forms
-for a shuffle phase, lebeda24's Appendix D for WOR under substitution, and dp-accounting's PLD for
-``method="dp_accounting"`` (the reference, ``reference.pld``). Every answer is the long frame of
-``frames`` and passes its checks before it is returned.
+for a shuffle phase, lebeda24's Appendix D for WOR under substitution.
+
+``method`` picks who answers: "certified" (the above, the default) or a reference method of
+dp-accounting for one subsampled Gaussian phase (poisson, wor): "dp_accounting" (its PLDs,
+pessimistic above and optimistic below, refined: ``reference.pld``; add/remove relations) or
+"rdp" (its RDP accountant, an upper bound only, the lower bound 0: ``reference.rdp``; also WOR
+under substitution). A reference method's answer is the same long frame (``frames``), its
+``attrs["method"]`` and ``attrs["method_label"]`` saying what it is: never "certified".
+Every answer passes the frame's checks before it is returned; ``epsilon_rows`` / ``delta_rows``
+are the same answer as ``frames.LongRows`` (no pandas: what the command line prints).
 """
 
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from dpsampling.accountants.certified.engine import (
     DEFAULT_MAX_GRID_POINTS,
@@ -25,8 +32,9 @@ from dpsampling.accountants.certified.engine import (
     gaussian_weight,
     refined,
 )
-from dpsampling.accountants.frames import AccountingError, Refused, bounds_frame, headline_value
+from dpsampling.accountants.frames import AccountingError, LongRows, Refused, bounds_rows, headline_value
 from dpsampling.accountants.limits import query_limit
+from dpsampling.accountants.reference import rdp
 from dpsampling.accountants.relations import (
     ADD_OR_REMOVE,
     DEFAULT_RELATION,
@@ -40,8 +48,18 @@ from dpsampling.accountants.run import as_phases
 from dpsampling.accountants.samplers import CERTIFIED_LOWER, CERTIFIED_UPPER, EXACT
 from dpsampling.validation import check_array, check_choice, check_int_at_least, check_nonnegative, check_open_unit
 
-METHODS = ("certified", "dp_accounting")
-"""How the bounds are computed: the certified engine (default) or dp-accounting's PLD (the reference)."""
+if TYPE_CHECKING:  # pandas is imported when a DataFrame is made (frames.LongRows.frame), not before
+    import pandas as pd
+
+METHODS = ("certified", "dp_accounting", "rdp")
+"""How the bounds are computed: the certified engine (default), or a reference method of
+dp-accounting: its PLD ("dp_accounting") or its RDP accountant ("rdp")."""
+METHOD_LABELS = {
+    "certified": "certified upper bound",
+    "dp_accounting": "upper bound of dp-accounting's pessimistic PLD, a reference method, not certified",
+    "rdp": "upper bound of dp-accounting's RDP accountant, a reference method, not certified",
+}
+"""What each method's upper bound is, in the words a report carries (``frames.statement``)."""
 
 
 class Accountant:
@@ -51,7 +69,8 @@ class Accountant:
     the one it reads (``relations.relation_direction``), every direction is reported.
     ``accuracy``: refine until (upper - lower) / upper <= accuracy in the directions ``refine``
     names ("all", or the "relation"'s alone: faster, the others reported as reached).
-    ``method``: "certified" or "dp_accounting" (one Poisson or WOR phase under add/remove).
+    ``method``: "certified", or a reference method for one Poisson or WOR phase: "dp_accounting"
+    (under add/remove) or "rdp" (module docstring).
     ``max_grid_points``: the largest discrete law the engine may build."""
 
     def __init__(self, phases, *, relation: str = DEFAULT_RELATION, accuracy: float = 0.01, refine: str = "all",
@@ -66,10 +85,11 @@ class Accountant:
         self.max_grid_points = check_int_at_least("max_grid_points", max_grid_points, 2)
         if len(self.phases) > 1:
             _check_composable(self.phases, relation)
-        if method == "dp_accounting" and (len(self.phases) > 1 or self.phases[0].spec.reference is None
-                                          or relation not in ADD_OR_REMOVE):
-            raise ValueError("method dp_accounting applies to one poisson or wor phase under add, remove or "
-                             f"add_or_remove; got {self._label()} under {relation}")
+        if method != "certified" and (len(self.phases) > 1 or self.phases[0].spec.reference is None
+                                      or (method == "dp_accounting" and relation not in ADD_OR_REMOVE)):
+            relations = " under add, remove or add_or_remove" if method == "dp_accounting" else ""
+            raise ValueError(f"method {method} applies to one poisson or wor phase{relations} (a reference method "
+                             f"of dp-accounting); got {self._label()} under {relation}")
 
     @property
     def headline(self) -> str:
@@ -79,33 +99,52 @@ class Accountant:
     def _label(self) -> str:
         return " + ".join(phase.describe() for phase in self.phases)
 
+    def closed_form(self) -> str | None:
+        """Why this run is answered without the certified engine refining a grid (so refine and
+        max_grid_points change nothing), or None where the engine refines one."""
+        if self.method != "certified":
+            return f"method {self.method} is a reference method of dp-accounting"
+        if len(self.phases) == 1 and not self.phases[0].spec.composable:
+            return f"{self.phases[0].sampler} is answered by closed forms"
+        if gaussian_weight(self.phases) is not None:
+            return "this run is one Gaussian mechanism, answered in closed form"
+        return None
+
     def delta_bounds(self, epsilons) -> pd.DataFrame:
         """Rows (epsilon, direction): delta_lower, delta_upper, accuracy, converged, methods; every
         rounding of the engine charged (``certified.rounding``)."""
-        values = check_array("epsilon", epsilons, check_nonnegative)
-        return self._answer("delta", values)
+        return self.delta_rows(epsilons).frame()
 
     def epsilon_bounds(self, deltas) -> pd.DataFrame:
         """Rows (delta, direction): epsilon_lower, epsilon_upper (eps >= 0), accuracy, converged,
         methods. A delta at or below what the engine charged to every delta of this run (its
         proven floor: tails moved or cut, rounding) is refused, naming the floor."""
+        return self.epsilon_rows(deltas).frame()
+
+    def delta_rows(self, epsilons) -> LongRows:
+        """``delta_bounds`` as ``frames.LongRows`` (the same rows; pandas is not imported)."""
+        values = check_array("epsilon", epsilons, check_nonnegative)
+        return self._answer("delta", values)
+
+    def epsilon_rows(self, deltas) -> LongRows:
+        """``epsilon_bounds`` as ``frames.LongRows`` (the same rows; pandas is not imported)."""
         values = check_array("delta", deltas, check_open_unit)
         return self._answer("epsilon", values)
 
-    def _headline_only(self) -> Accountant:
-        return Accountant(self.phases, relation=self.relation, accuracy=self.accuracy, refine="relation",
-                          method=self.method, max_grid_points=self.max_grid_points)
-
     def get_epsilon(self, delta: float) -> float:
-        """The certified upper bound on eps(delta) that the relation reads (refined for it alone)."""
-        return headline_value(self._headline_only().epsilon_bounds([delta]))
+        """The upper bound on eps(delta) that the relation reads: the headline row of
+        ``epsilon_bounds([delta])``, refined as this Accountant refines (one policy for the
+        headline, whatever the door: CLI, Python, the adapters); certified unless ``method`` is a
+        reference method."""
+        return headline_value(self.epsilon_rows([delta]))
 
     def get_delta(self, epsilon: float) -> float:
-        """The certified upper bound on delta(eps) that the relation reads (refined for it alone)."""
-        return headline_value(self._headline_only().delta_bounds([epsilon]))
+        """The upper bound on delta(eps) that the relation reads: the headline row of
+        ``delta_bounds([epsilon])`` (as ``get_epsilon``)."""
+        return headline_value(self.delta_rows([epsilon]))
 
-    def _answer(self, quantity: str, values: np.ndarray) -> pd.DataFrame:
-        """The checked long frame; a fault below the face (anything but a refusal) is an
+    def _answer(self, quantity: str, values: np.ndarray) -> LongRows:
+        """The checked long rows; a fault below the face (anything but a refusal) is an
         AccountingError naming the run, never a ValueError that would read as bad input."""
         try:
             with query_limit(f"the {quantity} query of {self._label()}"):  # none unless set (the CLI's --time-limit)
@@ -116,15 +155,18 @@ class Accountant:
             raise AccountingError(f"internal error while computing the {quantity} bounds of {self._label()} under "
                                   f"{self.relation}: {type(error).__name__}: {error}; please report it") from error
         attrs = {"phases": [phase.as_dict() for phase in self.phases], "relation": self.relation,
-                 "headline": self.headline, "method": self.method, "refine": self.refine,
+                 "headline": self.headline, "method": self.method, "method_label": METHOD_LABELS[self.method],
+                 "refine": self.refine,
                  "tight_pair": all(phase.spec.tight for phase in self.phases), "computation": computation}
-        return bounds_frame(quantity, values, bounds, methods, self.accuracy, attrs)
+        return bounds_rows(quantity, values, bounds, methods, self.accuracy, attrs)
 
     def _bounds(self, quantity: str, values: np.ndarray):
         """((n, 3, 2) bounds, (lower, upper) methods, how they were computed)."""
         phase = self.phases[0]
         if self.method == "dp_accounting":
             return phase.spec.reference(phase, quantity, values, self.accuracy)
+        if self.method == "rdp":
+            return rdp.phase_bounds(phase, self.relation, quantity, values)
         if len(self.phases) == 1 and phase.spec.closed_form is not None:
             bounds, attrs = phase.spec.closed_form(phase, quantity, values)
             return bounds, (phase.spec.lower_method, phase.spec.upper_method), attrs

@@ -1,13 +1,19 @@
-"""Calibrate the noise: the smallest sigma whose certified eps upper bound meets a target.
+"""Calibrate the noise: the smallest sigma whose eps upper bound meets a target.
 
-One bisection for every sampler, relation and run: every phase's sigma is scaled by one factor c
-(one phase: its sigma is c times the one given), and c is bisected in log scale until the
-smallest c shown sufficient (eps_upper(delta) <= target: a guarantee) and the largest c not
-shown sufficient are within ``rtol`` of each other. Each evaluation answers both bounds, so the
-largest c shown insufficient (eps_lower(delta) > target: no accountant can certify it) is kept
-too; where that is not within ``rtol`` of the sufficient one (a loose bracket, e.g. shuffle's),
-a second bisection on the lower bound narrows it. The words matter: "not shown sufficient" is
-not "insufficient".
+One bisection for every sampler, relation, method and run. One phase: the bisection runs on its
+sigma itself and always starts at sigma = 1 (START_SIGMA), whatever sigma the phase was given, so
+that every door (Python, ``dpsampling calibrate``, ``compare --target-epsilon``, the adapters)
+answers the same sigma, bit for bit. Several phases: every phase's sigma is scaled by one factor
+c, starting at c = 1 (the sigmas given). The factor is bracketed by doubling or halving, then
+bisected in log scale until the smallest c shown sufficient (eps_upper(delta) <= target: a
+guarantee, under the certified method) and the largest c not shown sufficient are within ``rtol``
+of each other. Each evaluation answers both bounds, so the largest c shown insufficient
+(eps_lower(delta) > target: no accountant can certify it) is kept too; where that is not within
+``rtol`` of the sufficient one (a loose bracket, e.g. shuffle's), a second bisection on the
+lower bound narrows it. The words matter: "not shown sufficient" is not "insufficient".
+
+``method`` is the Accountant's: "certified" (default) or a reference method of dp-accounting
+("dp_accounting", "rdp"), whose sigma is then that method's answer, not a certified one.
 """
 
 from __future__ import annotations
@@ -15,14 +21,19 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from dpsampling.accountants.accountant import Accountant
+from dpsampling import __version__
+from dpsampling.accountants.accountant import METHOD_LABELS, METHODS, Accountant
 from dpsampling.accountants.run import as_phases
 from dpsampling.validation import check_open_unit, check_positive
 
 DEFAULT_RTOL = 1e-3
 """Relative width of the final bracket on sigma."""
+START_SIGMA = 1.0
+"""Where the bisection of a one-phase run starts (whatever the phase's own sigma)."""
 MAX_SIGMA = 1e4
 SMALLEST_SIGMA = 1e-3  # for samplers without a grid limit (min_sigma 0)
+RUN_COLUMNS = ("steps", "steps_per_epoch", "epochs", "sampling_rate", "expected_batch_size")
+"""The run's columns a calibration row carries (one phase; None for several)."""
 
 
 @dataclass(frozen=True)
@@ -30,12 +41,14 @@ class Calibration:
     """The answer of ``calibrate_sigma``. ``scale``: c shown sufficient; ``scale_not_shown``: the
     largest c tried that was not shown sufficient; ``scale_insufficient``: the largest c shown
     insufficient (None if none was found within the search). ``sigma...``: the same for a
-    one-phase run (c times its sigma). ``phases``: the run at the sufficient scale."""
+    one-phase run (c times its sigma). ``phases``: the run at the sufficient scale; ``method``:
+    the Accountant's method the bounds came from."""
 
     phases: tuple
     target_epsilon: float
     delta: float
     relation: str
+    method: str
     accuracy: float
     rtol: float
     scale: float
@@ -62,24 +75,43 @@ class Calibration:
     def sigma_shown_insufficient(self) -> float | None:
         return self._of(self.scale_insufficient)
 
-    def as_dict(self) -> dict:
-        return {"sigma_sufficient": self.sigma, "sigma_not_shown_sufficient": self.sigma_not_shown_sufficient,
+    def attrs(self) -> dict:
+        """What every row of a calibration shares: the target, the options, what the upper bound is
+        (``method_label``) and the package version."""
+        return {"target_epsilon": self.target_epsilon, "delta": self.delta, "relation": self.relation,
+                "method": self.method, "method_label": METHOD_LABELS[self.method], "accuracy": self.accuracy,
+                "rtol": self.rtol, "version": __version__}
+
+    def as_row(self) -> dict:
+        """The one row of a calibration (``compare_sigmas`` has one per sampler): the sampler (a
+        schedule's joined by " + "), the run's length, the three sigmas (None for several phases)
+        and the three scales, the eps upper bound at the sigma shown sufficient and the options."""
+        one = self.phases[0].as_dict() if len(self.phases) == 1 else {}
+        return {"sampler": " + ".join(p.sampler for p in self.phases),
+                **{key: one.get(key) for key in RUN_COLUMNS},
+                "sigma_sufficient": self.sigma, "sigma_not_shown_sufficient": self.sigma_not_shown_sufficient,
                 "sigma_shown_insufficient": self.sigma_shown_insufficient, "scale": self.scale,
                 "scale_not_shown": self.scale_not_shown, "scale_insufficient": self.scale_insufficient,
                 "epsilon_upper": self.epsilon_upper, "target_epsilon": self.target_epsilon, "delta": self.delta,
-                "relation": self.relation, "accuracy": self.accuracy, "rtol": self.rtol,
-                "evaluations": self.evaluations, "phases": [p.as_dict() for p in self.phases]}
+                "relation": self.relation, "method": self.method, "accuracy": self.accuracy, "rtol": self.rtol,
+                "evaluations": self.evaluations}
 
 
 def calibrate_sigma(phases, target_epsilon: float, delta: float, *, relation: str = "add_or_remove",
-                    accuracy: float = 0.01, rtol: float = DEFAULT_RTOL, **options) -> Calibration:
+                    accuracy: float = 0.01, rtol: float = DEFAULT_RTOL, method: str = METHODS[0],
+                    **options) -> Calibration:
     """The smallest scale of every phase's sigma shown sufficient for (target_epsilon, delta)
-    under ``relation`` (module docstring). ``options``: the Accountant's (method, max_grid_points)."""
+    under ``relation`` by ``method`` (module docstring; one phase: its sigma, the phase's own
+    sigma is not used). ``options``: the Accountant's (refine, max_grid_points); every evaluation is
+    the Accountant's own answer, so ``epsilon_upper`` is what ``account`` says at that sigma."""
     phases = as_phases(phases)
     target = check_positive("target_epsilon", target_epsilon)
     delta = check_open_unit("delta", delta)
     rtol = check_open_unit("rtol", rtol)
+    options["method"] = method
     Accountant(phases, relation=relation, accuracy=accuracy, **options)  # checks the options once
+    if len(phases) == 1:
+        phases = (phases[0].with_sigma(START_SIGMA),)  # one start for every door
     smallest = max(max(p.spec.min_sigma, SMALLEST_SIGMA) / p.sigma for p in phases)
     largest = min(MAX_SIGMA / p.sigma for p in phases)
     seen: dict[float, tuple[float, float]] = {}
@@ -87,8 +119,7 @@ def calibrate_sigma(phases, target_epsilon: float, delta: float, *, relation: st
     def bounds(c: float) -> tuple[float, float]:
         if c not in seen:
             scaled = tuple(p.with_sigma(p.sigma * c) for p in phases)
-            frame = Accountant(scaled, relation=relation, accuracy=accuracy, refine="relation",
-                               **options).epsilon_bounds([delta])
+            frame = Accountant(scaled, relation=relation, accuracy=accuracy, **options).epsilon_bounds([delta])
             row = frame[frame["direction"] == frame.attrs["headline"]].iloc[0]
             seen[c] = (float(row["epsilon_lower"]), float(row["epsilon_upper"]))
         return seen[c]
@@ -108,8 +139,8 @@ def calibrate_sigma(phases, target_epsilon: float, delta: float, *, relation: st
             mid = math.sqrt(a * b)
             a, b = (mid, b) if bounds(mid)[0] > target else (a, mid)
         insufficient = a
-    return Calibration(tuple(p.with_sigma(p.sigma * high) for p in phases), target, delta, relation, accuracy, rtol,
-                       high, low, insufficient, len(seen), bounds(high)[1])
+    return Calibration(tuple(p.with_sigma(p.sigma * high) for p in phases), target, delta, relation, method, accuracy,
+                       rtol, high, low, insufficient, len(seen), bounds(high)[1])
 
 
 def _bracket(sufficient, start: float, smallest: float, largest: float, target: float, phases):
@@ -135,4 +166,4 @@ def _bracket(sufficient, start: float, smallest: float, largest: float, target: 
         low = high
 
 
-__all__ = ["DEFAULT_RTOL", "Calibration", "calibrate_sigma"]
+__all__ = ["DEFAULT_RTOL", "RUN_COLUMNS", "START_SIGMA", "Calibration", "calibrate_sigma"]

@@ -12,7 +12,7 @@ import pandas as pd
 
 from dpsampling import progress
 from dpsampling.accountants.accountant import Accountant
-from dpsampling.accountants.calibrate import DEFAULT_RTOL, calibrate_sigma
+from dpsampling.accountants.calibrate import DEFAULT_RTOL, RUN_COLUMNS, START_SIGMA, calibrate_sigma
 from dpsampling.accountants.relations import ADD_OR_REMOVE, DEFAULT_RELATION
 from dpsampling.accountants.run import Phase
 from dpsampling.accountants.samplers import SAMPLERS
@@ -27,8 +27,7 @@ def _phases(sigma: float, samplers, run: dict) -> list[Phase]:
 
 
 def _run_columns(phase: Phase) -> dict:
-    return {key: phase.as_dict()[key] for key in ("steps", "steps_per_epoch", "epochs", "sampling_rate",
-                                                 "expected_batch_size")}
+    return {key: phase.as_dict()[key] for key in RUN_COLUMNS}
 
 
 def compare_epsilons(sigma: float, delta: float, *, relation: str = DEFAULT_RELATION, accuracy: float = 0.01,
@@ -46,21 +45,15 @@ def compare_epsilons(sigma: float, delta: float, *, relation: str = DEFAULT_RELA
 
 
 def compare_sigmas(target_epsilon: float, delta: float, *, relation: str = DEFAULT_RELATION, accuracy: float = 0.01,
-                   rtol: float = DEFAULT_RTOL, sigma: float = 1.0, samplers=tuple(SAMPLERS), **run) -> pd.DataFrame:
-    """One row per sampler: the sigma shown sufficient for (target_epsilon, delta) under ``relation``
-    (``calibrate_sigma``, started at ``sigma``), the largest not shown sufficient and the largest
-    shown insufficient, with the run's columns."""
+                   rtol: float = DEFAULT_RTOL, samplers=tuple(SAMPLERS), **run) -> pd.DataFrame:
+    """One row per sampler (``Calibration.as_row``): the sigma shown sufficient for (target_epsilon,
+    delta) under ``relation`` (``calibrate_sigma``), the largest not shown sufficient and the
+    largest shown insufficient, with the run's columns."""
     check_choice("relation", relation, COMPARE_RELATIONS)
-    rows = []
-    for phase in progress.steps(_phases(sigma, samplers, run), "samplers"):
-        result = calibrate_sigma(phase, target_epsilon, delta, relation=relation, accuracy=accuracy, rtol=rtol)
-        rows.append({"sampler": phase.sampler, **_run_columns(phase), "sigma_sufficient": result.sigma,
-                     "sigma_not_shown_sufficient": result.sigma_not_shown_sufficient,
-                     "sigma_shown_insufficient": result.sigma_shown_insufficient,
-                     "epsilon_upper": result.epsilon_upper, "upper_method": phase.spec.upper_method,
-                     "lower_method": phase.spec.lower_method, "evaluations": result.evaluations})
-    out = pd.DataFrame(rows)
-    out.attrs.update(target_epsilon=target_epsilon, delta=delta, relation=relation, accuracy=accuracy, rtol=rtol)
+    results = [calibrate_sigma(phase, target_epsilon, delta, relation=relation, accuracy=accuracy, rtol=rtol)
+               for phase in progress.steps(_phases(START_SIGMA, samplers, run), "samplers")]
+    out = pd.DataFrame([result.as_row() for result in results])
+    out.attrs.update(results[0].attrs())
     return out
 
 

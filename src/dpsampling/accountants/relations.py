@@ -11,18 +11,16 @@ Relations (Lebeda et al. 2024, Definition 2):
 
 Every result has one row per direction -- remove = D(P||Q), add = D(Q||P) of the dominating pair
 -- and their maximum; a relation's headline is the row it reads (``relation_direction``). Which
-sampler supports which relation is in the sampler registry (``samplers``).
+sampler supports which relation is in the sampler registry (``dpsampling.samplers``). The names
+(``RELATIONS``, ``ADD_OR_REMOVE``) are the package's vocabulary, defined at its root.
 """
 
 from __future__ import annotations
 
-from dpsampling import DIRECTIONS
+from dpsampling import ADD_OR_REMOVE, DIRECTIONS, RELATIONS  # noqa: F401  (ADD_OR_REMOVE, RELATIONS: read from here)
 from dpsampling.validation import check_choice
 
-RELATIONS = ("add", "remove", "add_or_remove", "substitution")
 DEFAULT_RELATION = "add_or_remove"
-ADD_OR_REMOVE = ("add", "remove", "add_or_remove")
-"""The relations of the remove/add dominating pairs (every sampler has them)."""
 
 DIRECTION_NAMES = (*DIRECTIONS, "max")
 """The rows of a result: each direction and their maximum."""

@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 
 from dpsampling.accountants.samplers import SAMPLER_NAMES, sampler_spec
+from dpsampling.samplers import RATE_BASED
 from dpsampling.validation import check_int_at_least, check_positive, check_rate
 
 STEPS_ALONE = "steps alone does not describe"
@@ -67,8 +68,8 @@ class Phase:
             total, per_epoch, count = _length(sampler, steps, epochs, per_epoch, epoch_based=False)
         else:
             if sampling_rate is not None:
-                raise ValueError(f"sampling_rate applies to samplers poisson and wor only ({sampler} is described by "
-                                 f"its steps per epoch and epochs); got {sampling_rate!r}")
+                raise ValueError(f"sampling_rate applies to samplers {' and '.join(RATE_BASED)} only ({sampler} is "
+                                 f"described by its steps per epoch and epochs); got {sampling_rate!r}")
             rate = None
             per_epoch = steps_per_epoch
             if per_epoch is None and n is not None:

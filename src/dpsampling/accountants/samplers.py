@@ -1,10 +1,10 @@
-"""The sampler registry: one entry per batch sampler, and nothing else compares sampler names.
+"""The accounting of each sampler of the registry (``dpsampling.samplers``): its dominating pair.
 
-An entry says how a run of the sampler is described (by a sampling rate, or by epochs), the
-relations it is accounted under, its dominating pair (the law of one step's likelihood ratio for
-the certified engine, ``laws``; or closed forms), which bounds exist and how they are computed,
-and its documentation. Tables, compare, calibration, schedules, the CLI and the papers' code
-loop over ``SAMPLERS`` or ask an entry; adding a sampler is one entry plus its law.
+``LAWS`` holds, per registry entry, the bodies of its accounting: the law of one step's likelihood
+ratio for the certified engine (``laws``), or closed forms, and the bounds under substitution and
+by the reference method where they exist. ``sampler_spec(name)`` is the entry with its laws (a
+``Sampler``: the registry's fields, read through, and the laws'); tables, compare, calibration,
+schedules, the CLI and the integrations ask it instead of comparing names.
 
 Dominating pairs (remove = D(P||Q), add = D(Q||P); sigma = noise std / clip norm):
 
@@ -28,63 +28,64 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dpsampling import SAMPLERS as SAMPLER_NAMES
 from dpsampling.accountants.certified.compose import ballsbins_run_laws, subsampled_laws
 from dpsampling.accountants.certified.engine import MIN_SIGMA
 from dpsampling.accountants.certified.substitution import substitution_bounds
 from dpsampling.accountants.closed_form import gaussian, shuffle
 from dpsampling.accountants.reference import pld
-from dpsampling.accountants.relations import ADD_OR_REMOVE, RELATIONS
+from dpsampling.samplers import CERTIFIED_LOWER, CERTIFIED_UPPER, EXACT, SAMPLER_NAMES
+from dpsampling.samplers import SAMPLERS as ENTRIES
+from dpsampling.samplers import Sampler as Entry
 from dpsampling.validation import check_choice
-
-EXACT = "exact Gaussian mechanism (chua24 Prop. 3.1)"
-CERTIFIED_LOWER = "certified lower law (Jensen)"
-CERTIFIED_UPPER = "certified upper law (convex order)"
 
 
 @dataclass(frozen=True)
-class Sampler:
-    """One batch sampler (module docstring). ``laws(phase, refinement)``: the engine's laws of the
+class Laws:
+    """The accounting bodies of one sampler. ``laws(phase, refinement)``: the engine's laws of the
     phase's likelihood ratio and the largest array used; ``gaussian_weight(phase)``: (sensitivity /
     sigma)^2 where the phase is one Gaussian mechanism (answered in closed form), else None;
     ``closed_form(phase, quantity, values)``: bounds of a phase that has no dominating pair to
     compose ((n, 3, 2) and the attrs), else None; ``substitution`` and ``reference`` (dp-accounting's
     PLD): the bounds under substitution and by the reference method, where they exist."""
 
-    name: str
-    letter: str
-    title: str
-    rate_based: bool
-    relations: tuple[str, ...]
-    lower_method: str
-    upper_method: str
-    doc: str
     laws: Callable | None = None
     gaussian_weight: Callable = lambda phase: None
     closed_form: Callable | None = None
     substitution: Callable | None = None
     reference: Callable | None = None
-    min_sigma: float = MIN_SIGMA
-    distance: float = 1.0  # of the two components of a rate-based sampler's pair (data in [-1, 1])
-    tight: bool = True
+
+
+@dataclass(frozen=True)
+class Sampler:
+    """A registry entry (``entry``: name, letter, rate_based, relations, distance, tight, ...,
+    read through as attributes) with its accounting ``Laws``."""
+
+    entry: Entry
+    accounting: Laws
+
+    def __getattr__(self, name):
+        if name in ("entry", "accounting"):  # not set yet (copy, unpickling)
+            raise AttributeError(name)
+        try:
+            return getattr(self.accounting, name)
+        except AttributeError:
+            return getattr(self.entry, name)
 
     @property
     def composable(self) -> bool:
         """Whether a phase of it composes with other phases (it has a dominating pair)."""
-        return self.closed_form is None
+        return self.accounting.closed_form is None
+
+    @property
+    def min_sigma(self) -> float:
+        """The smallest sigma: the engine's (at the pair's distance) where its laws are composed;
+        0 where it is answered in closed form."""
+        return MIN_SIGMA * self.entry.distance if self.accounting.laws is not None else 0.0
 
     def check_sigma(self, sigma: float) -> None:
         if sigma < self.min_sigma:
-            raise ValueError(f"sigma must be >= {self.min_sigma} for sampler {self.name} (below, the certified grid "
-                             f"of its likelihood ratio passes the range of floating point); got {sigma!r}")
-
-    def check_relation(self, relation: str) -> str:
-        check_choice("relation", relation, RELATIONS)
-        if relation not in self.relations:
-            raise ValueError(f"relation must be one of {', '.join(self.relations)} for sampler {self.name}; "
-                             f"got {relation!r}")
-        return relation
-
+            raise ValueError(f"sigma must be >= {self.min_sigma} for sampler {self.entry.name} (below, the certified "
+                             f"grid of its likelihood ratio passes the range of floating point); got {sigma!r}")
 
 def _subsampled_laws(phase, refinement: int):
     """The pair (1 - q) N(0, s^2) + q N(d, s^2) vs N(0, s^2) is the engine's at distance 1, s = sigma / d."""
@@ -128,38 +129,23 @@ def _reference(phase, quantity: str, values: np.ndarray, accuracy: float):
     return pld.phase_bounds(phase, phase.spec.distance, quantity, values, accuracy)
 
 
-SAMPLERS = {
-    "deterministic": Sampler(
-        "deterministic", "D", "deterministic batches", rate_based=False, relations=ADD_OR_REMOVE,
-        lower_method=EXACT, upper_method=EXACT,
-        doc="each example in exactly one fixed batch per epoch: the Gaussian mechanism, exact",
-        gaussian_weight=_deterministic_weight, min_sigma=0.0),
-    "shuffle": Sampler(
-        "shuffle", "S", "shuffled batches", rate_based=False, relations=ADD_OR_REMOVE,
-        lower_method="E_C sets (chua24 eq. (3))", upper_method="delta_S <= delta_D (chua24 Thm 4.1)",
-        doc="a fresh permutation per epoch cut into fixed batches; a bracket, no tight pair known",
-        closed_form=_shuffle_bounds, min_sigma=0.0, tight=False),
-    "poisson": Sampler(
-        "poisson", "P", "Poisson subsampling", rate_based=True, relations=ADD_OR_REMOVE,
-        lower_method=CERTIFIED_LOWER, upper_method=CERTIFIED_UPPER,
-        doc="each example in each step independently with probability q",
-        laws=_subsampled_laws, gaussian_weight=_subsampled_weight, reference=_reference),
-    "balls_and_bins": Sampler(
-        "balls_and_bins", "B", "balls-and-bins", rate_based=False, relations=ADD_OR_REMOVE,
-        lower_method=CERTIFIED_LOWER, upper_method=CERTIFIED_UPPER,
-        doc="each example in one uniformly random step of each epoch (chua25)",
-        laws=_ballsbins_laws),
-    "wor": Sampler(
-        "wor", "W", "sampling without replacement", rate_based=True, relations=(*ADD_OR_REMOVE, "substitution"),
-        lower_method=CERTIFIED_LOWER, upper_method=CERTIFIED_UPPER,
-        doc="a uniformly random batch of exactly b of n examples per step, q = b / n (lebeda24)",
-        laws=_subsampled_laws, gaussian_weight=_subsampled_weight, substitution=substitution_bounds,
-        reference=_reference, distance=2.0, min_sigma=2.0 * MIN_SIGMA),  # its pair is Poisson's at sigma / 2
+LAWS = {
+    "deterministic": Laws(gaussian_weight=_deterministic_weight),
+    "shuffle": Laws(closed_form=_shuffle_bounds),
+    "poisson": Laws(laws=_subsampled_laws, gaussian_weight=_subsampled_weight, reference=_reference),
+    "balls_and_bins": Laws(laws=_ballsbins_laws),
+    "wor": Laws(laws=_subsampled_laws, gaussian_weight=_subsampled_weight, substitution=substitution_bounds,
+                reference=_reference),
 }
+"""One entry per sampler of the registry (``dpsampling.samplers.SAMPLERS``), in its order."""
+if tuple(LAWS) != SAMPLER_NAMES:
+    raise ImportError(f"LAWS must have one entry per registry sampler, in its order: {SAMPLER_NAMES}; got {tuple(LAWS)}")
+
+SAMPLERS = {name: Sampler(ENTRIES[name], LAWS[name]) for name in SAMPLER_NAMES}
 
 
 def sampler_spec(name) -> Sampler:
-    """The registry entry of ``name`` (ValueError naming the allowed ones otherwise)."""
+    """The registry entry of ``name`` with its laws (ValueError naming the allowed ones otherwise)."""
     return SAMPLERS[check_choice("sampler", name, SAMPLER_NAMES)]
 
 
@@ -168,4 +154,5 @@ def relation_help() -> str:
     return "; ".join(f"{spec.name}: {', '.join(spec.relations)}" for spec in SAMPLERS.values())
 
 
-__all__ = ["SAMPLERS", "SAMPLER_NAMES", "Sampler", "relation_help", "sampler_spec"]
+__all__ = ["CERTIFIED_LOWER", "CERTIFIED_UPPER", "EXACT", "LAWS", "SAMPLERS", "SAMPLER_NAMES", "Laws", "Sampler",
+           "relation_help", "sampler_spec"]

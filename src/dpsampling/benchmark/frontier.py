@@ -42,6 +42,7 @@ from dpsampling.accountants.run import Phase
 from dpsampling.benchmark.runner import _machine
 from dpsampling.io import environment_versions, write_atomically
 from dpsampling.lazy import lazy_import
+from dpsampling.samplers import sampler_entry
 
 dp_accounting = lazy_import("dp_accounting")
 
@@ -73,11 +74,13 @@ class Run:
     def describe(self) -> str:
         parts = []
         for sampler, sigma, keywords in self.phases:
-            if sampler == "balls_and_bins":
-                parts.append(f"B sigma {sigma:g}, {keywords['steps_per_epoch']:,} x {keywords['epochs']} epochs")
-            else:
-                parts.append(f"{sampler[0].upper()} sigma {sigma:g}, q {keywords['sampling_rate']:g}, "
+            entry = sampler_entry(sampler)
+            if entry.rate_based:
+                parts.append(f"{entry.letter} sigma {sigma:g}, q {keywords['sampling_rate']:g}, "
                              f"T {keywords['steps']:,}")
+            else:
+                parts.append(f"{entry.letter} sigma {sigma:g}, {keywords['steps_per_epoch']:,} x "
+                             f"{keywords['epochs']} epochs")
         return " then ".join(parts) + f"; delta {self.delta:g}"
 
     def as_dict(self) -> dict:

@@ -8,10 +8,11 @@ is, in Python,
     frame = Accountant(Phase("poisson", 1.1, sampling_rate=0.00426667, steps=4700)).epsilon_bounds([1e-5])
     statement(frame)
 
-with the same numbers, bit for bit (``--json``'s ``bounds`` is the long frame, ``attrs`` its
-attrs). ``--schedule FILE`` is ``Accountant(load_schedule(FILE))``. Every flag is a keyword of
+with the same numbers, bit for bit (``--json``'s ``bounds`` is the long frame's rows, each with
+its ``sampler``; ``attrs`` its attrs; the shape is ``cli/output.schema.json``'s). ``--schedule FILE`` is ``Accountant(load_schedule(FILE))``. Every flag is a keyword of
 ``Phase`` or ``Accountant``; the face checks them. Monte Carlo estimates of a sampler that has
-them (``--method``) come from the module named in ``MONTE_CARLO``, imported only when asked for.
+them (``--method``; the registry's ``monte_carlo`` samplers) come from ``MONTE_CARLO_MODULE``,
+imported only when asked for.
 """
 
 from __future__ import annotations
@@ -31,11 +32,13 @@ from dpsampling.cli.arguments import (
     phases_of,
 )
 from dpsampling.cli.main import OneLineParser
-from dpsampling.cli.output import bounds_table, dump, headline_words
+from dpsampling.cli.output import bounds_records, bounds_table, dump, headline_words
+from dpsampling.samplers import SAMPLERS as ENTRIES
 
-MONTE_CARLO = {"balls_and_bins": "dpsampling.cli.ballsbins"}
-"""Samplers with Monte Carlo estimators (the registry has no entry for them) -> the module that
-runs them; imported when ``--method`` asks for one (it loads the samplers' kernels)."""
+MONTE_CARLO = tuple(name for name, spec in ENTRIES.items() if spec.monte_carlo)
+"""Samplers with Monte Carlo estimators (the registry's ``monte_carlo``)."""
+MONTE_CARLO_MODULE = "dpsampling.cli.ballsbins"
+"""The module that runs them; imported when ``--method`` asks for one (it loads their kernels)."""
 MONTE_CARLO_METHODS = ("naive", "importance", "order-stats", "importance+order-stats")
 MONTE_CARLO_FLAGS = {"samples": "--samples", "seed": "--seed", "error_prob": "--error-prob", "orders": "--orders",
                      "epsilon_step": "--epsilon-step", "device": "--device", "method": "--method"}
@@ -107,7 +110,8 @@ def run(args) -> int:
     accountant = make_accountant(phases, args)
     if monte_carlo_given(args):
         return _monte_carlo(args, phases, accountant)
-    frame = accountant.epsilon_bounds(args.delta) if args.delta is not None else accountant.delta_bounds(args.epsilon)
+    # the face's answer as LongRows: the same rows as epsilon_bounds / delta_bounds, without pandas
+    frame = accountant.epsilon_rows(args.delta) if args.delta is not None else accountant.delta_rows(args.epsilon)
     document = account_document(args, phases, frame)
     print(dump(document) if args.json else account_text(document, frame))
     return 0
@@ -121,10 +125,12 @@ def inputs(args) -> dict:
 
 
 def account_document(args, phases, frame) -> dict:
-    """The JSON answer: the run, the long frame (``bounds``), its attrs and the number to report."""
+    """The JSON answer: the run, the long frame's rows (``bounds``, each with its sampler), its
+    attrs and the number to report."""
     sentence = statement(frame)
+    sampler = " + ".join(phase.sampler for phase in phases)
     return {"command": "account", "inputs": inputs(args), "run": [phase.describe() for phase in phases],
-            "bounds": frame.to_dict("records"), "attrs": dict(frame.attrs), "statement": sentence}
+            "bounds": bounds_records(frame, sampler), "attrs": dict(frame.attrs), "statement": sentence}
 
 
 def account_text(document: dict, frame) -> str:
@@ -143,4 +149,4 @@ def _monte_carlo(args, phases, accountant) -> int:
     if args.method is None:
         raise ValueError(f"{monte_carlo_given(args)[0]} applies to the Monte Carlo estimators: choose --method "
                          f"{' | '.join(MONTE_CARLO_METHODS)}; got no --method")
-    return importlib.import_module(MONTE_CARLO[phases[0].sampler]).account(args, phases[0], accountant)
+    return importlib.import_module(MONTE_CARLO_MODULE).account(args, phases[0], accountant)

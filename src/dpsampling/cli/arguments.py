@@ -13,12 +13,11 @@ from __future__ import annotations
 import argparse
 
 from dpsampling.accountants.accountant import METHODS, Accountant
-from dpsampling.accountants.certified.engine import DEFAULT_MAX_GRID_POINTS, gaussian_weight
+from dpsampling.accountants.certified.engine import DEFAULT_MAX_GRID_POINTS
 from dpsampling.accountants.limits import DEFAULT_TIME_LIMIT
 from dpsampling.accountants.relations import ADD_OR_REMOVE, DEFAULT_RELATION, REFINE_CHOICES, RELATIONS
 from dpsampling.accountants.run import RUN_FIELDS, STEPS_ALONE, Phase
 from dpsampling.accountants.samplers import relation_help
-from dpsampling.accountants.schedule import load_schedule
 
 FLAGS = {
     "sampler": "--sampler",
@@ -94,6 +93,8 @@ def phases_of(args, sigma: float) -> tuple[Phase, ...]:
     if given:
         raise ValueError(f"--schedule describes the whole run (each phase's sampler, sigma and length); got "
                          f"{given[0]} too (write it into the file)")
+    from dpsampling.accountants.schedule import load_schedule  # yaml, imported for a schedule only
+
     return load_schedule(args.schedule)
 
 
@@ -127,8 +128,9 @@ def add_accounting_arguments(parser: argparse.ArgumentParser, relations=RELATION
                        help="certified engine: bring every direction within --accuracy (all, the default) or only "
                             "the one --relation reads (relation: faster, the others as reached)")
     group.add_argument("--pld-method", choices=METHODS, default=None,
-                       help="certified (the engine, the default) or dp_accounting (dp-accounting's PLD, the "
-                            "reference: one poisson or wor run under add/remove)")
+                       help="certified (the engine, the default), or a reference method of dp-accounting for one "
+                            "poisson or wor phase, not certified: dp_accounting (its PLD, under add/remove) or rdp "
+                            "(its RDP accountant: an upper bound only)")
     group.add_argument("--max-grid-points", type=whole, metavar="N", default=None,
                        help=f"certified engine: the largest discrete law it may build (default {DEFAULT_MAX_GRID_POINTS:,})")
 
@@ -140,9 +142,11 @@ def add_output_arguments(parser: argparse.ArgumentParser) -> None:
 
 def engine_options(phases, args) -> dict:
     """Accountant keywords from the flags; --refine and --max-grid-points are refused where the
-    certified engine does not refine this run (they would change nothing)."""
-    method = args.pld_method or METHODS[0]
-    closed = _closed_form_reason(phases, method)
+    Accountant says it answers without refining a grid (``Accountant.closed_form``: they would
+    change nothing)."""
+    options = {"method": args.pld_method or METHODS[0], "refine": args.refine or REFINE_CHOICES[0],
+               "max_grid_points": DEFAULT_MAX_GRID_POINTS if args.max_grid_points is None else args.max_grid_points}
+    closed = make_accountant(phases, args, options).closed_form()
     for flag, value in (("--refine", args.refine), ("--max-grid-points", args.max_grid_points)):
         if value is not None and closed:
             raise ValueError(f"{flag} applies where the certified engine refines a grid; {closed}, so it would change "
@@ -150,24 +154,13 @@ def engine_options(phases, args) -> dict:
     if args.refine is not None and (args.relation or DEFAULT_RELATION) not in ADD_OR_REMOVE:
         raise ValueError(f"--refine applies to the add and remove directions; under {args.relation} both are one "
                          f"curve, refined as a whole; got --refine {args.refine}")
-    return {"method": method, "refine": args.refine or REFINE_CHOICES[0],
-            "max_grid_points": DEFAULT_MAX_GRID_POINTS if args.max_grid_points is None else args.max_grid_points}
+    return options
 
 
-def _closed_form_reason(phases, method: str) -> str | None:
-    if method != METHODS[0]:
-        return f"--pld-method {method} is dp-accounting's PLD"
-    if len(phases) == 1 and not phases[0].spec.composable:
-        return f"{phases[0].sampler} is answered by closed forms"
-    if gaussian_weight(phases) is not None:
-        return "this run is one Gaussian mechanism, answered in closed form"
-    return None
-
-
-def make_accountant(phases, args) -> Accountant:
-    """The one Accountant of the flags (the face checks them)."""
+def make_accountant(phases, args, options: dict | None = None) -> Accountant:
+    """The one Accountant of the flags (the face checks them); ``options``: engine_options'."""
     return Accountant(phases, relation=args.relation or DEFAULT_RELATION, accuracy=accuracy(args),
-                      **engine_options(phases, args))
+                      **(engine_options(phases, args) if options is None else options))
 
 
 def accuracy(args) -> float:

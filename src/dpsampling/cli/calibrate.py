@@ -4,13 +4,14 @@ face's one bisection (``calibrate.calibrate_sigma``).
     dpsampling calibrate --sampler poisson --dataset-size 60000 --batch-size 256 --epochs 20 \\
         --target-epsilon 2 --delta 1e-5
 
-is ``calibrate_sigma(Phase("poisson", 1.0, dataset_size=60000, batch_size=256, epochs=20), 2.0, 1e-5)``:
-the bisection starts at sigma = START_SIGMA, as ``compare_sigmas`` does, so ``calibrate``,
-``compare --target-epsilon`` and Python answer the same sigma. With ``--schedule FILE`` every
-phase's sigma is scaled by one factor (the file's sigmas are the start). Three sigmas, three
-words: shown sufficient (its certified upper bound meets the target), not shown sufficient (the
-largest tried whose upper bound does not), shown insufficient (the largest whose lower bound
-exceeds the target: no accountant can certify it).
+is ``calibrate_sigma(Phase("poisson", 1.0, dataset_size=60000, batch_size=256, epochs=20), 2.0, 1e-5)``,
+the same sigma bit for bit: one phase's bisection always starts at ``calibrate.START_SIGMA``, so
+``calibrate``, ``compare --target-epsilon`` and Python answer alike. With ``--schedule FILE``
+every phase's sigma is scaled by one factor (the file's sigmas are the start). ``--json``: the
+calibration's one row (``Calibration.as_row``, the row ``compare --target-epsilon`` has per
+sampler) in ``calibrations``. Three sigmas, three words: shown sufficient (its upper bound meets
+the target), not shown sufficient (the largest tried whose upper bound does not), shown
+insufficient (the largest whose lower bound exceeds the target: no accountant can certify it).
 
 ``--knob steps | epochs | batch_size | sampling_rate`` (with ``--sigma``) calibrates that knob of the
 run instead (``knobs.calibrate_knob``: the largest value shown sufficient, and the next, not shown
@@ -24,7 +25,8 @@ from __future__ import annotations
 import argparse
 
 from dpsampling import SAMPLERS
-from dpsampling.accountants.calibrate import DEFAULT_RTOL, calibrate_sigma
+from dpsampling.accountants.accountant import METHOD_LABELS
+from dpsampling.accountants.calibrate import DEFAULT_RTOL, START_SIGMA, calibrate_sigma
 from dpsampling.accountants.knobs import KNOBS, budget_left, calibrate_knob
 from dpsampling.accountants.relations import DEFAULT_RELATION
 from dpsampling.accountants.run import RUN_FIELDS
@@ -39,9 +41,6 @@ from dpsampling.cli.arguments import (
 )
 from dpsampling.cli.main import OneLineParser
 from dpsampling.cli.output import WORDS, dump
-
-START_SIGMA = 1.0
-"""Where the bisection starts for one sampler (``compare.compare_sigmas``' default)."""
 
 EXAMPLES = """examples:
   dpsampling calibrate --sampler poisson --dataset-size 60000 --batch-size 256 --epochs 20 --target-epsilon 2 --delta 1e-5
@@ -76,7 +75,6 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     parser.add_argument("--target-epsilon", type=float, required=True, metavar="E", help="target eps (> 0)")
     parser.add_argument("--delta", type=float, required=True, metavar="D", help="delta in (0, 1)")
     add_accounting_arguments(parser)
-    parser.set_defaults(refine=None)
     parser.add_argument("--rtol", type=float, metavar="R",
                         help=f"relative width of the final sigma bracket, in (0, 1) (default {DEFAULT_RTOL:g})")
     add_output_arguments(parser)
@@ -95,14 +93,13 @@ def run(args) -> int:
                          f"the search starts at {START_SIGMA:g}); got --sigma {args.sigma:g}")
     phases = phases_of(args, START_SIGMA)
     options = engine_options(phases, args)
-    options.pop("refine")  # the bisection refines the relation's row alone
     result = calibrate_sigma(phases, args.target_epsilon, args.delta, relation=args.relation or DEFAULT_RELATION,
                              accuracy=accuracy(args), rtol=DEFAULT_RTOL if args.rtol is None else args.rtol, **options)
     document = {"command": "calibrate", "inputs": {name: getattr(args, name) for name in (
-                    "sampler", "schedule", *RUN_FIELDS, "target_epsilon", "delta", "relation", "accuracy", "rtol",
-                    "pld_method", "max_grid_points")},
-                "run": [phase.describe() for phase in result.phases], **result.as_dict(),
-                "method": options["method"], "words": WORDS}
+                    "sampler", "schedule", *RUN_FIELDS, "target_epsilon", "delta", "relation", "accuracy", "refine",
+                    "rtol", "pld_method", "max_grid_points")},
+                "run": [phase.describe() for phase in result.phases], "calibrations": [result.as_row()],
+                "words": WORDS, "attrs": result.attrs()}
     print(dump(document) if args.json else "\n".join(_text(result, args)))
     return 0
 
@@ -116,14 +113,14 @@ def _text(result, args) -> list[str]:
     else:
         values = [("scale of every phase's sigma", result.scale, result.scale_not_shown, result.scale_insufficient)]
     for name, sufficient, not_shown, insufficient in values:
-        lines.append(f"{name} = {sufficient:.6g}  shown sufficient (certified eps upper bound "
+        lines.append(f"{name} = {sufficient:.6g}  shown sufficient ({METHOD_LABELS[result.method]} on eps "
                      f"{result.epsilon_upper:.6g} <= {result.target_epsilon:g})")
         lines.append(f"{name} = {not_shown:.6g}  not shown sufficient (its upper bound exceeds the target; the "
                      "true eps may still meet it)")
         if insufficient is None:
             lines.append(f"{name}: none shown insufficient in the search (no lower bound above the target was met)")
         else:
-            lines.append(f"{name} = {insufficient:.6g}  shown insufficient (its certified lower bound exceeds the "
+            lines.append(f"{name} = {insufficient:.6g}  shown insufficient (its lower bound exceeds the "
                          "target: no accountant can certify it)")
     return lines
 

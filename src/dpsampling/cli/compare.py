@@ -27,7 +27,7 @@ from dpsampling.accountants.run import Phase
 from dpsampling.cli.arguments import FLAGS, accuracy, add_accounting_arguments, add_output_arguments, add_run_arguments
 from dpsampling.cli.arguments import run_keywords as _keywords
 from dpsampling.cli.main import OneLineParser
-from dpsampling.cli.output import WORDS, dump, records, table
+from dpsampling.cli.output import WORDS, bounds_records, dump, records, table
 from dpsampling.cli.paths import output_file
 from dpsampling.cli.plot import PLOT_SUFFIXES, plot_comparison
 
@@ -98,7 +98,9 @@ def _epsilons(args, keywords: dict, plot: Path | None) -> tuple[dict, list[str]]
     samplers = list(dict.fromkeys(frame["sampler"]))
     sampler = args.sampler
     statements = {name: statement(frame, sampler=name) for name in samplers}
-    document = {"command": "compare", "inputs": _inputs(args), "bounds": records(frame), "attrs": dict(frame.attrs),
+    run = [Phase(name, args.sigma, **keywords).describe() for name in samplers]
+    document = {"command": "compare", "inputs": _inputs(args), "run": run, "bounds": bounds_records(frame),
+                "attrs": dict(frame.attrs),
                 "statement": statements.get(sampler), "statement_sampler": sampler, "statements": statements}
     if plot is not None:
         document["plot"] = {"file": str(plot), **plot_comparison(args.sigma, args.delta, relation, accuracy(args),
@@ -139,9 +141,9 @@ def _sigmas(args, keywords: dict) -> tuple[dict, list[str]]:
     if sampler is not None:
         sigma = next(row for row in rows if row["sampler"] == sampler)["sigma_sufficient"]
         at = Phase(sampler, sigma, **keywords)
-        sentence = statement(Accountant(at, relation=relation, accuracy=accuracy(args), refine="relation")
-                             .epsilon_bounds([args.delta]))
-    document = {"command": "compare", "inputs": _inputs(args), "rows": rows, "words": WORDS,
+        sentence = statement(Accountant(at, relation=relation, accuracy=accuracy(args)).epsilon_bounds([args.delta]))
+    run = [Phase(row["sampler"], row["sigma_sufficient"], **keywords).describe() for row in rows]
+    document = {"command": "compare", "inputs": _inputs(args), "run": run, "calibrations": rows, "words": WORDS,
                 "attrs": dict(frame.attrs), "statement": sentence, "statement_sampler": sampler,
                 "statement_sigma": sigma}
     columns = [("sampler", "sampler"), ("steps", "total_steps"), ("sampling_rate", "rate"),

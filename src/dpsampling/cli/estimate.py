@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 
 from dpsampling.cli.main import OneLineParser
-from dpsampling.papers import registry  # noqa: F401  (registers each paper's cost model)
+from dpsampling.papers.registry import COSTS
 from dpsampling.pipeline.config import ConfigError, check_config
 from dpsampling.pipeline.estimate import (
     JobStarts,
@@ -98,11 +98,11 @@ def run(args) -> int:
     log("timing the start of one job per experiment ...")
     starts.measure(config_experiments(config) if jobs else [])
     works, unknown = estimate(config, Rates(directory, use_benchmarks=not args.no_benchmarks, progress=log,
-                                            gpu_benchmark=args.gpu_benchmark, job_start=starts), jobs)
+                                            gpu_benchmark=args.gpu_benchmark, job_start=starts), COSTS, jobs)
     if args.json:
         rows = [dict(w.__dict__, compute_hours=w.compute_hours, start_hours=w.start_hours, core_hours=w.core_hours,
                      compile_hours=w.compile_hours, gpu_hours=w.gpu_hours) for w in works]
-        print(json.dumps({"configfiles": args.configfile, "experiments": rows, "jobs": counted,
+        print(json.dumps({"command": "estimate", "configfiles": args.configfile, "experiments": rows, "jobs": counted,
                           "total_core_hours": sum(w.core_hours for w in works),
                           "total_compile_hours": sum(w.compile_hours for w in works),
                           "total_gpu_hours": sum(w.gpu_hours for w in works), "not_estimated": unknown}, indent=2))

@@ -1,4 +1,5 @@
-"""What the commands print: one JSON document (``--json``) or a table, made from the face's frames.
+"""What the commands print: one JSON document (``--json``) or a table, made from the face's frames
+(or its ``LongRows``, the same rows without pandas: what ``account`` prints).
 
 JSON numbers are the frames' floats written with ``repr`` (``json``'s way), so reading them back
 gives the same doubles, bit for bit; an infinite upper bound is written ``Infinity`` (as Python's
@@ -11,9 +12,8 @@ import json
 import math
 
 import numpy as np
-import pandas as pd
 
-from dpsampling.accountants.frames import QUANTITY, quantity_of, wide
+from dpsampling.accountants.frames import QUANTITY, quantity_of, records_of, wide_records
 
 DIRECTION_COLUMNS = ("remove", "add", "max")
 WORDS = {"sigma_sufficient": "shown sufficient", "sigma_not_shown_sufficient": "not shown sufficient",
@@ -38,9 +38,24 @@ def jsonable(value):
     return value
 
 
-def records(frame: pd.DataFrame) -> list[dict]:
-    """The frame's rows as plain dicts (the long frame as it is: one row per value and direction)."""
-    return jsonable(frame.to_dict("records"))
+def records(frame) -> list[dict]:
+    """The rows of a frame (a DataFrame or the face's ``LongRows``) as plain dicts (a long frame as
+    it is: one row per value and direction)."""
+    return jsonable(records_of(frame))
+
+
+def bounds_records(frame, sampler: str | None = None) -> list[dict]:
+    """The long frame's rows as every ``bounds`` answer has them: each with its ``sampler`` (a
+    compare frame's column, or ``sampler``: a schedule's joined by " + "), right after direction."""
+    rows = []
+    for record in records(frame):
+        row = {}
+        for name, value in record.items():
+            row[name] = value
+            if name == "direction" and "sampler" not in record:
+                row["sampler"] = sampler
+        rows.append(row)
+    return rows
 
 
 def dump(document: dict) -> str:
@@ -69,7 +84,7 @@ def table(rows: list[dict], columns: list[tuple[str, str]], width: int = 12) -> 
     return "\n".join(lines)
 
 
-def bounds_table(frame: pd.DataFrame) -> str:
+def bounds_table(frame) -> str:
     """One line per query value (``frames.wide``): the headline bracket, its accuracy, then each
     direction's bracket."""
     quantity = quantity_of(frame)
@@ -78,7 +93,7 @@ def bounds_table(frame: pd.DataFrame) -> str:
                ("accuracy", "accuracy"), ("converged", "converged")]
     for direction in DIRECTION_COLUMNS:
         columns += [(f"{direction}_{quantity}_{b}", f"{direction}_{b}") for b in ("lower", "upper")]
-    return table(wide(frame).to_dict("records"), columns)
+    return table(wide_records(frame), columns)
 
 
 def headline_words(attrs: dict) -> str:
@@ -94,4 +109,4 @@ def headline_words(attrs: dict) -> str:
     return f"relation {relation}: lower/upper are {row}; accuracy asked {accuracy:g}; method {attrs.get('method')}"
 
 
-__all__ = ["WORDS", "bounds_table", "dump", "headline_words", "jsonable", "records", "table"]
+__all__ = ["WORDS", "bounds_records", "bounds_table", "dump", "headline_words", "jsonable", "records", "table"]

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from dpsampling.cli.main import OneLineParser
 from dpsampling.cli.paths import output_file
+from dpsampling.papers.messages import MESSAGES
 from dpsampling.papers.registry import CLAIMS
 from dpsampling.pipeline.claims import check_claims
 from dpsampling.pipeline.estimate import config_experiments
@@ -37,6 +38,6 @@ def run(args) -> int:
     config_file = directory / "config" / "config.yaml"
     configured = config_experiments(read_yaml(config_file, "config file") or {}) if config_file.is_file() else []
     path = write_report(directory / args.output, root=directory, targets={name: None for name in configured},
-                        claims=claims)
+                        claims=claims, messages=MESSAGES)
     print(f"wrote {path}")
     return 0

@@ -127,41 +127,40 @@ class CertifiedAccountant(PrivacyAccountant):
         """The face's relation the run is accounted under (add_or_remove or substitution)."""
         return run_relation(self._parts)
 
-    def _answer(self, quantity: str, values: np.ndarray, headline_only: bool) -> pd.DataFrame:
-        key = (quantity, tuple(values), headline_only)
+    def _answer(self, quantity: str, values: np.ndarray) -> pd.DataFrame:
+        key = (quantity, tuple(values))
         if key not in self._answers:
-            self._answers[key] = self._compute(quantity, values, headline_only)
+            self._answers[key] = self._compute(quantity, values)
         return self._answers[key].copy()  # the cache is not the caller's to change
 
-    def _compute(self, quantity: str, values: np.ndarray, headline_only: bool) -> pd.DataFrame:
+    def _compute(self, quantity: str, values: np.ndarray) -> pd.DataFrame:
         attrs = {"neighboring_relation": self.neighboring_relation.name, "dp_event": repr(self.ledger)}
         reason = trivial_reason(self._parts)
         phases = self.phases()
         if reason is not None or not phases:
             return constant_frame(quantity, values, self.accuracy, reason, attrs)
         frame = run_frame(phases, self.phases(lower=True), quantity, values, relation=self.relation,
-                          accuracy=self.accuracy, refine="relation" if headline_only else "all",
-                          max_grid_points=self.max_grid_points)
+                          accuracy=self.accuracy, max_grid_points=self.max_grid_points)
         frame.attrs.update(attrs)
         return frame
 
     def epsilon_bounds(self, deltas) -> pd.DataFrame:
         """The face's long frame of eps bounds at each delta: every direction (remove, add, max)."""
-        return self._answer("epsilon", check_array("delta", deltas, check_open_unit), headline_only=False)
+        return self._answer("epsilon", check_array("delta", deltas, check_open_unit))
 
     def delta_bounds(self, epsilons) -> pd.DataFrame:
         """The face's long frame of delta bounds at each eps: every direction (remove, add, max)."""
-        return self._answer("delta", check_array("epsilon", epsilons, check_nonnegative), headline_only=False)
+        return self._answer("delta", check_array("epsilon", epsilons, check_nonnegative))
 
     def get_epsilon(self, target_delta: float) -> float:
         """The certified upper bound on eps(target_delta) that the relation reads."""
         delta = check_open_unit("target_delta", target_delta)
-        return headline_value(self._answer("epsilon", np.array([delta]), headline_only=True))
+        return headline_value(self._answer("epsilon", np.array([delta])))
 
     def get_delta(self, target_epsilon: float) -> float:
         """The certified upper bound on delta(target_epsilon) that the relation reads."""
         epsilon = check_nonnegative("target_epsilon", target_epsilon)
-        return headline_value(self._answer("delta", np.array([epsilon]), headline_only=True))
+        return headline_value(self._answer("delta", np.array([epsilon])))
 
     def statement(self, target_delta: float) -> str:
         """The sentence to report for this run at ``target_delta`` (``frames.statement``)."""

@@ -31,7 +31,7 @@ configuration, since Opacus creates accountants without arguments.
   q = 1 / len(data_loader) must be 1 / (K T) for a whole K (a plain loader: K = 1; our
   ``BatchSampler``: its epochs); any other q contradicts T and is refused.
 - ``register_loader(batch_sampler.accounting())`` takes all of it from our ``BatchSampler``,
-  and charges its truncation delta (``batches.epsilon_with_truncation``; delta' of the whole run).
+  and charges its truncation delta (``accountants.loader.epsilon_with_truncation``; delta' of the whole run).
 - Registering a name again with another configuration (``register``, ``register_loader``)
   replaces Opacus' entry, as Opacus does with ``force=True``, and says so (a ``UserWarning``
   naming what changed); the same configuration again changes nothing and says nothing.
@@ -51,10 +51,10 @@ from copy import deepcopy
 
 from dpsampling.accountants.accountant import Accountant
 from dpsampling.accountants.calibrate import calibrate_sigma
+from dpsampling.accountants.loader import LoaderAccounting, epsilon_with_truncation
 from dpsampling.accountants.relations import DEFAULT_RELATION
 from dpsampling.accountants.run import Phase
 from dpsampling.accountants.samplers import sampler_spec
-from dpsampling.batches import LoaderAccounting, epsilon_with_truncation
 from dpsampling.integrations.bounds import constant_frame, run_frame
 from dpsampling.lazy import lazy_import
 from dpsampling.validation import check_array, check_int_at_least, check_nonnegative, check_open_unit, check_rate
@@ -175,7 +175,7 @@ class CertifiedOpacusAccountant:
         phases = self.phases()
         if not phases:
             return 0.0
-        get = Accountant(phases, relation=self.relation, accuracy=self.accuracy, refine="relation").get_epsilon
+        get = Accountant(phases, relation=self.relation, accuracy=self.accuracy).get_epsilon
         if self.loader is None:
             return get(delta)
         return epsilon_with_truncation(get, delta, self.loader.truncation_delta_at, self.loader.truncation_epsilon)

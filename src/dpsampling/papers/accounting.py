@@ -1,5 +1,6 @@
-"""The papers' accounting tables: the face's answers (``dpsampling.Accountant``) in the wide layout
-every experiment table keeps, one row per query value.
+"""The papers' accounting tables: the face's answers (``dpsampling.Accountant``, its long frame made
+wide by ``frames.wide`` and joined) in the layout every experiment table keeps, one row per query
+value. Nothing here computes a bound: every number is the face's.
 
 A paper's run is T steps per epoch for K epochs (chua24, chua25, lebeda24): ``paper_phase`` builds
 its ``Phase`` -- a rate-based sampler (Poisson, WOR) at rate 1/T unless the paper gives another,
@@ -9,8 +10,8 @@ steps. ``bounds_table`` answers delta at eps values (quantity "delta") or eps at
 
 - ``{q}_lower``, ``{q}_upper``: the relation's headline row; ``{remove,add}_{q}_{lower,upper}``;
 - rate-based samplers only (the subsampled pairs, dp-accounting has an RDP accountant for them):
-  ``{q}_upper_rdp`` (RDP of the remove/add pair, ``reference.rdp``: Poisson's at sigma / distance;
-  under substitution WOR's replace-one RDP),
+  ``{q}_upper_rdp``, the upper bound of the face's reference method ``method="rdp"`` (RDP of the
+  remove/add pair: Poisson's at sigma / distance; under substitution WOR's replace-one RDP),
   and how the certified bounds were computed: ``pld_discretization`` (the engine's final grid
   step), ``pld_accuracy`` (the largest relative gap over the refined directions, 0 where the upper
   bound is below the engine's floor, as the engine counts it), ``pld_converged``,
@@ -27,7 +28,6 @@ import pandas as pd
 
 from dpsampling.accountants.accountant import Accountant
 from dpsampling.accountants.frames import QUANTITY, wide
-from dpsampling.accountants.reference import rdp
 from dpsampling.accountants.relations import DIRECTION_NAMES
 from dpsampling.accountants.run import Phase
 from dpsampling.accountants.samplers import EXACT, sampler_spec
@@ -58,14 +58,12 @@ def exact(sampler: str) -> bool:
 
 
 def rdp_upper(phase: Phase, quantity: str, values, relation: str = "add_or_remove") -> np.ndarray:
-    """RDP upper bound (max over the directions) of a rate-based phase (dp-accounting, Mironov 2017
-    conversion): Poisson's RDP at sigma / distance; under substitution WOR's replace-one RDP (Wang
-    et al. 2019)."""
-    if relation == "substitution":
-        accountant = rdp.wor_substitution(phase.sigma, phase.sampling_rate, phase.steps)
-    else:
-        accountant = rdp.poisson(phase.sigma / sampler_distance(phase.sampler), phase.sampling_rate, phase.steps)
-    return rdp.query(accountant, quantity, values)
+    """RDP upper bound (the relation's headline) of a rate-based phase: the face's reference method
+    ``method="rdp"`` (dp-accounting, Mironov 2017 conversion: Poisson's RDP at sigma / distance;
+    under substitution WOR's replace-one RDP, Wang et al. 2019)."""
+    accountant = Accountant(phase, relation=relation, method="rdp")
+    frame = accountant.delta_bounds(values) if quantity == "delta" else accountant.epsilon_bounds(values)
+    return wide(frame)[f"{quantity}_upper"].to_numpy()
 
 
 def _engine_accuracy(frame: pd.DataFrame, quantity: str, n: int) -> np.ndarray:

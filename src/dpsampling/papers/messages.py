@@ -102,26 +102,3 @@ MESSAGES: dict[str, tuple[str, str]] = {  # experiment id -> (the paper's messag
         "No counterexample on our grid."),
 }
 
-
-def agreement(verdicts) -> str:
-    """Whether the figure says what the paper says, from its claims' verdicts (a list of strings)."""
-    verdicts = list(verdicts)
-    if not verdicts:
-        return "no claims checked"
-    counts = {v: verdicts.count(v) for v in set(verdicts)}
-    judged = counts.get("reproduced", 0) + counts.get("not_reproduced", 0)
-    parts = [f"{counts[v]} {v}" for v in ("reproduced", "not_reproduced", "undecided_at_this_scale",
-                                          "not_at_paper_setting", "not_run", "finding") if counts.get(v)]
-    if counts.get("not_at_paper_setting"):
-        head = "run off the paper's setting: not comparable"
-    elif judged == 0:
-        head = "not decided"
-    elif counts.get("not_reproduced", 0) == 0 and counts.get("undecided_at_this_scale"):
-        head = "says what the paper says where decided"
-    elif counts.get("not_reproduced", 0) == 0:
-        head = "says what the paper says"
-    elif counts.get("reproduced", 0) == 0:
-        head = "does not say what the paper says"
-    else:
-        head = "says what the paper says in part"
-    return f"{head} ({', '.join(parts)})"

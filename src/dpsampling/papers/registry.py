@@ -44,7 +44,6 @@ from dpsampling.papers.lebeda24 import substitution as lebeda24_substitution
 from dpsampling.papers.lebeda24 import table1 as lebeda24_table1
 from dpsampling.pipeline.claims import Claim
 from dpsampling.pipeline.code_inputs import import_closure, module_file
-from dpsampling.pipeline.estimate import register
 
 
 @dataclass(frozen=True)
@@ -74,9 +73,9 @@ PAPERS = [
 EXPERIMENTS: dict[str, Experiment] = {e.id: e for paper in PAPERS for e in paper.experiments}
 CLAIMS: list[Claim] = [claim for paper in PAPERS for claim in paper.claims]
 
-for _experiment in EXPERIMENTS.values():  # the cost model's entries
-    if _experiment.cost is not None:
-        register(_experiment.config_block)(_experiment.cost)
+COSTS: dict[str, Callable] = {e.config_block: e.cost for e in EXPERIMENTS.values() if e.cost is not None}
+"""The cost table of ``dpsampling estimate``: config block -> the experiment's cost model entry
+(``work_and_rate(experiment, config, rates) -> Work``, ``dpsampling.pipeline.estimate``)."""
 
 
 def experiment_targets(config: dict) -> dict[str, list[str]]:

@@ -1,6 +1,6 @@
 """Core-hours per experiment before a run: work in the config x measured seconds per unit of work.
 
-``estimate(config, Rates(root))`` returns one ``Work`` per experiment of the config: ``units`` of
+``estimate(config, Rates(root), costs)`` returns one ``Work`` per experiment of the config: ``units`` of
 work (what the config asks for: accountant evaluations, training example-passes, Monte Carlo
 samples x steps, ...) times ``seconds_per_unit`` (CPU seconds of one core per unit, measured on
 this machine) = core-seconds. The rate is measured in one of two ways, and the table says which:
@@ -13,10 +13,11 @@ this machine) = core-seconds. The rate is measured in one of two ways, and the t
   (one sigma, a few eps values, a small training set ...), done on the spot.
 
 Adding an experiment family (e.g. a Monte Carlo sampler): write
-``work_and_rate(experiment, config, rates) -> Work`` and register it under its config block::
+``work_and_rate(experiment, config, rates) -> Work`` and give it as the experiment's ``cost``; the
+cost table ``costs`` ({config block: work_and_rate}, ``dpsampling.papers.registry.COSTS``, built from
+the experiments' records) is passed to ``estimate`` explicitly::
 
-    @register("chua25.fig2")            # or a whole paper: @register("lebeda24")
-    def chua25_fig2_work(experiment, config, rates):
+    def chua25_fig2_work(experiment, config, rates):          # COSTS["chua25.fig2"]
         block = config["chua25"]["fig2"]
         units = 2 * block["samples"] * block["steps"]            # both directions
         def units_of(parameters):                                 # the same, from a result file
@@ -31,7 +32,7 @@ Adding an experiment family (e.g. a Monte Carlo sampler): write
 ``rates.measured`` returns (seconds per unit, source), or None when there is no previous run or
 its recorded parameters are not ``comparable`` (settings the cost per unit depends on);
 ``rates.calibrate(key, timing)`` runs ``timing() -> (CPU seconds, units)`` once per key and
-returns (seconds per unit, source). Experiments of the config without a registered family are
+returns (seconds per unit, source). Experiments of the config without an entry in ``costs`` are
 listed as such (the lookup is by config block: ``chua25.fig2`` first, then ``chua25``).
 
 GPU work (config ``device: cuda``): an experiment whose Monte Carlo runs on a GPU reports its GPU
@@ -106,19 +107,6 @@ class Work:
     @property
     def gpu_hours(self) -> float:
         return self.gpu_seconds / 3600
-
-
-ESTIMATORS: dict[str, Callable] = {}
-
-
-def register(block: str):
-    """Register ``work_and_rate(experiment, config, rates) -> Work`` for a config block."""
-
-    def decorator(function):
-        ESTIMATORS[block] = function
-        return function
-
-    return decorator
 
 
 class Rates:
@@ -299,20 +287,23 @@ def config_experiments(config: dict) -> list[str]:
     return sorted(names, key=natural_key)
 
 
-def estimator_for(experiment: str):
+def estimator_for(experiment: str, costs: dict[str, Callable]):
+    """The cost model entry of ``experiment`` in ``costs``: its block's (``chua25.fig2``), else its paper's."""
     paper, name = experiment.split("_", 1)
-    return ESTIMATORS.get(f"{paper}.{name}") or ESTIMATORS.get(paper)
+    return costs.get(f"{paper}.{name}") or costs.get(paper)
 
 
-def estimate(config: dict, rates: Rates, jobs: dict | None = None) -> tuple[list[Work], list[str]]:
-    """(Work of each experiment of the config with a family registered by its paper's cost model
-    (``dpsampling.papers.registry`` imports them all), experiments without one). ``jobs``:
+def estimate(config: dict, rates: Rates, costs: dict[str, Callable],
+             jobs: dict | None = None) -> tuple[list[Work], list[str]]:
+    """(Work of each experiment of the config with an entry in the cost table ``costs`` ({config
+    block: work_and_rate}; the papers': ``dpsampling.papers.registry.COSTS``), experiments
+    without one). ``jobs``:
     experiment -> its benchmarked jobs (``benchmarked_jobs``), each costing ``rates.job_start``
     to start; the Numba compilation measured while calibrating an experiment is recorded apart
     (``Work.compile_seconds``)."""
     works, unknown = [], []
     for experiment in config_experiments(config):
-        function = estimator_for(experiment)
+        function = estimator_for(experiment, costs)
         if function is None:
             unknown.append(experiment)
             continue
@@ -352,7 +343,7 @@ def format_estimate(works: list[Work], unknown: list[str], cores: int | None = N
         lines.append(f"On {cores} cores: at least {(total + compiled) / cores:.3g} hours of wall time (perfect "
                      "parallelism; the longest single job is a floor too).")
     for name in unknown:
-        lines.append(f"{name}: no estimator registered (see dpsampling.pipeline.estimate); not included in the total")
+        lines.append(f"{name}: no entry in the cost table (see dpsampling.pipeline.estimate); not included in the total")
     return "\n".join(lines)
 
 

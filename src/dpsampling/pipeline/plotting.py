@@ -1,15 +1,16 @@
-"""Plotting style shared by every paper's figures: one letter and one colour per sampler, the
-non-interactive backend. Figures are drawn from result tables only (never recomputed)."""
+"""Plotting style shared by every paper's figures: one letter and one colour per sampler (the
+registry's, ``dpsampling.samplers``), the non-interactive backend. Figures are drawn from result
+tables only (never recomputed)."""
 
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
-SAMPLER_LETTER = {"deterministic": "D", "poisson": "P", "shuffle": "S", "balls_and_bins": "B", "wor": "W"}
-SAMPLER_COLOR = {"deterministic": "black", "poisson": "tab:blue", "shuffle": "tab:red", "balls_and_bins": "tab:green",
-                 "wor": "tab:purple"}
+from dpsampling.samplers import SAMPLERS
 
+SAMPLER_LETTER = {name: spec.letter for name, spec in SAMPLERS.items()}
+SAMPLER_COLOR = {name: spec.colour for name, spec in SAMPLERS.items()}
 
 
 def departures_text(departures: list[str], beyond_paper: str = "") -> str:

@@ -35,7 +35,6 @@ import pyarrow.parquet as pq
 
 from dpsampling import __version__
 from dpsampling.io import read_metadata, write_text_atomically
-from dpsampling.papers import messages as paper_messages
 from dpsampling.pipeline.claims.base import NOT_AT_SETTING, UNDECIDED
 
 EXPERIMENT_ID = re.compile(r"[a-z]+[0-9]{2}_[a-z0-9_]+")
@@ -97,9 +96,35 @@ def format_seconds(seconds: float) -> str:
     return f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
 
 
+def agreement(verdicts) -> str:
+    """Whether the figure says what the paper says, from its claims' verdicts (a list of strings)."""
+    verdicts = list(verdicts)
+    if not verdicts:
+        return "no claims checked"
+    counts = {v: verdicts.count(v) for v in set(verdicts)}
+    judged = counts.get("reproduced", 0) + counts.get("not_reproduced", 0)
+    parts = [f"{counts[v]} {v}" for v in ("reproduced", "not_reproduced", "undecided_at_this_scale",
+                                          "not_at_paper_setting", "not_run", "finding") if counts.get(v)]
+    if counts.get("not_at_paper_setting"):
+        head = "run off the paper's setting: not comparable"
+    elif judged == 0:
+        head = "not decided"
+    elif counts.get("not_reproduced", 0) == 0 and counts.get("undecided_at_this_scale"):
+        head = "says what the paper says where decided"
+    elif counts.get("not_reproduced", 0) == 0:
+        head = "says what the paper says"
+    elif counts.get("reproduced", 0) == 0:
+        head = "does not say what the paper says"
+    else:
+        head = "says what the paper says in part"
+    return f"{head} ({', '.join(parts)})"
+
+
 @dataclass
 class ExperimentSummary:
-    """One experiment's results, figures, time and claims, read lazily from ``root``.
+    """One experiment's results, figures, time and claims, read lazily from ``root``; its reading
+    (the paper's message, ours) where ``messages`` has one (the papers pass theirs in: the report
+    sits below the papers and imports none of them).
 
     ``expected``: the files its target rule needs (None: discover results/<id>/*.parquet and
     figures/<id>.{png,pdf}). Status: ``complete`` (every expected file exists), ``partial``
@@ -185,11 +210,10 @@ class ExperimentSummary:
 
     def reading(self) -> tuple[str, str, str] | None:
         """(the paper's message, ours, whether ours says what the paper's says) or None."""
-        messages = paper_messages.MESSAGES if self.messages is None else self.messages
-        if self.experiment not in messages:
+        if self.experiment not in (self.messages or {}):
             return None
-        paper, ours = messages[self.experiment]
-        return paper, ours, paper_messages.agreement(self.claims()["verdict"].tolist())
+        paper, ours = self.messages[self.experiment]
+        return paper, ours, agreement(self.claims()["verdict"].tolist())
 
     @property
     def message(self) -> str:
@@ -218,11 +242,16 @@ def experiment_targets(rules) -> dict:
             if EXPERIMENT_ID.fullmatch(rule.name) and rule.input and not rule.output}
 
 
-def experiment_summary(wildcards, input) -> ExperimentSummary:
-    """A plot rule's param for its report caption: the experiment (its wildcard, else the folder
-    of its first input) summarised from that input file."""
-    experiment = wildcards.get("experiment") or Path(input[0]).parent.name
-    return ExperimentSummary(experiment, [str(input[0])])
+def summary_param(messages: dict):
+    """A plot rule's param for its report caption (the Snakefile passes the papers' ``messages``,
+    {experiment: (the paper's message, ours)}): the experiment (its wildcard, else the folder of its
+    first input) summarised from that input file."""
+
+    def experiment_summary(wildcards, input) -> ExperimentSummary:
+        experiment = wildcards.get("experiment") or Path(input[0]).parent.name
+        return ExperimentSummary(experiment, [str(input[0])], messages=messages)
+
+    return experiment_summary
 
 
 def discover_experiments(root=".", targets: dict | None = None, claims: pd.DataFrame | None = None) -> list[str]:
@@ -341,7 +370,7 @@ def _experiment_lines(s: ExperimentSummary, status: str, timing: dict, report_di
 def report_markdown(report_path, root=".", targets: dict | None = None, claims: pd.DataFrame | None = None,
                     configfiles: list | None = None, messages: dict | None = None) -> str:
     """The text of REPORT.md; ``claims`` defaults to ``results/claims.csv`` when it exists;
-    ``messages``: {experiment: (the paper's message, ours)} (dpsampling.papers.messages)."""
+    ``messages``: {experiment: (the paper's message, ours)} (the papers' ``messages``; none: no readings)."""
     root, report_dir = Path(root), Path(report_path).parent
     if claims is None:
         path = root / "results" / "claims.csv"

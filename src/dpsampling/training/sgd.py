@@ -16,11 +16,14 @@ import numpy as np
 
 from dpsampling import batches
 from dpsampling.accountants.closed_form.truncation import truncation_delta
+from dpsampling.samplers import GENERATORS, generator_entry
 from dpsampling.training.model import Model, auc
 from dpsampling.validation import check_choice, check_int_at_least, check_nonnegative, check_positive
 
 OPTIMIZERS = ("sgd", "adam")
-TRUNCATED_GENERATORS = ("poisson", "balls_and_bins", "balls_and_bins_sequential")
+TRUNCATED_GENERATORS = tuple(g for g in GENERATORS if generator_entry(g).variable_size)
+"""The generators whose batch sizes vary (the registry's ``variable_size``): truncated to
+``max_batch_size`` when it is set."""
 
 
 @dataclass(frozen=True)
@@ -36,7 +39,7 @@ class TrainingSettings:
     model: Model = Model()
 
     def validate(self, rows: int) -> TrainingSettings:
-        check_choice("generator", self.generator, batches.GENERATORS)
+        check_choice("generator", self.generator, GENERATORS)
         check_int_at_least("expected_batch", self.expected_batch, 1)
         if self.expected_batch > rows:
             raise ValueError(f"expected_batch must be at most the training set size {rows}; got {self.expected_batch}")

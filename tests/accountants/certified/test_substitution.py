@@ -18,8 +18,8 @@ from dpsampling.accountants.certified.substitution import (
     atom_at_one,
     symmetric_step,
 )
-from dpsampling.accountants.closed_form.pairs import SubsampledPair
 from dpsampling.accountants.run import Phase
+from dpsampling.papers.lebeda24.pairs import SubsampledPair
 
 
 def theorem14_curve(sigma, q):

@@ -2,14 +2,13 @@
 
 import numpy as np
 import pytest
+from connect_the_dots import connect_the_dots_pld
 from scipy import stats
 
 from dpsampling.papers.lebeda24.substitution_curves import (
     gaussian_single_step_curves,
     laplace_substitution_curves,
     largest_intervals,
-    pld_from_curve,
-    wor_gaussian_substitution,
 )
 
 
@@ -54,24 +53,11 @@ def test_connect_the_dots_pld_reproduces_single_step_curve():
         frame = gaussian_single_step_curves(e, 4.0, 0.05)
         return frame["delta_max"].to_numpy()
 
-    pld = pld_from_curve(pointwise_max, 1e-4, 3.0)
+    pld = connect_the_dots_pld(pointwise_max, 1e-4, 3.0)
     for e, d in zip(curve["epsilon"], curve["delta_max"]):
         assert pld.get_delta_for_epsilon(float(e)) == pytest.approx(d, rel=1e-6, abs=1e-12)
 
 
-def test_appendix_d_ordering_small_run():
-    frame = wor_gaussian_substitution(np.array([0.0, 0.5, 1.0, 2.0]), sigma=4.0, rate=0.05, steps=100,
-                                      discretization=1e-4)
-    assert (frame["delta_remove_lower"] <= frame["delta_remove_upper"] + 1e-12).all()
-    assert (frame["delta_remove_upper"] <= frame["delta_upper"] + 1e-12).all()
-    assert (frame["delta_upper"] > frame["delta_remove_upper"]).any()  # the bounds differ
-    assert (frame["delta_rdp"] >= frame["delta_upper"]).all()
-
-
 def test_bad_inputs():
-    with pytest.raises(ValueError, match="sigma must be positive and finite; got -0.5"):
-        wor_gaussian_substitution([1.0], sigma=-0.5, steps=2)
-    with pytest.raises(ValueError, match="sampling_rate must be in \\(0, 1\\]; got 0"):
-        wor_gaussian_substitution([1.0], rate=0, steps=2)
     with pytest.raises(ValueError, match="laplace_scale must be positive and finite; got 0"):
         laplace_substitution_curves([1.0], laplace_scale=0)

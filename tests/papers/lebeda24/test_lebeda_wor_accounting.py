@@ -9,10 +9,10 @@ from scipy import special, stats
 
 from dpsampling.accountants.accountant import Accountant
 from dpsampling.accountants.calibrate import calibrate_sigma
-from dpsampling.accountants.closed_form.pairs import SubsampledPair
+from dpsampling.accountants.reference.pld import gaussian_pld
 from dpsampling.accountants.run import Phase
 from dpsampling.papers.accounting import delta_table, epsilon_table, paper_phase
-from dpsampling.papers.lebeda24.gaussian_search import gaussian_pld
+from dpsampling.papers.lebeda24.pairs import SubsampledPair
 
 EPS = [0.0, 0.5, 1.0, 2.0]
 ACCURACY = 0.05
@@ -76,8 +76,8 @@ def test_rate_one_is_the_gaussian_mechanism(sampler, steps):
     table = delta_table(paper_phase(sampler, sigma, steps, sampling_rate=1.0), [0.0, 0.5, 1.5])
     for i, eps in enumerate((0.0, 0.5, 1.5)):
         exact = special.ndtr(-eps / mu + mu / 2) - math.exp(eps) * special.ndtr(-eps / mu - mu / 2)
-        upper = gaussian_pld(sampler, sigma, 1.0, steps, True, 1e-4).get_delta_for_epsilon(eps)
-        lower = gaussian_pld(sampler, sigma, 1.0, steps, False, 1e-4).get_delta_for_epsilon(eps)
+        upper = gaussian_pld(sigma, 1.0, steps, d, True, 1e-4).get_delta_for_epsilon(eps)
+        lower = gaussian_pld(sigma, 1.0, steps, d, False, 1e-4).get_delta_for_epsilon(eps)
         assert lower - 1e-12 <= exact <= upper + 1e-12
         assert upper - lower < 1e-3
         assert table["delta_upper"].iloc[i] == pytest.approx(exact, rel=1e-9, abs=1e-15)  # the face: closed form

@@ -4,6 +4,9 @@
   directions (the RDP of the remove/add pair); WOR's add/remove pair is Poisson's at sigma / 2;
 - ``wor_substitution``: WOR under replace-one (Wang et al. 2019) at noise multiplier sigma / 2
   (the base mechanism's substitution sensitivity is 2).
+
+``phase_bounds`` is ``Accountant(method="rdp")``: the RDP upper bound in every row (it bounds both
+directions at once), and 0 as the lower bound (RDP bounds from above only; eps and delta are >= 0).
 """
 
 from __future__ import annotations
@@ -35,6 +38,23 @@ def wor_substitution(sigma: float, rate: float, steps: int):
     accountant = dp_accounting.rdp.RdpAccountant(neighboring_relation=dp_accounting.NeighboringRelation.REPLACE_ONE)
     accountant.compose(dp_accounting.SelfComposedDpEvent(event, steps))
     return accountant
+
+
+UPPER_METHOD = "dp-accounting RDP (Mironov 2017 conversion)"
+LOWER_METHOD = "none: RDP bounds from above only (0)"
+
+
+def phase_bounds(phase, relation: str, quantity: str, values: np.ndarray):
+    """((n, 3, 2) bounds, (lower, upper) methods, attrs) of a validated Poisson or WOR phase: under
+    substitution WOR's replace-one RDP, otherwise Poisson's at sigma / distance (the pair's)."""
+    if relation == "substitution":
+        accountant = wor_substitution(phase.sigma, phase.sampling_rate, phase.steps)
+    else:
+        accountant = poisson(phase.sigma / phase.spec.distance, phase.sampling_rate, phase.steps)
+    upper = query(accountant, quantity, values)  # dp-accounting's delta is min(., 1) already
+    bounds = np.zeros((values.size, 3, 2))
+    bounds[..., 1] = upper[:, None]
+    return bounds, (LOWER_METHOD, UPPER_METHOD), {"method": "rdp", "orders": "dp-accounting's default"}
 
 
 def query(accountant, quantity: str, values) -> np.ndarray:

@@ -3,11 +3,9 @@ modules, which hold the claims themselves)."""
 
 from __future__ import annotations
 
-from dpsampling.papers.chua24.curves import sign_changes
+from dpsampling.papers.chua24.curves import D, P, S, sign_changes  # noqa: F401  (D, P, S: read by the figures)
 from dpsampling.pipeline.claims.base import Undecided
 from dpsampling.pipeline.claims.selectors import curve, delta_at, epsilon_at
-
-D, P, S = "deterministic", "poisson", "shuffle"
 
 
 def eps_claim(sigma, sampler, method, bound, steps=None):

@@ -17,6 +17,10 @@ import pandas as pd
 from dpsampling.accountants.closed_form import gaussian, shuffle
 from dpsampling.accountants.samplers import sampler_spec
 from dpsampling.papers.accounting import delta_table, epsilon_table, exact, paper_phase
+from dpsampling.samplers import by_letter
+
+D, P, S = (by_letter(letter).name for letter in "DPS")
+"""The paper's samplers, by the registry's letters: deterministic, Poisson and shuffled batches."""
 
 DIRECTIONS = ("max", "remove", "add")
 BRACKET_METHODS = ("E_C sets", "Thm 4.1 (delta_D)")
@@ -70,7 +74,7 @@ def epsilon_vs_sigma(spec: dict, config: dict, progress=None) -> pd.DataFrame:
             if progress:
                 progress(f"steps={steps} sigma={sigma} ({i + 1}/{len(sigmas)})")
             fixed = {"sigma": float(sigma), "steps": int(steps)}
-            for sampler in ("deterministic", "poisson", "shuffle"):
+            for sampler in (D, P, S):
                 wide = epsilon_table(paper_phase(sampler, sigma, steps), [spec["delta"]], accuracy=accuracy)
                 frames.append(_melt(wide, "epsilon", sampler, fixed))
     return pd.concat(frames, ignore_index=True)

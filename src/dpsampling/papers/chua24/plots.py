@@ -18,6 +18,7 @@ import pandas as pd
 from dpsampling.accountants.closed_form.shuffle import DEFAULT_C_GRID
 from dpsampling.accountants.samplers import sampler_spec
 from dpsampling.papers.accounting import exact
+from dpsampling.papers.chua24.curves import D, P, S
 from dpsampling.pipeline.plotting import SAMPLER_COLOR, SAMPLER_LETTER, plt, save_figure
 
 METHOD_TEXT = {"exact": "exact (Prop. 3.1)", "pld": "certified PLD", "rdp": "RDP", "E_C sets": "sets E_C, eq. (3)"}
@@ -104,8 +105,8 @@ def _shuffle_band(ax, x, lower, exact):
 
 def _band_edges(frame, along, value):
     data = frame[frame["direction"] == "max"]
-    lower = data[(data["sampler"] == "shuffle") & (data["method"] == "E_C sets")].set_index(along)[value]
-    exact = data[data["sampler"] == "deterministic"].set_index(along)[value]
+    lower = data[(data["sampler"] == S) & (data["method"] == "E_C sets")].set_index(along)[value]
+    exact = data[data["sampler"] == D].set_index(along)[value]
     both = pd.concat([lower.rename("lower"), exact.rename("exact")], axis=1).dropna().sort_index()
     return both[(both["lower"] > 0) & (both["exact"] > 0)]
 
@@ -113,8 +114,8 @@ def _band_edges(frame, along, value):
 def _loose_shuffle(ax, frame, along, value):
     """Mark where the S lower bound falls below P's certified upper bound (a loose lower bound)."""
     data = frame[frame["direction"] == "max"]
-    lower = data[(data["sampler"] == "shuffle") & (data["method"] == "E_C sets")].set_index(along)[value]
-    upper = data[(data["sampler"] == "poisson") & (data["method"] == "pld") & (data["bound"] == "upper")].set_index(along)[value]
+    lower = data[(data["sampler"] == S) & (data["method"] == "E_C sets")].set_index(along)[value]
+    upper = data[(data["sampler"] == P) & (data["method"] == "pld") & (data["bound"] == "upper")].set_index(along)[value]
     loose = (lower < upper.reindex(lower.index)) & (lower > 0)
     if loose.any():
         first = loose[loose].index.min()

@@ -1,5 +1,6 @@
 """Core-hour estimates of the chua25 experiments: each experiment module names its entry
-(``Experiment.cost``), which the registry registers with ``dpsampling.pipeline.estimate``.
+(``Experiment.cost``), which the registry's cost table (``papers.registry.COSTS``) hands to
+``dpsampling.pipeline.estimate``.
 
 Monte Carlo (fig2, fig3, fig4, epochs, props): the work of a sample set is its samples times the
 cost of one sample in kernel steps -- T x epochs coordinates for naive and importance sampling,

@@ -22,6 +22,7 @@ from dpsampling.papers.lebeda24 import laplace_mechanism as laplace
 from dpsampling.papers.lebeda24.grids import format_values, grid
 from dpsampling.papers.lebeda24.plots import DIRECTION_COLOR, SAMPLER_NAME
 from dpsampling.papers.lebeda24.shards import sample_shard, shard_parameters
+from dpsampling.papers.lebeda24.subsampled import POISSON, WOR
 from dpsampling.papers.lebeda24.workflow import lebeda24_experiment
 from dpsampling.pipeline.claims.base import Claim, Missing
 from dpsampling.pipeline.estimate import Rates, Work, cpu_seconds
@@ -115,20 +116,20 @@ def plot(tables, pdf, png) -> None:
     rows = math.ceil(len(ks) / columns)
     fig, axes = plt.subplots(rows, columns, figsize=(5.2 * columns, 3.6 * rows + 1.6), squeeze=False)
     for ax, k in zip(axes.flat, ks):
-        for sampler, style in (("wor", "-"), ("poisson", "--")):
+        for sampler, style in ((WOR, "-"), (POISSON, "--")):
             for direction in ("remove", "add"):
                 part = mc[(mc.sampler == sampler) & (mc.direction == direction) & (mc.compositions == k)]
                 if part.empty:
                     continue
                 color = DIRECTION_COLOR[direction]
-                same = " (own samples; the same curve as WOR by construction)" if sampler == "poisson" else ""
-                ax.plot(part.epsilon, part.delta_mc, style, color=color, lw=1.4 if sampler == "wor" else 0.9,
-                        zorder=3 if sampler == "poisson" else 2, label=f"{SAMPLER_NAME[sampler]} {direction}: MC estimate{same}")
-                if sampler == "wor":
+                same = " (own samples; the same curve as WOR by construction)" if sampler == POISSON else ""
+                ax.plot(part.epsilon, part.delta_mc, style, color=color, lw=1.4 if sampler == WOR else 0.9,
+                        zorder=3 if sampler == POISSON else 2, label=f"{SAMPLER_NAME[sampler]} {direction}: MC estimate{same}")
+                if sampler == WOR:
                     ax.fill_between(part.epsilon, part.delta_mc_low, part.delta_mc_high, color=color, alpha=0.25,
                                     lw=0, label=f"{SAMPLER_NAME[sampler]} {direction}: MC band (+-alpha)")
                 ex = exact[(exact.sampler == sampler) & (exact.direction == direction) & (exact.compositions == k)]
-                if sampler == "wor" and not ex.empty:
+                if sampler == WOR and not ex.empty:
                     ax.plot(ex.epsilon, ex.delta_exact, ":", color="black", lw=1.0,
                             label="exact (atoms + quadrature)" if direction == "remove" else None)
         ax.set_title(f"k = {k} compositions", fontsize=10)
@@ -230,8 +231,8 @@ def _sample_size(frame):
 
 def _claims_addremove():
     claims = []
-    for sampler in ("wor", "poisson"):
-        extra = "" if sampler == "wor" else " (the paper: 'can be extended to M_Poisson')"
+    for sampler in (WOR, POISSON):
+        extra = "" if sampler == WOR else " (the paper: 'can be extended to M_Poisson')"
         claims += [
             Claim(f"lebeda24_addremove_k1_no_crossing_{sampler}", "lebeda24_addremove",
                   f"eps >= 0 where delta_add > delta_remove, k = 1, {sampler}, exact{extra}", "~", "0",

@@ -1,5 +1,6 @@
 """lebeda24 Conjecture 12: remove >= add for the Poisson subsampled Gaussian, searched over a grid of
-(sigma, rate, k, eps) with PLD bounds of both directions (config ``lebeda24.conj12``).
+(sigma, rate, k, eps) with the face's certified bounds of both directions (``dpsampling.Accountant``,
+relative gap ``accuracy``; config ``lebeda24.conj12``).
 
 Computed: ``conjecture12``; plot: ``plot``; claims: certain and apparent counterexamples.
 """
@@ -8,9 +9,12 @@ from __future__ import annotations
 
 import pandas as pd
 
-from dpsampling.papers.lebeda24 import gaussian_search as gaussian
+from dpsampling.accountants.accountant import Accountant
+from dpsampling.accountants.frames import wide
+from dpsampling.accountants.run import Phase
 from dpsampling.papers.lebeda24.cost import COARSENING, median, same_spec
 from dpsampling.papers.lebeda24.grids import format_values, grid
+from dpsampling.papers.lebeda24.subsampled import POISSON
 from dpsampling.papers.lebeda24.workflow import lebeda24_experiment
 from dpsampling.pipeline.claims.base import Claim
 from dpsampling.pipeline.estimate import Rates, Work, cpu_seconds
@@ -21,15 +25,36 @@ RESULTS = ["grid.parquet"]
 PLOT_INPUTS = {"grid": f"results/{EXPERIMENT_ID}/grid.parquet"}
 
 
+RTOL, ATOL = 1e-6, 1e-12
+"""Tolerances of an apparent counterexample: at eps = 0 both directions are the total variation
+distance, and deltas below ~1e-14 are rounding noise."""
+
+
 def conjecture12(spec: dict, progress=print) -> pd.DataFrame:
-    """Every (sigma, rate, k, eps) of the grid with both directions' upper and lower deltas and the
-    counterexample flags of ``gaussian_search.conjecture12_search``."""
+    """Conjecture 12 (Poisson Gaussian): delta_remove(eps) >= delta_add(eps) for eps >= 0?
+
+    For each (sigma, rate, k) of the grid, the face's certified bounds of both directions at every
+    eps (``wide``: ``remove_delta_{lower,upper}``, ``add_delta_{lower,upper}``, refined to relative
+    gap ``spec["accuracy"]``). A row is an *apparent* counterexample when add_delta_upper >
+    remove_delta_upper (1 + RTOL) + ATOL (the same bound for both directions) and a *certain* one
+    when add_delta_lower > remove_delta_upper + ATOL (rigorous bounds)."""
+    epsilons = grid(spec["epsilon_grid"])
     frames = []
     for sigma in spec["sigmas"]:
-        table, bad = gaussian.conjecture12_search([sigma], spec["rates"], spec["compositions"],
-                                                  grid(spec["epsilon_grid"]), spec["discretization"])
-        frames.append(table)
-        progress(f"sigma={sigma:g}: {len(table)} grid points, {len(bad)} flagged")
+        flagged = 0
+        for rate in spec["rates"]:
+            for steps in spec["compositions"]:
+                phase = Phase(POISSON, sigma, steps=steps, sampling_rate=rate)
+                frame = wide(Accountant(phase, accuracy=spec["accuracy"]).delta_bounds(epsilons))
+                frame = frame.assign(sigma=sigma, sampling_rate=rate, steps=steps, accuracy=spec["accuracy"],
+                                     rtol=RTOL, atol=ATOL)
+                frame["apparent_counterexample"] = (frame["add_delta_upper"]
+                                                    > frame["remove_delta_upper"] * (1 + RTOL) + ATOL)
+                frame["certain_counterexample"] = frame["add_delta_lower"] > frame["remove_delta_upper"] + ATOL
+                flagged += int((frame["apparent_counterexample"] | frame["certain_counterexample"]).sum())
+                frames.append(frame)
+        progress(f"sigma={sigma:g}: {len(spec['rates']) * len(spec['compositions']) * len(epsilons)} grid points, "
+                 f"{flagged} flagged")
     return pd.concat(frames, ignore_index=True)
 
 
@@ -37,8 +62,8 @@ def plot(tables, pdf, png) -> None:
     """Conjecture 12: the largest ratio delta_add / delta_remove over eps, per grid point."""
     frame, meta = tables["grid"]
     spec = meta["parameters"]["spec"]
-    data = frame[frame.delta_remove_upper > 1e-12].copy()
-    data["ratio"] = data.delta_add_upper / data.delta_remove_upper
+    data = frame[frame.remove_delta_upper > 1e-12].copy()
+    data["ratio"] = data.add_delta_upper / data.remove_delta_upper
     worst = data.groupby(["sigma", "sampling_rate", "steps"])["ratio"].max().reset_index()
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
     for (sigma, rate), part in worst.groupby(["sigma", "sampling_rate"]):
@@ -50,8 +75,8 @@ def plot(tables, pdf, png) -> None:
     ax.grid(True, which="both", alpha=0.25)
     ax.legend(fontsize=5.5, ncol=3)
     footer = (departures_text([], "the paper states Conjecture 12 without a search; the grid is ours")
-              + f"lebeda24_conj12: Poisson Gaussian, PLD upper bounds (pessimistic, discretization "
-              f"{spec['discretization']}) of both directions on eps = {spec['epsilon_grid']}; points with "
+              + f"lebeda24_conj12: Poisson Gaussian, certified upper bounds (dpsampling.Accountant, relative gap "
+              f"{spec['accuracy']}) of both directions on eps = {spec['epsilon_grid']}; points with "
               "delta_remove > 1e-12. No counterexample if every ratio is <= 1.")
     save_figure(fig, footer, pdf, png)
 
@@ -61,17 +86,17 @@ def _conj12(flag):
         flagged = frame[frame[flag]]
         grid = (f"grid: sigma {format_values(frame['sigma'].unique())}, rate {format_values(frame['sampling_rate'].unique())}, "
                 f"k {format_values(frame['steps'].unique())}, {frame['epsilon'].nunique()} eps in [{frame['epsilon'].min():g}, "
-                f"{frame['epsilon'].max():g}], discretization {frame['discretization'].iloc[0]:g}; {len(frame)} points")
+                f"{frame['epsilon'].max():g}], certified, relative gap {frame['accuracy'].iloc[0]:g}; {len(frame)} points")
         return float(len(flagged)), grid
     return measure
 
 
 CLAIMS = [
     Claim("lebeda24_conj12_certain", "lebeda24_conj12",
-          "grid points with a certain counterexample (add PLD lower bound > remove PLD upper bound)", "~", "0",
+          "grid points with a certain counterexample (add certified lower bound > remove certified upper bound)", "~", "0",
           _conj12("certain_counterexample"), result_file="grid.parquet", tolerance=0.0),
     Claim("lebeda24_conj12_apparent", "lebeda24_conj12",
-          "grid points where the add PLD upper bound exceeds the remove one (rtol 1e-6, atol 1e-12)", "~", "0",
+          "grid points where the add certified upper bound exceeds the remove one (rtol 1e-6, atol 1e-12)", "~", "0",
           _conj12("apparent_counterexample"), result_file="grid.parquet", tolerance=0.0),
 ]
 
@@ -84,10 +109,10 @@ def conjecture12_work(experiment: str, config: dict, rates: Rates) -> Work:
         len(parameters["spec"]["sigmas"]) * len(parameters["spec"]["rates"])), same_spec(spec))
     if rate is None:
         cell = dict(spec, sigmas=[median(spec["sigmas"])], rates=[median(spec["rates"])],
-                    discretization=spec["discretization"] * COARSENING)
+                    accuracy=min(0.5, spec["accuracy"] * COARSENING))
         seconds, source = rates.calibrate(f"{experiment} (one (sigma, rate) cell, every k)",
                                           lambda: (cpu_seconds(lambda: conjecture12(cell, progress=lambda m: None)), 1.0))
-        rate = seconds * COARSENING, source + f" x {COARSENING:g} (PLD cost ~ 1/discretization)"
+        rate = seconds * COARSENING, source + f" x {COARSENING:g} (engine cost ~ 1/accuracy)"
     return Work(experiment, units, "(sigma, rate) cells, every k", *rate)
 
 

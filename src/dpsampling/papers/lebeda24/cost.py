@@ -1,5 +1,6 @@
 """What the lebeda24 cost model entries share; each experiment module holds its entry
-(``Experiment.cost``, registered with ``dpsampling.pipeline.estimate`` by the registry).
+(``Experiment.cost``, in the registry's cost table ``papers.registry.COSTS`` that ``dpsampling estimate``
+passes to ``dpsampling.pipeline.estimate``).
 
 Each experiment's work is counted in a unit whose cost does not depend on how many there are,
 and the cost of one unit is taken from a previous run with the same settings (benchmarks) or

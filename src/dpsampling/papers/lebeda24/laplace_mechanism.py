@@ -30,7 +30,7 @@ import pandas as pd
 from scipy import integrate
 
 from dpsampling import DIRECTIONS
-from dpsampling.accountants.closed_form.pairs import SubsampledPair
+from dpsampling.papers.lebeda24.pairs import SubsampledPair
 from dpsampling.papers.lebeda24.subsampled import check_relation, check_sampler, sampler_distance
 from dpsampling.validation import check_array, check_int_at_least, check_open_unit, check_positive, check_rate
 

@@ -16,6 +16,7 @@ from dpsampling import DIRECTIONS
 from dpsampling.papers.lebeda24 import laplace_mechanism as laplace
 from dpsampling.papers.lebeda24.grids import grid
 from dpsampling.papers.lebeda24.plots import DIRECTION_COLOR
+from dpsampling.papers.lebeda24.subsampled import WOR
 from dpsampling.papers.lebeda24.workflow import lebeda24_experiment
 from dpsampling.pipeline.claims.base import Claim, Missing
 from dpsampling.pipeline.estimate import Rates, Work, cpu_seconds
@@ -66,7 +67,7 @@ def plot(tables, pdf, png) -> None:
         for direction in ("remove", "add"):
             color = DIRECTION_COLOR[direction]
             for method, style in (("exact", "-"), ("monte_carlo", "--")):
-                part = cdf[(cdf.sampler == "wor") & (cdf.direction == direction) & (cdf.compositions == k)
+                part = cdf[(cdf.sampler == WOR) & (cdf.direction == direction) & (cdf.compositions == k)
                            & (cdf.method == method)].sort_values("loss")
                 if part.empty:
                     continue
@@ -74,7 +75,7 @@ def plot(tables, pdf, png) -> None:
                 ax.step(part.loss, part.cdf, where="post", ls=style, color=color, lw=1.3 if method == "exact" else 0.9,
                         label=label)
         if k == 1:
-            for row in atoms[atoms.sampler == "wor"].itertuples():
+            for row in atoms[atoms.sampler == WOR].itertuples():
                 ax.axvline(row.loss, color=DIRECTION_COLOR[row.direction], lw=0.5, alpha=0.6)
         ax.axvline(ICLR_ATOM, color="black", ls=":", lw=1.0, label=f"-ln(0.1 + 0.9/e) = {ICLR_ATOM:.4f}")
         ax.set_title(f"PLD of k = {k} step{'s' if k > 1 else ''}", fontsize=10)
@@ -87,13 +88,13 @@ def plot(tables, pdf, png) -> None:
     footer = (departures_text([f"N = {addremove['samples']:,} samples per curve (the paper: {paper_n:,})"]
                               if addremove["samples"] != paper_n else [])
               + f"lebeda24_pld_cdf: subsampled Laplace, WOR, rate {addremove['sampling_rate']}, scale "
-              f"{addremove['laplace_scale']['wor']} (distance 2). Jumps of the CDF are atoms (thin vertical lines, "
+              f"{addremove['laplace_scale'][WOR]} (distance 2). Jumps of the CDF are atoms (thin vertical lines, "
               f"k = 1). MC CDFs from the cached addremove samples (N = {addremove['samples']:,}).")
     save_figure(fig, footer, pdf, png)
 
 
 def _atom(frame):
-    rows = frame[(frame["sampler"] == "wor") & (frame["direction"] == "add")]
+    rows = frame[(frame["sampler"] == WOR) & (frame["direction"] == "add")]
     if rows.empty:
         raise Missing("no WOR add atoms")
     largest = rows.loc[rows["mass"].idxmax()]

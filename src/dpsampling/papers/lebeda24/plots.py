@@ -9,5 +9,8 @@ figure, ``tables`` mapping the plot rule's input names to (frame, metadata) pair
 
 from __future__ import annotations
 
-SAMPLER_NAME = {"poisson": "Poisson (P)", "wor": "WOR (W)"}
+from dpsampling.samplers import RATE_BASED, legend_name
+
+SAMPLER_NAME = {name: legend_name(name) for name in RATE_BASED}
+"""The legend names of the samplers lebeda24 compares (the rate-based ones): 'Poisson (P)', 'WOR (W)'."""
 DIRECTION_COLOR = {"remove": "tab:blue", "add": "tab:orange"}

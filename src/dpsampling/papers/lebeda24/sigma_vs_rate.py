@@ -1,6 +1,6 @@
 """lebeda24 Fig. 2: the smallest sigma for (eps, delta = 1e-6) after 10,000 steps against the sampling
-rate, Poisson and WOR, one curve per (sampler, eps), by bisection on the PLD upper bound
-(``dpsampling.papers.lebeda24.gaussian_search.calibrate_sigma_at_rate``; config ``lebeda24.sigma_vs_rate``).
+rate, Poisson and WOR, one curve per (sampler, eps): the face's calibration (``dpsampling.calibrate_sigma``,
+the certified upper bound on eps at delta; config ``lebeda24.sigma_vs_rate``).
 
 Computed: one curve per rule job (``sigma_vs_rate_curve``, files ``curve_files``), combined;
 plot: ``plot``; claims: WOR needs twice Poisson's sigma (Prop. 9), the hinges, small and high rates.
@@ -13,9 +13,11 @@ import math
 import numpy as np
 import pandas as pd
 
-from dpsampling.papers.lebeda24 import gaussian_search as gaussian
+from dpsampling.accountants.calibrate import calibrate_sigma
+from dpsampling.accountants.run import Phase
 from dpsampling.papers.lebeda24.cost import median
 from dpsampling.papers.lebeda24.plots import SAMPLER_NAME
+from dpsampling.papers.lebeda24.subsampled import POISSON, WOR
 from dpsampling.papers.lebeda24.workflow import lebeda24_experiment
 from dpsampling.pipeline.claims.base import Claim, Missing
 from dpsampling.pipeline.estimate import Rates, Work, cpu_seconds
@@ -29,32 +31,33 @@ PLOT_INPUTS = {"sigma": f"results/{EXPERIMENT_ID}/sigma.parquet"}
 def curve_files(config: dict) -> list[str]:
     """One file per sigma-vs-rate curve: results/lebeda24_sigma_vs_rate/curves/<sampler>_eps<eps>.parquet."""
     spec = config["lebeda24"]["sigma_vs_rate"]
-    curves = [("poisson", e) for e in spec["poisson_epsilons"]] + [("wor", e) for e in spec["wor_epsilons"]]
+    curves = [(POISSON, e) for e in spec["poisson_epsilons"]] + [(WOR, e) for e in spec["wor_epsilons"]]
     return [f"results/lebeda24_sigma_vs_rate/curves/{s}_eps{float(e):g}.parquet" for s, e in curves]
 
 
-FIRST_SIGMA = {"poisson": 1.0, "wor": 1.3}
-"""First bisection start per sampler: deliberately not in ratio 2, so that the WOR and Poisson
-bisections probe different sigmas and sigma_W = 2 sigma_P (Prop. 9) is checked, not built in."""
+RELATION = "add_or_remove"
 
 
 def sigma_vs_rate_curve(spec: dict, sampler: str, epsilon: float, progress=print) -> pd.DataFrame:
-    """Smallest sigma with delta_upper(eps) <= delta (add_or_remove) at every rate of the spec.
+    """Smallest sigma shown sufficient for (eps, delta) (add_or_remove) at every rate of the spec:
+    ``calibrate_sigma`` to relative width rtol, the certified engine at its default accuracy,
+    refined in the direction the relation reads (the others are not needed here).
+    ``sigma`` is the sigma shown sufficient, ``sigma_low`` the largest not shown sufficient.
 
-    Rates are visited in increasing order; each bisection starts from the previous sigma scaled
-    by the rate ratio (the linear regime), which only saves evaluations: every result is its own
-    bisection, to relative width rtol.
+    WOR is Poisson's pair at sigma / 2 (the registry's distance), so with the face's one bisection
+    start sigma_W = 2 sigma_P holds to the last bit; the claim checks that the two curves keep it.
     """
-    rows, previous = [], None
+    rows = []
     for rate in sorted(spec["rates"]):
-        start = FIRST_SIGMA[sampler] if previous is None else max(previous[1], previous[1] * rate / previous[0] / 2)
-        search = gaussian.SigmaSearch(rtol=spec["rtol"], sigma_start=start)
-        result = gaussian.calibrate_sigma_at_rate(sampler, epsilon, spec["delta"], rate, spec["steps"], "add_or_remove",
-                                                  "upper", search)
-        rows.append(result)
-        previous = (rate, result["sigma"])
-        progress(f"{sampler} eps={epsilon:g} rate={rate:g}: sigma = {result['sigma']:.5g} "
-                 f"({result['evaluations']} evaluations)")
+        phase = Phase(sampler, 1.0, steps=spec["steps"], sampling_rate=rate)
+        found = calibrate_sigma(phase, epsilon, spec["delta"], relation=RELATION, rtol=spec["rtol"], refine="relation")
+        rows.append({"sampler": sampler, "relation": RELATION, "bound": "upper", "epsilon": epsilon,
+                     "delta": spec["delta"], "sampling_rate": rate, "steps": spec["steps"], "rtol": spec["rtol"],
+                     "accuracy": found.accuracy, "method": found.method, "sigma": found.sigma,
+                     "sigma_low": found.sigma_not_shown_sufficient, "sigma_high": found.sigma,
+                     "evaluations": found.evaluations})
+        progress(f"{sampler} eps={epsilon:g} rate={rate:g}: sigma = {found.sigma:.5g} "
+                 f"({found.evaluations} evaluations)")
     return pd.DataFrame(rows)
 
 
@@ -66,8 +69,8 @@ def plot(tables, pdf, png) -> None:
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     for i, ((sampler, eps), part) in enumerate(frame.groupby(["sampler", "epsilon"])):
         part = part.sort_values("sampling_rate")
-        ax.plot(part.sampling_rate, part.sigma, "--" if sampler == "wor" else "-", marker="o", ms=3,
-                color="black" if sampler == "wor" else colors[i % len(colors)],
+        ax.plot(part.sampling_rate, part.sigma, "--" if sampler == WOR else "-", marker="o", ms=3,
+                color="black" if sampler == WOR else colors[i % len(colors)],
                 label=f"{SAMPLER_NAME[sampler]}, eps = {eps:g}: PLD upper bound")
     ax.set_xscale("log")
     ax.set_yscale("log")
@@ -78,9 +81,10 @@ def plot(tables, pdf, png) -> None:
     paper = {"delta": 1e-6, "steps": 10000}
     footer = (departures_text([f"{k} = {spec[k]:g} (the paper's {v:g})" for k, v in paper.items() if spec[k] != v])
               + f"{len(spec['rates'])} rates, joined by straight lines (config/paper.yaml: 17). "
-              + f"lebeda24_sigma_vs_rate: add_or_remove, delta = {spec['delta']}, {spec['steps']:,} steps; bisection on "
-              f"log sigma to relative width {spec['rtol']}; delta from the certified upper bound "
-              f"(dpsampling.Accountant, relative gap {gaussian.DEFAULT_SEARCH.accuracy:g}).")
+              + f"lebeda24_sigma_vs_rate: add_or_remove, delta = {spec['delta']}, {spec['steps']:,} steps; the smallest "
+              f"sigma shown sufficient, bisection on "
+              f"log sigma to relative width {spec['rtol']} (dpsampling.calibrate_sigma: eps from the certified upper "
+              f"bound, relative gap {float(frame['accuracy'].iloc[0]):g}).")
     save_figure(fig, footer, pdf, png)
 
 
@@ -92,7 +96,7 @@ def _sigma(frame, sampler, epsilon):
 
 
 def _wor_twice(frame):
-    wor_rows, poisson_rows = _sigma(frame, "wor", 10.0), _sigma(frame, "poisson", 10.0)
+    wor_rows, poisson_rows = _sigma(frame, WOR, 10.0), _sigma(frame, POISSON, 10.0)
     ratio = (wor_rows["sigma"] / (2 * poisson_rows["sigma"])).dropna()
     rtol = float(wor_rows["rtol"].iloc[0])
     width = 2 * rtol + rtol**2
@@ -124,19 +128,19 @@ def _hinge(sampler):
 
 
 def _small_rates(frame):
-    wor_rows, poisson_rows = _sigma(frame, "wor", 10.0), _sigma(frame, "poisson", 1.0)
+    wor_rows, poisson_rows = _sigma(frame, WOR, 10.0), _sigma(frame, POISSON, 1.0)
     rate = wor_rows.index.min()
     return float(wor_rows.loc[rate, "sigma"] / poisson_rows.loc[rate, "sigma"]), \
         f"at rate {rate:g}: sigma_W(10) = {wor_rows.loc[rate, 'sigma']:.4f}, sigma_P(1) = {poisson_rows.loc[rate, 'sigma']:.4f}"
 
 
 def _high_rates(frame):
-    wor_rows = _sigma(frame, "wor", 10.0)
+    wor_rows = _sigma(frame, WOR, 10.0)
     rate = wor_rows.index.max()
     target = math.log(wor_rows.loc[rate, "sigma"])
     distances = {}
-    for eps in sorted(frame.loc[frame["sampler"] == "poisson", "epsilon"].unique()):
-        distances[eps] = abs(math.log(_sigma(frame, "poisson", eps).loc[rate, "sigma"]) - target)
+    for eps in sorted(frame.loc[frame["sampler"] == POISSON, "epsilon"].unique()):
+        distances[eps] = abs(math.log(_sigma(frame, POISSON, eps).loc[rate, "sigma"]) - target)
     nearest = min(distances, key=distances.get)
     return float(nearest), (f"at rate {rate:g}, |log sigma_P(eps) - log sigma_W(10)|: "
                             + ", ".join(f"eps={e:g}: {d:.3f}" for e, d in distances.items()))
@@ -148,11 +152,11 @@ CLAIMS = [
           "<=", "1", _wor_twice, result_file="sigma.parquet", tolerance=0.0),
     Claim("lebeda24_sigma_vs_rate_hinge_poisson", "lebeda24_sigma_vs_rate",
           "hinge sigma (slope-1/2 point of log sigma vs log rate), Poisson, median over eps ('slightly less than 1')",
-          "<=", "1", _hinge("poisson"), result_file="sigma.parquet", tolerance=0.0,
+          "<=", "1", _hinge(POISSON), result_file="sigma.parquet", tolerance=0.0,
           why="by the slope-1/2 reading the hinge lies at or slightly above sigma = 1; the paper's 'slightly less "
               "than 1' is a visual reading of its figure and depends on how the hinge is defined"),
     Claim("lebeda24_sigma_vs_rate_hinge_wor", "lebeda24_sigma_vs_rate",
-          "hinge sigma (slope-1/2 point), WOR eps = 10 ('slightly less than 2')", "<=", "2", _hinge("wor"),
+          "hinge sigma (slope-1/2 point), WOR eps = 10 ('slightly less than 2')", "<=", "2", _hinge(WOR),
           result_file="sigma.parquet", tolerance=0.0,
           why="twice the Poisson eps = 10 hinge, which by the slope-1/2 reading is slightly above 1"),
     Claim("lebeda24_sigma_vs_rate_small_rates", "lebeda24_sigma_vs_rate",
@@ -167,7 +171,7 @@ CLAIMS = [
 def sigma_vs_rate_work(experiment: str, config: dict, rates: Rates) -> Work:
     """Its cost model entry (see dpsampling.papers.lebeda24.cost)."""
     spec = config["lebeda24"]["sigma_vs_rate"]
-    curves = [("poisson", e) for e in spec["poisson_epsilons"]] + [("wor", e) for e in spec["wor_epsilons"]]
+    curves = [(POISSON, e) for e in spec["poisson_epsilons"]] + [(WOR, e) for e in spec["wor_epsilons"]]
     units = float(len(spec["rates"]) * len(curves))
     small = dict(spec, rates=[median(spec["rates"])])
     sampler, epsilon = curves[len(curves) // 2]

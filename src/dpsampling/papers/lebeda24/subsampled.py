@@ -1,26 +1,27 @@
 """The subsampled samplers of lebeda24 (Poisson and WOR) as the sampler registry describes them.
 
-lebeda24's accountants (Gaussian PLDs, the Laplace mechanism, substitution) take a sampler name;
+lebeda24's own mechanisms (the Laplace mechanism, substitution) take a sampler name;
 which names they accept and the distance of each one's dominating pair come from the registry
-(``accountants.samplers``): the rate-based samplers, and the sensitivity of the Gaussian mechanism
+(``dpsampling.samplers``): the rate-based samplers, and the sensitivity of the Gaussian mechanism
 a rate-1 step of the sampler is (Poisson 1, WOR 2: lebeda24 Prop. 9, Thm 10.2).
 """
 
 from __future__ import annotations
 
-from dpsampling.accountants.relations import ADD_OR_REMOVE, RELATIONS
-from dpsampling.accountants.samplers import SAMPLERS
+from dpsampling.accountants.relations import RELATIONS
 from dpsampling.papers.accounting import sampler_distance as _distance
+from dpsampling.samplers import RATE_BASED, by_letter
 from dpsampling.validation import check_choice
 
-SUBSAMPLED_SAMPLERS = tuple(name for name, spec in SAMPLERS.items() if spec.rate_based)
+SUBSAMPLED_SAMPLERS = RATE_BASED
 """The samplers described by a sampling rate (Poisson, WOR)."""
+POISSON, WOR = by_letter("P").name, by_letter("W").name
+"""The paper's two samplers, by the registry's letters: Poisson (P, variable batch size) and WOR
+(W, fixed batch size b of n)."""
 
 ACCOUNTANT_RELATIONS = {
-    # the Gaussian PLD of the dominating pairs (Theorem 10 / Prop. 9); substitution is not tight for
-    # WOR (Section 7) and has its own bounds (``substitution_curves``)
-    "gaussian_pld": ADD_OR_REMOVE,
-    # the subsampled Laplace PLDs (exact k <= 2 and Monte Carlo): one direction at a time
+    # the subsampled Laplace PLDs (exact k <= 2 and Monte Carlo): one direction at a time (the
+    # Gaussian ones are the face's: ``dpsampling.Accountant``)
     "laplace": ("add", "remove"),
 }
 

@@ -19,6 +19,7 @@ from dpsampling.papers.lebeda24.workflow import lebeda24_experiment
 from dpsampling.pipeline.claims.base import Claim
 from dpsampling.pipeline.estimate import Rates, Work
 from dpsampling.pipeline.plotting import departures_text, plt, save_figure
+from dpsampling.samplers import SAMPLERS
 
 EXPERIMENT_ID = "lebeda24_subst_gaussian"
 RESULTS = ["composed.parquet", "single_step.parquet"]
@@ -26,8 +27,8 @@ PLOT_INPUTS = {"composed": f"results/{EXPERIMENT_ID}/composed.parquet",
                "single_step": f"results/{EXPERIMENT_ID}/single_step.parquet"}
 
 
-SUBSTITUTION_SAMPLER = "wor"
-"""The sampler accounted under substitution (lebeda24 Appendix D)."""
+SUBSTITUTION_SAMPLER = next(name for name, spec in SAMPLERS.items() if "substitution" in spec.relations)
+"""The sampler accounted under substitution (lebeda24 Appendix D: WOR, the registry's one)."""
 
 
 def _direction(frame: pd.DataFrame, direction: str, bound: str):
@@ -54,7 +55,10 @@ def subst_gaussian(spec: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
         for bound in ("upper", "lower"):
             composed[f"{direction}_{bound}"] = _direction(pairs, direction, bound)
     composed["rdp_wor_substitution"] = subst.attrs["computation"]["rdp_upper"]
-    composed["rdp_pair"] = substitution.rdp_pair_delta(eps, spec["sigma"], spec["sampling_rate"], spec["steps"])
+    # the caption's 'RDP for scale': the face's reference method on the remove/add pair (Poisson's RDP
+    # at sigma / 2), not a bound under substitution
+    rdp_pair = Accountant(phase, relation="add_or_remove", method="rdp").delta_bounds(eps)
+    composed["rdp_pair"] = _direction(rdp_pair, "max", "upper")
     single = substitution.gaussian_single_step_curves(grid(spec["single_step_grid"]), spec["sigma"],
                                                       spec["sampling_rate"])
     for frame in (composed, single):

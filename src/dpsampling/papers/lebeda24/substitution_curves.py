@@ -2,7 +2,7 @@
 
 Laplace example (Section 7, Fig. 3): n = 2, batch 1 (q = 1/2), Laplace scale 2, two queries,
 P = 0.5 Lap(-1, 2) + 0.5 Lap(1, 2), Q = Lap(-1, 2). Shifting by +1 this is the pair
-A = (1 - q) Lap(0, 2) + q Lap(2, 2), B = Lap(0, 2) of closed_form.pairs.SubsampledPair, so
+A = (1 - q) Lap(0, 2) + q Lap(2, 2), B = Lap(0, 2) of pairs.SubsampledPair, so
 
 * H(PxP || QxQ): loss L_1 + L_2, both ln(A/B)(Y), Y ~ A  (remove, remove);
 * H(QxQ || PxP): both ln(B/A)(Y), Y ~ B                  (add, add);
@@ -14,27 +14,19 @@ Gaussian (Appendix D): the base mechanism's substitution pair is N(0, s^2) vs N(
 one WOR step A = (1 - q) N(0) + q N(2), B = N(0). By Theorem 14 the single-step curve is at most
 delta_1(eps) = max(H_{e^eps}(A||B), H_{e^eps}(B||A)) for every real eps (remove dominates for
 eps >= 0, add for eps < 0). This maximum is convex in e^eps, hence the curve of a pair of
-distributions; we build that pair's PLD by connect-the-dots (Doroshenko et al. 2022) on the
-grid eps_i = i * discretization (piecewise linear in e^eps between grid points, which lies above
-the convex curve, so it stays dominating) and self-compose it: an upper bound. The remove-only
-curve H(A^k || B^k), realized by the datasets of Section 7, is a lower bound. RDP (dp_accounting,
-WOR replace-one, Wang et al. 2019, noise multiplier sigma / 2) is given for scale.
+distributions (the tests' reference for the engine's Theorem 14 pair is its connect-the-dots PLD,
+tests/connect_the_dots.py). The composed bounds of Fig. 4 are the face's
+(``dpsampling.Accountant``, relation substitution, and the reference method rdp: ``subst_gaussian``).
 """
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pandas as pd
 
-from dpsampling.accountants.closed_form.pairs import SubsampledPair
-from dpsampling.accountants.reference import rdp
-from dpsampling.lazy import lazy_import
 from dpsampling.papers.lebeda24.laplace_mechanism import _two_fold_delta
-from dpsampling.validation import check_array, check_int_at_least, check_nonnegative, check_positive, check_rate
-
-dp_accounting = lazy_import("dp_accounting")
+from dpsampling.papers.lebeda24.pairs import SubsampledPair
+from dpsampling.validation import check_array, check_nonnegative
 
 LAPLACE_COMBINATIONS = {
     "H_PxP_QxQ": ("remove", "remove"),
@@ -73,88 +65,4 @@ def gaussian_single_step_curves(epsilons, sigma: float, rate: float) -> pd.DataF
                           "delta_remove": pair.hockey_stick(eps, "remove"),
                           "delta_add": pair.hockey_stick(eps, "add")})
     frame["delta_max"] = np.maximum(frame["delta_remove"], frame["delta_add"])
-    return frame
-
-
-def pld_from_curve(curve, discretization: float, epsilon_max: float):
-    """Connect-the-dots PLD of a convex privacy curve given as curve(eps_array) -> delta.
-
-    Grid eps_i = i * discretization, |eps_i| <= epsilon_max. With alpha_i = e^{eps_i}, the
-    interpolation is linear in alpha between (0, 1), the grid points and (inf, delta(eps_max));
-    its slope increases by q_i at alpha_i, which is the mass at loss eps_i of the lower
-    distribution; the upper distribution has mass p_i = q_i alpha_i there and
-    delta(eps_max) at +infinity.
-    """
-    m = int(math.ceil(epsilon_max / discretization))
-    index = np.arange(-m, m + 1)
-    eps = index * discretization
-    delta = np.asarray(curve(eps), dtype=float)
-    alpha = np.exp(eps)
-    slopes = np.empty(eps.size + 1)
-    slopes[0] = (delta[0] - 1.0) / alpha[0]
-    slopes[1:-1] = np.diff(delta) / np.diff(alpha)
-    slopes[-1] = 0.0
-    q = np.maximum(np.diff(slopes), 0.0)
-    p = q * alpha
-    infinity_mass = float(delta[-1])
-    keep = p > 0
-    pmf = {int(i): float(v) for i, v in zip(index[keep], p[keep])}
-    return dp_accounting.pld.privacy_loss_distribution.PrivacyLossDistribution.create_from_rounded_probability(
-        pmf, infinity_mass, discretization, pessimistic_estimate=True)
-
-
-def rdp_wor_substitution_delta(epsilons, sigma: float, rate: float, steps: int) -> np.ndarray:
-    """RDP upper bound (dp_accounting, WOR, REPLACE_ONE, Wang et al. 2019), noise multiplier sigma / 2
-    (distance 2): ``reference.rdp.wor_substitution``."""
-    return rdp.query(rdp.wor_substitution(sigma, rate, steps), "delta", epsilons)
-
-
-def rdp_wor_substitution_epsilon(deltas, sigma: float, rate: float, steps: int) -> np.ndarray:
-    """The same RDP bound as eps(delta)."""
-    return rdp.query(rdp.wor_substitution(sigma, rate, steps), "epsilon", deltas)
-
-
-def rdp_pair_delta(epsilons, sigma: float, rate: float, steps: int) -> np.ndarray:
-    """RDP of the remove/add pair A = (1-q) N(0) + q N(2), B = N(0) (Poisson RDP at sigma / 2): the
-    'RDP for scale' of the paper's Fig. 4 caption (PLD vs RDP for the same pair); not a bound
-    under substitution."""
-    return rdp.query(rdp.poisson(sigma / 2.0, rate, steps), "delta", epsilons)
-
-
-def wor_gaussian_substitution(epsilons, sigma: float = 4.0, rate: float = 0.05, steps: int = 1000,
-                              discretization: float = 1e-4, epsilon_max: float = 3.0,
-                              include_rdp: bool = True) -> pd.DataFrame:
-    """Appendix D at (sigma, rate, steps): columns epsilon,
-    delta_upper (pointwise-max dominating pair, connect-the-dots, self-composed),
-    delta_remove_upper / delta_remove_lower (remove-only curve, pessimistic / optimistic
-    dp_accounting PLD; delta_remove_lower is a rigorous lower bound on the true curve),
-    delta_rdp (RDP upper bound, if include_rdp).
-    ``epsilon_max`` bounds the single-step grid; the single-step mass beyond it goes to +inf.
-    """
-    eps = check_array("epsilon", epsilons, check_nonnegative)
-    sigma = check_positive("sigma", sigma)
-    rate = check_rate("sampling_rate", rate)
-    steps = check_int_at_least("steps", steps, 1)
-    discretization = check_positive("discretization", discretization)
-    epsilon_max = check_positive("epsilon_max", epsilon_max)
-    pair = SubsampledPair("gaussian", sigma, rate, 2.0)
-
-    def curve(e):
-        return np.maximum(pair.hockey_stick(e, "remove"), pair.hockey_stick(e, "add"))
-
-    upper = pld_from_curve(curve, discretization, epsilon_max).self_compose(steps)
-    frame = pd.DataFrame({"epsilon": eps})
-    frame["delta_upper"] = [float(upper.get_delta_for_epsilon(float(e))) for e in eps]
-    for bound, pessimistic in (("upper", True), ("lower", False)):
-        single = dp_accounting.pld.privacy_loss_distribution.from_gaussian_mechanism(
-            sigma, sensitivity=2.0, sampling_prob=rate, pessimistic_estimate=pessimistic,
-            value_discretization_interval=discretization, use_connect_dots=pessimistic)
-        remove = single.self_compose(steps)._pmf_remove
-        frame[f"delta_remove_{bound}"] = [float(remove.get_delta_for_epsilon(float(e))) for e in eps]
-    if include_rdp:
-        frame["delta_rdp"] = rdp_wor_substitution_delta(eps, sigma, rate, steps)
-    frame["sigma"] = sigma
-    frame["sampling_rate"] = rate
-    frame["steps"] = steps
-    frame["discretization"] = discretization
     return frame

@@ -10,6 +10,7 @@ import pandas as pd
 
 from dpsampling.papers.accounting import epsilon_table, paper_phase
 from dpsampling.papers.lebeda24.cost import whole_work
+from dpsampling.papers.lebeda24.subsampled import POISSON, WOR
 from dpsampling.papers.lebeda24.workflow import lebeda24_experiment
 from dpsampling.pipeline.claims.base import Claim, Missing
 from dpsampling.pipeline.estimate import Rates, Work
@@ -25,7 +26,7 @@ TABLE1_PAPER = {1e-7: (1.19, 17.48), 1e-6: (0.96, 15.26), 1e-5: (0.80, 12.98), 1
 def table1(spec: dict, progress=print) -> pd.DataFrame:
     """eps(delta) bounds of Poisson and WOR (both directions, RDP) next to the paper's values."""
     frames = []
-    for i, sampler in enumerate(("poisson", "wor")):
+    for i, sampler in enumerate((POISSON, WOR)):
         phase = paper_phase(sampler, spec["sigma"], spec["steps"], sampling_rate=spec["sampling_rate"])
         frame = epsilon_table(phase, spec["deltas"], relation="add_or_remove", accuracy=spec["relative_accuracy"])
         frame.insert(0, "sampler", sampler)
@@ -46,7 +47,7 @@ def table1_markdown(frame: pd.DataFrame) -> str:
     wide = frame.set_index(["delta", "sampler"])
     for delta in sorted(frame["delta"].unique()):
         cells = [f"{delta:g}"]
-        for sampler in ("poisson", "wor"):
+        for sampler in (POISSON, WOR):
             row = wide.loc[(delta, sampler)]
             cells += [f"{row['paper_epsilon']:.2f}", f"{row['epsilon_upper']:.4f}", f"{row['epsilon_lower']:.4f}"]
         lines.append("| " + " | ".join(cells) + " |")
@@ -79,7 +80,7 @@ def _table1_cell(sampler, delta):
 
 
 def _wor_lower(frame):
-    rows = frame[frame["sampler"] == "wor"]
+    rows = frame[frame["sampler"] == WOR]
     if rows.empty:
         raise Missing("no WOR rows")
     row = rows.loc[rows["delta"].idxmax()]
@@ -90,7 +91,7 @@ CLAIMS = [
     *[Claim(f"lebeda24_table1_{sampler}_delta{delta:g}", "lebeda24_table1",
             f"eps {sampler} (PLD upper, add_or_remove) at delta = {delta:g}, sigma 0.8, rate 0.001, 10,000 steps", "~",
             f"{TABLE1_PAPER[delta][i]:.2f}", _table1_cell(sampler, delta), result_file="table1.parquet", why=TABLE1_WHY)
-      for delta in TABLE1_PAPER for i, sampler in enumerate(("poisson", "wor"))],
+      for delta in TABLE1_PAPER for i, sampler in enumerate((POISSON, WOR))],
     Claim("lebeda24_table1_wor_above_10", "lebeda24_table1",
           "eps WOR lower bound at the largest delta of the table (abstract: eps > 10 for WOR)", ">", "10", _wor_lower,
           result_file="table1.parquet", tolerance=0.0),

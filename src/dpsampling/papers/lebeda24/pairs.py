@@ -1,4 +1,5 @@
-"""Closed-form single-step dominating pairs of subsampled Gaussian and Laplace mechanisms.
+"""Closed-form single-step dominating pairs of subsampled Gaussian and Laplace mechanisms (lebeda24:
+the Laplace mechanism, the substitution curves and the tests' references of the engine).
 
 For a base noise distribution N_c (Gaussian N(c, scale^2) or Laplace Lap(c, scale)) and a
 sampling rate q, the pair of Theorem 10 / Proposition 9 (shifted so the base is centred at 0) is

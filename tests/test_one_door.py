@@ -1,0 +1,67 @@
+"""One door, one number (issue 32.6): the same question gives the same number, bit for bit,
+through the command line, the Python face and the adapters (dp_accounting's CertifiedAccountant,
+Opacus' accountant class and get_noise_multiplier): one refinement policy for the headline (the
+Accountant's own: get_epsilon is the headline row of epsilon_bounds) and one bisection start for
+a calibration (sigma 1, whatever the phase's sigma)."""
+
+from __future__ import annotations
+
+import json
+
+import dp_accounting as dpa
+import pytest
+
+from dpsampling import Accountant, Phase, calibrate_sigma, compare_epsilons
+from dpsampling.cli.main import main
+from dpsampling.integrations import opacus as ours
+from dpsampling.integrations.dp_accounting import CertifiedAccountant
+
+N, B, EPOCHS, SIGMA, DELTA = 6_000, 60, 3, 1.1, 1e-5
+RATE, STEPS = B / N, 300  # EPOCHS epochs of N / B steps
+
+
+def _json(capsys, *argv) -> dict:
+    assert main([*map(str, argv), "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def _headline(rows: list, sampler: str) -> float:
+    return next(r["epsilon_upper"] for r in rows if r["sampler"] == sampler and r["direction"] == "max")
+
+
+@pytest.mark.parametrize("sampler", ["poisson", "wor"])
+def test_an_epsilon_is_the_same_through_every_door(sampler, capsys):
+    python = Accountant(Phase(sampler, SIGMA, dataset_size=N, batch_size=B, epochs=EPOCHS)).get_epsilon(DELTA)
+    by_rate = Accountant(Phase(sampler, SIGMA, sampling_rate=RATE, steps=STEPS)).epsilon_bounds([DELTA])
+    account = _json(capsys, "account", "--sampler", sampler, "--sigma", SIGMA, "--dataset-size", N, "--batch-size", B,
+                    "--epochs", EPOCHS, "--delta", DELTA)
+    compare = _json(capsys, "compare", "--dataset-size", N, "--batch-size", B, "--epochs", EPOCHS, "--delta", DELTA,
+                    "--sigma", SIGMA)
+    event = (dpa.PoissonSampledDpEvent(RATE, dpa.GaussianDpEvent(SIGMA)) if sampler == "poisson"
+             else dpa.SampledWithoutReplacementDpEvent(N, B, dpa.GaussianDpEvent(SIGMA)))
+    dp_accounting = CertifiedAccountant().compose(event, STEPS).get_epsilon(DELTA)
+    opacus = ours.accountant_class(sampler, **({"sampling_rate": RATE} if sampler == "wor" else {}))()
+    opacus.history = [(SIGMA, RATE, STEPS)]
+    answers = {"python": python, "python by rate": _headline([dict(r, sampler=sampler) for r in
+                                                              by_rate.to_dict("records")], sampler),
+               "account": _headline(account["bounds"], sampler), "compare": _headline(compare["bounds"], sampler),
+               "compare_epsilons": _headline(compare_epsilons(SIGMA, DELTA, dataset_size=N, batch_size=B,
+                                                              epochs=EPOCHS).to_dict("records"), sampler),
+               "dp_accounting": dp_accounting, "opacus": opacus.get_epsilon(DELTA)}
+    assert len(set(answers.values())) == 1, answers
+
+
+def test_a_calibration_is_the_same_through_every_door(capsys):
+    target = 3.0
+    starts = {s: calibrate_sigma(Phase("poisson", s, sampling_rate=RATE, steps=STEPS), target, DELTA, rtol=0.01).sigma
+              for s in (0.5, 1.0, 4.0)}
+    calibrate = _json(capsys, "calibrate", "--sampler", "poisson", "--sampling-rate", RATE, "--steps", STEPS,
+                      "--target-epsilon", target, "--delta", DELTA, "--rtol", 0.01)["calibrations"][0]["sigma_sufficient"]
+    compare = _json(capsys, "compare", "--dataset-size", N, "--batch-size", B, "--epochs", EPOCHS, "--delta", DELTA,
+                    "--target-epsilon", target, "--rtol", 0.01)
+    compared = next(r["sigma_sufficient"] for r in compare["calibrations"] if r["sampler"] == "poisson")
+    opacus = ours.get_noise_multiplier(target_epsilon=target, target_delta=DELTA, sample_rate=RATE, steps=STEPS,
+                                       rtol=0.01)
+    answers = {**{f"python from sigma {s}": v for s, v in starts.items()}, "calibrate": calibrate,
+               "compare": compared, "opacus": opacus}
+    assert len(set(answers.values())) == 1, answers

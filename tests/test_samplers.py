@@ -1,0 +1,61 @@
+"""The root sampler registry (``dpsampling.samplers``): one entry per sampler, and every layer's
+table of laws keyed by it."""
+
+import numpy as np
+import pytest
+
+from dpsampling import batches
+from dpsampling.accountants.samplers import LAWS, sampler_spec
+from dpsampling.samplers import (
+    GENERATORS,
+    RATE_BASED,
+    SAMPLER_NAMES,
+    SAMPLERS,
+    VARIABLE_SIZE,
+    by_letter,
+    generator_entry,
+    legend_name,
+)
+
+
+def test_names_letters_and_colours_are_one_per_sampler():
+    for field in ("name", "letter", "label", "colour"):
+        values = [getattr(spec, field) for spec in SAMPLERS.values()]
+        assert len(set(values)) == len(values), field
+    assert all(by_letter(spec.letter) is spec for spec in SAMPLERS.values())
+
+
+def test_every_layer_keys_its_laws_by_the_registry():
+    assert tuple(LAWS) == tuple(batches.PLANS) == SAMPLER_NAMES
+    for name in SAMPLER_NAMES:
+        assert sampler_spec(name).entry is SAMPLERS[name]
+        assert generator_entry(name) is SAMPLERS[name]
+    assert set(GENERATORS) == {*SAMPLER_NAMES, "balls_and_bins_sequential"}
+    assert generator_entry("balls_and_bins_sequential") is SAMPLERS["balls_and_bins"]
+
+
+@pytest.mark.parametrize("name", SAMPLER_NAMES)
+def test_the_loader_fields_describe_the_loader(name):
+    """variable_size: a seeded epoch of the loader has batches of different sizes exactly when the
+    registry says so (n = 1000, b = 50: at 80 variable batches all of one size has probability
+    far below 1e-9); inclusion_rate: the mean batch size is n q within 5 standard errors (a
+    false failure has probability below 1e-6). Seeded, so a failure reproduces."""
+    sampler = batches.BatchSampler(name, 1000, 50, epochs=4, seed=3)
+    sizes = np.array([len(batch) for batch in sampler])
+    assert (len(set(sizes)) > 1) == SAMPLERS[name].variable_size
+    rate = SAMPLERS[name].inclusion_rate(1000, 50, sampler.steps_per_epoch)
+    assert (rate is None) == (name not in RATE_BASED and name not in VARIABLE_SIZE)
+    if rate is not None:  # 80 batches: the mean size is within 5 standard errors of n q
+        assert abs(sizes.mean() - 1000 * rate) <= 5 * np.sqrt(1000 * rate / len(sizes))
+
+
+def test_legend_names_and_bad_names():
+    assert legend_name("poisson") == "Poisson (P)" and legend_name("wor") == "WOR (W)"
+    with pytest.raises(ValueError, match="sampler must be one of deterministic, shuffle, poisson, balls_and_bins, "
+                                         "wor; got 'uniform'"):
+        legend_name("uniform")
+    with pytest.raises(ValueError, match="letter must be one of D, S, P, B, W; got 'Q'"):
+        by_letter("Q")
+    with pytest.raises(ValueError, match="relation must be one of add, remove, add_or_remove for sampler poisson; "
+                                         "got 'substitution'"):
+        SAMPLERS["poisson"].check_relation("substitution")
