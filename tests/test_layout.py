@@ -72,12 +72,6 @@ def test_a_script_importing_a_module_follows_its_imports():
 
 
 REGISTRY = PACKAGE_ROOT / "samplers.py"
-NOT_YET_ON_THE_REGISTRY = {"auditing/check.py", "auditing/verdict.py"}
-"""Modules that still compare sampler names: the audit (issue 34) arrived after the registry's
-move (issue 32); each leaves this set when it selects by registry fields
-(``test_the_pending_modules_still_need_the_move`` keeps the set honest)."""
-
-
 def _sampler_name_uses(source: str, names) -> list[tuple[int, str]]:
     """(line, what) of each comparison with a sampler name (``x == "wor"``, ``"wor" in x``) and
     each literal list of sampler names (``("poisson", "wor")``) in ``source``."""
@@ -101,16 +95,9 @@ def test_no_sampler_is_compared_by_name_outside_the_registry():
 
     found = [f"{path.relative_to(PACKAGE_ROOT)}:{line}: {what}"
              for path in sorted(PACKAGE_ROOT.rglob("*.py"))
-             if path != REGISTRY and path.relative_to(PACKAGE_ROOT).as_posix() not in NOT_YET_ON_THE_REGISTRY
+             if path != REGISTRY
              for line, what in _sampler_name_uses(path.read_text(), set(GENERATORS))]
     assert not found, "\n".join(found)
-
-
-def test_the_pending_modules_still_need_the_move():
-    from dpsampling.samplers import GENERATORS
-
-    for name in NOT_YET_ON_THE_REGISTRY:
-        assert _sampler_name_uses((PACKAGE_ROOT / name).read_text(), set(GENERATORS)), f"{name}: remove it from the set"
 
 
 def test_the_sampler_name_check_finds_comparisons_and_lists():

@@ -92,11 +92,11 @@ def test_the_consequence_of_each_broken_loader():
     heavy = audit(BROKEN["weighted poisson"][0](N, B, 1), dataset_size=N)
     kind, rate = heavy.bound
     # the largest true rate is 2 b / n; its upper confidence bound covers it w.p. >= 1 - alpha
-    assert kind == "poisson" and 2 * B / N <= rate < 1 and rate > heavy.facts["rate"]
+    assert kind == "largest_rate" and 2 * B / N <= rate < 1 and rate > heavy.facts["rate"]
     dropped = audit(BROKEN["same dropped"][0](N, B, 1), dataset_size=N)
-    assert dropped.bound == ("deterministic", 1) and dropped.facts["never_drawn"] == B // 2 + 3 * B
+    assert dropped.bound == ("per_epoch_cap", 1) and dropped.facts["never_drawn"] == B // 2 + 3 * B
     duplicated = audit(BROKEN["duplicated index"][0](N, B, 1), dataset_size=N)
-    assert duplicated.bound in (("deterministic", 2), None)
+    assert duplicated.bound in (("per_epoch_cap", 2), None)
     reseeded = audit(BROKEN["reseeded"][0](N, B, 1), dataset_size=N)
     assert reseeded.sampler == "shuffle" and reseeded.bound == ("sampler", "shuffle")
     assert "sigma / sqrt(K)" in reseeded.consequence()
@@ -155,4 +155,4 @@ def test_a_shuffle_buffer_is_not_a_shuffle():
 
     for seed in range(5):
         verdict = audit(BufferShuffle(seed), dataset_size=n)
-        assert verdict.sampler is None and verdict.finding("order") and verdict.bound == ("deterministic", 1)
+        assert verdict.sampler is None and verdict.finding("order") and verdict.bound == ("per_epoch_cap", 1)

@@ -30,13 +30,13 @@ from dataclasses import dataclass, field
 import pandas as pd
 from scipy import stats
 
-from dpsampling import SAMPLERS
 from dpsampling.accountants.accountant import Accountant
 from dpsampling.accountants.frames import headline_value
 from dpsampling.accountants.relations import ADD_OR_REMOVE
 from dpsampling.accountants.run import Phase, as_phases
 from dpsampling.auditing.significance import rate_upper
 from dpsampling.auditing.verdict import Verdict
+from dpsampling.samplers import SAMPLERS
 from dpsampling.validation import check_choice, check_int_at_least, check_open_unit
 
 WORDS = {"deterministic": "deterministic batches", "shuffle": "shuffled batches", "poisson": "Poisson batches",
@@ -129,22 +129,23 @@ def loader_phase(verdict: Verdict, assumed: Phase) -> Phase | None:
     per_epoch = facts["steps_per_epoch"]
     epochs = max(1, math.ceil(steps / per_epoch))
     kind, value = verdict.bound
-    if kind == "deterministic":
+    if kind == "per_epoch_cap":
         return Phase("deterministic", sigma, steps_per_epoch=per_epoch, epochs=value * epochs)
-    if kind == "poisson":
+    if kind == "largest_rate":
         return Phase("poisson", sigma, sampling_rate=value, steps=steps)
     if verdict.finding("epochs_repeat"):
         sigma, length, epochs = sigma / math.sqrt(epochs), per_epoch, 1
     else:
         length = steps
-    if value == "wor":
-        return Phase("wor", sigma, dataset_size=facts["dataset_size"], batch_size=facts["largest_batch"], steps=length)
-    if value == "poisson":
+    spec = SAMPLERS[value]
+    if spec.rate_based and not spec.variable_size:  # fixed-size batches: the rate is b / n
+        return Phase(value, sigma, dataset_size=facts["dataset_size"], batch_size=facts["largest_batch"], steps=length)
+    if spec.rate_based:  # independent inclusion: the assumed rate where the batches bear it out
         rate = assumed.sampling_rate
         if rate is None or not _rate_consistent(verdict, rate):
             seen = facts["dataset_size"] * facts["steps_seen"]
             rate = rate_upper(round(facts["rate"] * seen), seen, verdict.alpha)
-        return Phase("poisson", sigma, sampling_rate=rate, steps=length)
+        return Phase(value, sigma, sampling_rate=rate, steps=length)
     return Phase(value, sigma, steps_per_epoch=per_epoch, epochs=epochs)
 
 
@@ -152,7 +153,7 @@ def _alternatives(assumed: Phase, per_epoch: int) -> list[Phase]:
     """Every sampler on the assumed run: the same sigma, rate (or 1/T) and steps; T batches per epoch."""
     rate = assumed.sampling_rate or 1.0 / per_epoch
     epochs = max(1, math.ceil(assumed.steps / per_epoch))
-    return [Phase(s, assumed.sigma, sampling_rate=rate, steps=assumed.steps) if s in ("poisson", "wor")
+    return [Phase(s, assumed.sigma, sampling_rate=rate, steps=assumed.steps) if SAMPLERS[s].rate_based
             else Phase(s, assumed.sigma, steps_per_epoch=per_epoch, epochs=epochs) for s in SAMPLERS]
 
 

@@ -29,9 +29,9 @@ at most alpha (where the chi-square approximations hold):
   several times (a duplicated index) is an exact finding.
 
 What each finding means for the accounting is ``Verdict.bound``: ("sampler", name) the sampler
-itself; ("deterministic", k) the deterministic bound with each example in at most k steps per
+itself; ("per_epoch_cap", k) the deterministic bound with each example in at most k steps per
 epoch (valid for any batches chosen independently of the data: every example is in at most k K
-Gaussian steps); ("poisson", q) Poisson at the largest per-example rate, valid where examples are
+Gaussian steps); ("largest_rate", q) Poisson at the largest per-example rate, valid where examples are
 included independently; None: no guarantee from these batches.
 """
 
@@ -104,7 +104,7 @@ class Verdict:
                     "the loader is deterministic")
         if kind == "sampler":
             return f"the {value} accounting"
-        if kind == "deterministic":
+        if kind == "per_epoch_cap":
             return (f"the deterministic bound (each example in at most {value} step(s) per epoch, batches chosen "
                     "independently of the data)")
         return (f"Poisson at the largest per-example rate q <= {value:.4g} (upper {1 - self.alpha:.4g} confidence "
@@ -174,7 +174,8 @@ def _partition(draw: Draw, used: list, verdict: Verdict, repeat: bool) -> None:
     sizes = [draw.sizes(e) for e in used]
     fixed = all(_fixed_sizes(s) for s in sizes)
     in_order = bool(np.all(np.diff(draw.indices[0]) > 0))
-    if repeat and fixed and in_order:
+    deterministic = repeat and fixed and in_order
+    if deterministic:
         verdict.sampler, verdict.bound = "deterministic", ("sampler", "deterministic")
         verdict.findings = [f for f in verdict.findings if f.kind != "epochs_repeat"]
     previous = np.arange(n, dtype=np.int64) * groups // n
@@ -183,7 +184,7 @@ def _partition(draw: Draw, used: list, verdict: Verdict, repeat: bool) -> None:
         both = (previous >= 0) & (current >= 0)
         p = sig.independence(previous[both], current[both], groups)
         if _record(tests, f"batch position independent of {'example index' if e == 0 else 'epoch ' + str(e - 1)} "
-                          f"(epoch {e})", p, level) and verdict.sampler != "deterministic":
+                          f"(epoch {e})", p, level) and not deterministic:
             what = "example index" if e == 0 else f"their batches in epoch {e - 1} (dependence across epochs)"
             verdict.findings.append(Finding("order", f"the batches of epoch {e} depend on {what}", p))
         previous = current
@@ -211,7 +212,7 @@ def _partition(draw: Draw, used: list, verdict: Verdict, repeat: bool) -> None:
     if verdict.bound is None:  # (deterministic has its bound already)
         if any(f.kind != "epochs_repeat" for f in verdict.findings):
             verdict.sampler = None
-        verdict.bound = ("deterministic", 1) if verdict.sampler is None else ("sampler", verdict.sampler)
+        verdict.bound = ("per_epoch_cap", 1) if verdict.sampler is None else ("sampler", verdict.sampler)
 
 
 def _rates(draw: Draw, used: list, verdict: Verdict) -> None:
@@ -247,7 +248,7 @@ def _rates(draw: Draw, used: list, verdict: Verdict) -> None:
     if verdict.sampler is not None:
         verdict.bound = ("sampler", verdict.sampler)
     elif unequal and not constant and {f.kind for f in others} <= {"unequal_rates", "never_drawn"}:
-        verdict.bound = ("poisson", verdict.facts["largest_rate"])
+        verdict.bound = ("largest_rate", verdict.facts["largest_rate"])
 
 
 def decide(draw: Draw, alpha: float = DEFAULT_ALPHA) -> Verdict:
@@ -282,7 +283,7 @@ def decide(draw: Draw, alpha: float = DEFAULT_ALPHA) -> Verdict:
         verdict.findings.append(Finding("fixed_counts", f"the same examples every epoch, {int((counts[0] > 1).sum())} of "
                                                         f"them up to {most} times (a duplicated index?), "
                                                         f"{int((counts[0] == 0).sum())} never"))
-        verdict.bound = ("deterministic", most)
+        verdict.bound = ("per_epoch_cap", most)
         return verdict
     _rates(draw, used, verdict)
     return verdict

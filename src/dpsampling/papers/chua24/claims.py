@@ -26,7 +26,7 @@ def bracket_at_most(eps, sampler, method, stated: float):
         if upper <= stated or lower > stated:
             return (upper if upper <= stated else lower), f"certified bracket [{lower:.4g}, {upper:.4g}]"
         raise Undecided(upper, f"the stated value lies inside our certified bracket [{lower:.4g}, {upper:.4g}] "
-                               "(its width is the engine's FFT-rounding charge, 1e-15 per step)")
+                               "(its width: the grid's discretization and the engine's charged tails and rounding)")
     return measure
 
 
