@@ -20,8 +20,8 @@ the steps already taken):
   to relative width ``rtol``.
 
 Integer knobs are searched by doubling from the run's value, then bisected to adjacent integers;
-the rate is bisected in log scale. Every evaluation is one ``Accountant`` query (refined for the
-relation's row). The true eps grows with steps, epochs, rate and batch size (composition and
+the rate is bisected in log scale. Every evaluation is one ``Accountant`` query (its ``get_epsilon``,
+refined as every door refines it). The true eps grows with steps, epochs, rate and batch size (composition and
 subsampling), so the certified bound's answers form one threshold up to its accuracy; whatever the
 bound does, the value returned was itself shown sufficient.
 
@@ -138,7 +138,7 @@ class _Search:
         if value not in self.seen:
             run = (*self.earlier, self.build(value))
             try:
-                self.seen[value] = Accountant(run, refine="relation", **self.options).get_epsilon(self.delta)
+                self.seen[value] = Accountant(run, **self.options).get_epsilon(self.delta)
             except ValueError as error:  # a run the engine cannot certify at this delta (e.g. its rounding floor)
                 if not self.seen or isinstance(error, TimeLimitExceeded):
                     raise  # the user's own run: its error is the answer; a time limit stops the search
@@ -229,7 +229,7 @@ def budget_left(phases, target_epsilon: float, delta: float, *, relation: str = 
     phases = as_phases(phases)
     target = check_positive("target_epsilon", target_epsilon)
     delta = check_open_unit("delta", delta)
-    frame = Accountant(phases, relation=relation, accuracy=accuracy, refine="relation", **options).epsilon_bounds(
+    frame = Accountant(phases, relation=relation, accuracy=accuracy, **options).epsilon_bounds(
         [delta])
     row = frame[frame["direction"] == frame.attrs["headline"]].iloc[0]
     spent_lower, spent_upper = float(row["epsilon_lower"]), float(row["epsilon_upper"])
