@@ -45,6 +45,7 @@ EXCESS_FLOOR_FACTOR = 100.0
 EPSILON_FLOOR = 1e-4
 DEFAULT_MAX_GRID_POINTS = 2**21  # ~1 GB at the largest (a single step's law, FFT at 3 tilts)
 MIN_SIGMA = 0.05  # below, log Y's grid passes exp's range
+FLOOR_REACHED = 1e-14  # a charge this small is the tails' floor (~1e-16), not a coarse grid's blow-up
 FP_MODEL = ("IEEE double, round to nearest; scipy.fft (pocketfft) real FFTs of length 2^m with normwise error "
             "<= 8 u log2 N (assumption A); ndtr within 2e-14 relatively (1e-12 below z = -11) and one step's "
             "quadratures within 1e-10 (assumption B); certified.rounding")
@@ -183,10 +184,11 @@ def refined(phases, values: np.ndarray, kind: str, accuracy: float, max_grid_poi
             # stalled: no row still above the accuracy halved its gap in the last refinement
             stalled = refinement >= 2 and bool(np.all(gaps[open_rows] > 0.5 * previous[open_rows]))
             # unreachable: every open row has a direction whose delta is below its charged tails
-            # (upper inf, refused below) at two refinements running, and the charge, a probability
-            # (below 1: not the coarse grid's rounding blown up, which finer grids clean), no longer shrinks
+            # (upper inf, refused below) at two refinements running, and the charge sits at the tails'
+            # own floor (FLOOR_REACHED; a larger one may still collapse at a finer grid: 4e-4 or 1e87
+            # at two grids and 1e-16 at the next, seen) and no longer shrinks
             unreachable = kind == "epsilon" and bool(np.all(np.isinf(best[open_rows][:, columns, 1]).any(axis=1)))
-            hopeless = unreachable and unreachable_before and 0.5 * charged_before <= charged < 1.0
+            hopeless = unreachable and unreachable_before and 0.5 * charged_before <= charged <= FLOOR_REACHED
             if converged or stalled or 2 * largest > max_grid_points or hopeless:
                 break
             unreachable_before, charged_before = unreachable, charged
