@@ -14,7 +14,7 @@ from dpsampling.accountants.accountant import Accountant
 from dpsampling.accountants.calibrate import calibrate_sigma
 from dpsampling.accountants.closed_form.gaussian import gaussian_epsilon
 from dpsampling.accountants.compare import compare_epsilons, compare_sigmas
-from dpsampling.accountants.frames import AccountingError, bounds_frame, statement, wide
+from dpsampling.accountants.frames import AccountingError, Refused, bounds_frame, statement, wide
 from dpsampling.accountants.reference import rdp
 from dpsampling.accountants.run import Phase
 from dpsampling.accountants.samplers import SAMPLERS
@@ -239,3 +239,22 @@ def test_one_bisection_start_whatever_sigma_the_phase_was_given():
     answers = {calibrate_sigma(Phase("wor", sigma, sampling_rate=0.01, steps=200), 3.0, 1e-5).sigma
                for sigma in (0.3, 1.0, 7.0)}
     assert len(answers) == 1
+
+
+def test_a_sigma_the_engine_refuses_is_not_sufficient_for_the_calibration(monkeypatch):
+    """A refusal at a candidate sigma (the engine cannot charge so small a delta there) means "not
+    shown sufficient": the calibration goes on above it, and still answers the same sigma as when
+    nothing below it is refused (it is only ever reached from above)."""
+    phase = Phase("poisson", 1.0, sampling_rate=0.01, steps=1000)
+    free = calibrate_sigma(phase, 2.0, 1e-5)
+    original, refusals = Accountant.epsilon_bounds, []
+
+    def refusing(self, deltas):
+        if self.phases[0].sigma < 0.95 * free.sigma:
+            refusals.append(self.phases[0].sigma)
+            raise Refused("delta must be above the proven floor (a stand-in)")
+        return original(self, deltas)
+
+    monkeypatch.setattr(Accountant, "epsilon_bounds", refusing)
+    refused_below = calibrate_sigma(phase, 2.0, 1e-5)
+    assert refusals and refused_below.sigma == free.sigma

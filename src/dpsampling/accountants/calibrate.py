@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 
 from dpsampling import __version__
 from dpsampling.accountants.accountant import METHOD_LABELS, METHODS, Accountant
+from dpsampling.accountants.frames import Refused
+from dpsampling.accountants.limits import TimeLimitExceeded
 from dpsampling.accountants.run import as_phases
 from dpsampling.validation import check_open_unit, check_positive
 
@@ -119,7 +121,13 @@ def calibrate_sigma(phases, target_epsilon: float, delta: float, *, relation: st
     def bounds(c: float) -> tuple[float, float]:
         if c not in seen:
             scaled = tuple(p.with_sigma(p.sigma * c) for p in phases)
-            frame = Accountant(scaled, relation=relation, accuracy=accuracy, **options).epsilon_bounds([delta])
+            try:
+                frame = Accountant(scaled, relation=relation, accuracy=accuracy, **options).epsilon_bounds([delta])
+            except TimeLimitExceeded:
+                raise
+            except Refused:  # no certificate at this sigma (delta below what the engine can charge): not sufficient
+                seen[c] = (0.0, math.inf)
+                return seen[c]
             row = frame[frame["direction"] == frame.attrs["headline"]].iloc[0]
             seen[c] = (float(row["epsilon_lower"]), float(row["epsilon_upper"]))
         return seen[c]
