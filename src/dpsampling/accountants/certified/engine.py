@@ -136,6 +136,20 @@ def exact_gaussian_rows(weight: float, values: np.ndarray, kind: str) -> np.ndar
     return np.repeat(exact[:, None], 4, axis=1)
 
 
+MEAN_SLACK = 1e-6
+
+
+def _check_mean(laws: Laws) -> None:
+    """The invariant every upper law keeps, E[L] = 1 under Q: its mean plus the first moment it
+    charged (remove_excess) is at least 1 - MEAN_SLACK; a law that lost it (e.g. its top beyond
+    e^709 cut without its charge, found at T = 1.5e9) certifies nothing (FloatingPointError)."""
+    points = laws.points
+    with np.errstate(over="ignore", invalid="ignore"):
+        total = points.mean(laws.h) + points.remove_excess
+    if not total >= 1.0 - MEAN_SLACK:
+        raise FloatingPointError(f"the upper law lost its mean (E[L] + charged = {total:.3g} < 1)")
+
+
 def refined(phases, values: np.ndarray, kind: str, accuracy: float, max_grid_points: int, columns):
     """Bounds at ``values`` (eps for kind "delta", delta for "epsilon") of a validated run.
     A run of Gaussian mechanisms only is answered by its closed form; any other is refined until
@@ -160,6 +174,10 @@ def refined(phases, values: np.ndarray, kind: str, accuracy: float, max_grid_poi
         while True:
             try:
                 laws, largest = run_laws(phases, refinement)
+                _check_mean(laws)
+                rows = delta_rows(laws, values) if kind == "delta" else epsilon_rows(laws, values)
+                if np.isnan(rows).any():
+                    raise FloatingPointError("a bound came out NaN")
             except FloatingPointError as error:  # a law lost to rounding (e.g. T ~ 1e30): no certificate
                 if best is None:
                     raise Refused(f"the certified engine cannot bound {label}: {error} (at its first grid); "
@@ -168,7 +186,6 @@ def refined(phases, values: np.ndarray, kind: str, accuracy: float, max_grid_poi
             bar.update()
             if refinement == 0 and largest > max_grid_points:
                 raise Refused(f"max_grid_points must be at least {largest} for {label}; got {max_grid_points}")
-            rows = delta_rows(laws, values) if kind == "delta" else epsilon_rows(laws, values)
             bounds = with_max(rows)
             if best is None:
                 best = bounds
