@@ -301,17 +301,23 @@ def _convolve(a: np.ndarray, b: np.ndarray | None, size: int) -> np.ndarray:
 
 
 @njit(cache=True)
-def _keep_best(best, log_bound, tilted, log_shift, log_rounding, theta, h):
+def _keep_best(best, log_best, log_bound, tilted, log_shift, log_rounding, theta, h):
     """Entry i from ``tilted`` (the convolution of the normalised g^theta-tilted arrays; the
     untilted entry is tilted[i] exp(log_shift - theta offset_i)) where its rounding bound,
-    log_rounding - theta offset_i in logs, is below the best so far."""
+    log_rounding - theta offset_i in logs, is below the best so far; ``log_best`` keeps the
+    entry's log (which survives where the entry underflows)."""
     n = best.size
     for i in range(n):
         offset = (i - (n - 1)) * h  # log of g_i / g_{n-1} <= 0
         candidate = log_rounding - theta * offset
         if candidate < log_bound[i]:
             log_bound[i] = candidate
-            best[i] = math.exp(math.log(tilted[i]) + log_shift - theta * offset) if tilted[i] > 0.0 else 0.0
+            if tilted[i] > 0.0:
+                log_best[i] = math.log(tilted[i]) + log_shift - theta * offset
+                best[i] = math.exp(log_best[i])
+            else:
+                log_best[i] = -math.inf
+                best[i] = 0.0
 
 
 def _normalised_tilt(a: np.ndarray, theta: float, h: float) -> tuple[np.ndarray, float]:
@@ -362,6 +368,9 @@ def _tilts(a: np.ndarray, b: np.ndarray | None, h: float) -> list[float]:
     return sorted({0.0, 1.0, *slopes})
 
 
+_LAST_LOGS = [np.zeros(0)]  # the last _tilted_convolve's log(entry + bound) per entry (multiply_points reads it)
+
+
 def _tilted_convolve(a: np.ndarray, b: np.ndarray | None, h: float) -> tuple[np.ndarray, np.ndarray]:
     """a * b (non-negative arrays) with each entry from the convolution tilted by g^theta
     (``_tilts``) whose proven error bound (``rounding.convolution_bound``, untilted) is smallest
@@ -372,6 +381,7 @@ def _tilted_convolve(a: np.ndarray, b: np.ndarray | None, h: float) -> tuple[np.
     n = a.size + (a.size if b is None else b.size) - 1
     size = rounding.fft_size(n)
     best = np.zeros(n)
+    log_best = np.full(n, -np.inf)
     log_bound = np.full(n, np.inf)
     largest_log = 0.0
     for theta in _tilts(a, b, h):
@@ -382,13 +392,14 @@ def _tilted_convolve(a: np.ndarray, b: np.ndarray | None, h: float) -> tuple[np.
         shift = top_a + top_b
         largest_log = max(largest_log, abs(top_a) + abs(top_b) + abs(theta) * (n - 1) * h)
         if 0.0 < bound < math.inf:
-            _keep_best(best, log_bound, tilted, shift, math.log(bound) + shift, theta, h)
+            _keep_best(best, log_best, log_bound, tilted, shift, math.log(bound) + shift, theta, h)
     with np.errstate(over="ignore"):
         bound = np.exp(np.minimum(log_bound, 700.0))
     best = np.maximum(best, 0.0)
     smallest = float(np.min(best[best > 0])) if np.any(best > 0) else 1.0
     largest_log += abs(math.log(smallest)) + 2.0 * abs(math.log(max(float(np.max(best)), 1e-300)))
     relative = rounding.tilt_rounding(largest_log)
+    _LAST_LOGS[0] = np.logaddexp(log_best, log_bound) + 4.0 * relative  # log of entry + bound, for underflow charges
     with np.errstate(over="ignore"):  # an infinite bound keeps its entry out (upper: cut and charged)
         return best, bound * (1.0 + relative) + 3.0 * relative * best
 
@@ -466,7 +477,15 @@ def multiply_points(a: PointsLaw, b: PointsLaw | None, h: float) -> PointsLaw:
     remove_excess (a cut costs at most those: (x - c)_+ <= x, (1 - c x)_+ <= 1, E[Z] <= 1)."""
     other = a if b is None else b
     out, bound = _tilted_convolve(a.p, None if b is None else b.p, h)
+    logs = _LAST_LOGS[0]
     k0 = a.k0 + other.k0
+    # entries whose value and bound both underflow (p below the doubles, far up the grid) still carry
+    # first moment p g: charged from their logs (an upper bound; inf where it overflows)
+    gone = (out + bound < TINY) & np.isfinite(logs)
+    x = (k0 + np.nonzero(gone)[0]) * h
+    with np.errstate(over="ignore"):
+        underflow_moment = float(np.exp(np.logaddexp.reduce(logs[gone] + x))) if gone.any() else 0.0
+        underflow_mass = float(np.exp(np.logaddexp.reduce(logs[gone]))) if gone.any() else 0.0
     _sharpened(a.p, None if b is None else b.p, out, bound, rounding.REL_THRESHOLD, (k0 + np.arange(out.size)) * h)
     signal = np.nonzero((out > bound) & (out >= TINY))[0]
     if signal.size == 0:
@@ -480,8 +499,8 @@ def multiply_points(a: PointsLaw, b: PointsLaw | None, h: float) -> PointsLaw:
     cut_moment, cut_mass = _cut_charges(ends * (1.0 + rel), k0, h)
     mean_a, mean_b = a.mean(h), other.mean(h)
     da, db = a.remove_excess, other.remove_excess
-    remove = (da * mean_b + mean_a * db + da * db) * (1.0 + 4 * rounding.U) + cut_moment
-    add = (a.add_excess + other.add_excess) * (1.0 + 2 * rounding.U) + cut_mass
+    remove = (da * mean_b + mean_a * db + da * db) * (1.0 + 4 * rounding.U) + cut_moment + underflow_moment * (1.0 + rel) * 1.01
+    add = (a.add_excess + other.add_excess) * (1.0 + 2 * rounding.U) + cut_mass + underflow_mass * (1.0 + rel) * 1.01
     law = PointsLaw(k0 + first, raised[first:last + 1] * (1.0 + 2 * rounding.U), remove, add, rel)
     return prune_points(law, h)
 
