@@ -314,7 +314,8 @@ def _keep_best(best, log_best, log_bound, tilted, log_shift, log_rounding, theta
             log_bound[i] = candidate
             if tilted[i] > 0.0:
                 log_best[i] = math.log(tilted[i]) + log_shift - theta * offset
-                best[i] = math.exp(log_best[i])
+                # no overflow, compiled or not (NUMBA_DISABLE_JIT: math.exp raises past 709.78)
+                best[i] = math.exp(log_best[i]) if log_best[i] < 709.0 else math.inf
             else:
                 log_best[i] = -math.inf
                 best[i] = 0.0
