@@ -82,7 +82,7 @@ def test_tilted_convolution_bounds_each_entry_relative_in_the_tails(seed):
     h = 0.05
     x = np.arange(120) * h
     a = np.exp(-((x - 3.0) ** 2) * (25 + 5 * seed)) * (1 + 0.01 * rng.random(x.size))
-    out, bound = laws._tilted_convolve(a, None, h)
+    out, bound, _ = laws._tilted_convolve(a, None, h)
     exact = _exact_convolution(a, a)
     for c, e, b in zip(out, exact, bound):
         assert abs(Fraction(float(c)) - e) <= Fraction(float(b))
@@ -110,6 +110,26 @@ def test_the_raised_product_is_an_upper_law_and_its_cuts_are_charged():
     lost = sum(float(e) * (math.exp((2 * law.k0 + i) * h) - math.exp(top * h))
                for i, e in enumerate(exact) if 2 * law.k0 + i > top)
     assert lost <= product.remove_excess
+
+
+def test_entries_past_the_doubles_keep_their_first_moment_charged():
+    """``multiply_points`` where the product's top lies past log g ~ 745: those entries' masses
+    (about e^-800) underflow while their first moments do not; E[L] + remove_excess of the
+    product is at least the exact E[X]^2 (mpmath, from the doubles given) and within 1% of it,
+    and the mass + add_excess at least the exact mass."""
+    h = 0.05
+    x = np.arange(-100, 8101) * h
+    p = 0.04 * np.exp(-(x**2) * 2.0) + 0.3 * np.exp(-x - ((x - 400.0) / 0.5) ** 2)  # a bulk at 0, a first moment at 400
+    law = PointsLaw(-100, p, 0.0, 0.0)
+    product = multiply_points(law, None, h)
+    g = [mpmath.exp(mpmath.mpf(int(k)) * mpmath.mpf(h)) for k in range(-100, 8101)]
+    mean = mpmath.fsum(mpmath.mpf(float(m)) * gk for m, gk in zip(p, g))
+    mass = mpmath.fsum(mpmath.mpf(float(m)) for m in p)
+    top_moment = mpmath.fsum(mpmath.mpf(float(m)) * gk for m, gk in zip(p, g) if gk > mpmath.exp(300))
+    assert top_moment**2 > mean**2 / 4  # the test's point: most of E[X]^2 sits past the doubles
+    charged = mpmath.mpf(product.mean(h)) + mpmath.mpf(product.remove_excess)
+    assert mean**2 <= charged <= mean**2 * mpmath.mpf(1.01)
+    assert mass**2 <= mpmath.mpf(product.exact_mass_bound()) + mpmath.mpf(product.add_excess)
 
 
 def _interval(t_lo, t_hi, mu, s):
@@ -157,7 +177,7 @@ def test_lower_law_cells_within_their_partition_bounds(sigma, q, h):
     each computed mass within its bound of the exact probability of [t^_lo, t^_hi) in mpmath (40
     digits), the ends taken as the doubles the engine computed; and tight enough to keep: at most
     1e-10 of the cell's mass for |z| <= 8 (further out the cells are tiny and the engine may drop
-    them, ``steps._kept_cells``)."""
+    them, ``laws.kept_entries``)."""
     mu, s = mpmath.mpf(-0.5) / sigma**2, mpmath.mpf(1) / sigma
     ks = np.unique(np.r_[np.arange(1, 40), np.geomspace(40, 30 / h, 30).astype(int)]).astype(float)
     mass, _ = _cell_moments(q, sigma, ks, h)
@@ -203,17 +223,26 @@ def test_hockey_sticks_bound_the_exact_sums():
             assert lower <= means and lower >= means - 1e-12 * scale
 
 
-def test_a_step_keeps_the_cells_whose_error_outweighs_the_mass_left_out():
-    """``steps._kept_cells``: the smallest r <= STEP_KEEP with the mass of the cells above r at most r."""
-    from dpsampling.accountants.certified.steps import STEP_KEEP, _kept_cells
+def test_a_lower_law_keeps_the_entries_whose_error_outweighs_the_mass_left_out():
+    """``laws.kept_entries``: the smallest r in [floor, cap] with the mass of the entries above r
+    at most r (a step's cells: floor 0, cap STEP_KEEP; a product's entries: its keep threshold
+    and LOWER_CAP)."""
+    from dpsampling.accountants.certified.laws import kept_entries
+    from dpsampling.accountants.certified.steps import STEP_KEEP
 
     relative = np.array([1e-14, 1e-12, 1e-11, 5e-11, 1.0])
     mass = np.array([0.9, 0.1 - 3e-12, 2e-12, 1e-12, 0.0])
     # keeping up to 1e-14 leaves 0.1 out, up to 1e-12 leaves 3e-12 out (> 1e-12), up to 1e-11 leaves 1e-12
-    assert _kept_cells(relative, mass).tolist() == [True, True, True, False, False]
+    assert kept_entries(relative, mass, 0.0, STEP_KEEP).tolist() == [True, True, True, False, False]
     # nothing qualifies below the cap: the cap
-    assert _kept_cells(np.array([1e-12, 1e-9]), np.array([0.5, 0.5])).tolist() == [True, False]
-    assert not _kept_cells(np.array([2 * STEP_KEEP]), np.array([1.0])).any()
+    assert kept_entries(np.array([1e-12, 1e-9]), np.array([0.5, 0.5]), 0.0, STEP_KEEP).tolist() == [True, False]
+    assert not kept_entries(np.array([2 * STEP_KEEP]), np.array([1.0]), 0.0, STEP_KEEP).any()
+    # a floor keeps everything known to it, whatever the mass above
+    assert kept_entries(relative, mass, 1e-12, 1e-12).tolist() == [True, True, False, False, False]
+    # mass spread over errors 1e-9 .. 1e-6: r is the first error with less mass above it
+    relative = np.array([1e-13, 1e-9, 1e-8, 1e-7, 1e-6, np.inf])
+    mass = np.array([1.0, 1e-6, 1e-7, 5e-9, 1e-9, 1e-30])
+    assert kept_entries(relative, mass, 1e-10, 1e-6).tolist() == [True, True, True, False, False, False]
 
 
 def test_products_of_many_steps_keep_lower_entries_by_their_share_of_the_run():

@@ -22,7 +22,9 @@ smallest there; where one large entry times a small one makes a tail entry (heav
 helps and entries whose bound is above REL_THRESHOLD of them are recomputed by direct summation
 (relative error gamma(m), ``_sharpened``). The upper law raises every entry by its bound (an
 upper law may only gain mass) and cuts the stretches at either end where an entry is below its
-bound, charging their mass and first moment (``multiply_points``); the lower law drops every
+bound, charging their mass and first moment (``multiply_points``), and charges likewise, from
+their logarithms, the entries whose value and bound both underflow (far up the grid, past
+log g ~ 745, an entry's mass is below the doubles while its first moment p g is not); the lower law drops every
 entry not known to LOWER_THRESHOLD of it (dropping mass only lowers a delta) and carries the
 kept entries' relative error. Every other operation (spreads, folds, merges, sums) adds its own
 rounding to the law's ``rel_error``; ``rounding`` states the theorem.
@@ -53,6 +55,9 @@ LOWER_BUDGET = 1e-5
 LOWER_BUDGET to the final one (a decision, free for the proof: ``rounding``'s theorem charges the
 largest kept ratio, whatever the threshold)."""
 _LOWER_KEEP = contextvars.ContextVar("lower_keep", default=LOWER_THRESHOLD)
+DIRECT_BUDGET = 10**8  # products of direct summation per convolution at most (``_sharpened``)
+SHARPEN_FLOOR = 1e-30  # entries weighing less are not summed directly (``_sharpened``)
+TILT_SPACING = 4.0  # consecutive tilts' modes at most this many local sds apart
 
 
 @contextlib.contextmanager
@@ -64,9 +69,6 @@ def lower_keep(share: float):
         yield
     finally:
         _LOWER_KEEP.reset(token)
-DIRECT_BUDGET = 10**8
-SHARPEN_FLOOR = 1e-30  # entries weighing less are not summed directly (``_sharpened``)  # products of direct summation per convolution at most (``_sharpened``)
-TILT_SPACING = 4.0  # consecutive tilts' modes at most this many local sds apart
 
 
 @dataclass
@@ -150,10 +152,10 @@ def prune_points(law: PointsLaw, h: float) -> PointsLaw:
     with np.errstate(divide="ignore"):
         logp = np.log(p)
     ks = (k0 + np.arange(p.size)) * h
-    moment = np.exp(logp + ks)
-    s1 = np.concatenate([np.cumsum(moment[::-1])[::-1][1:], [0.0]])
-    s0 = np.concatenate([np.cumsum(p[::-1])[::-1][1:], [0.0]])
-    with np.errstate(divide="ignore"):
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):  # inf or NaN: not a fold point
+        moment = np.exp(logp + ks)
+        s1 = np.concatenate([np.cumsum(moment[::-1])[::-1][1:], [0.0]])
+        s0 = np.concatenate([np.cumsum(p[::-1])[::-1][1:], [0.0]])
         cost = s1 - np.exp(ks + np.log(s0))
     ok = np.nonzero(cost <= PRUNE_MASS)[0]
     hi = max(int(ok[0]) if ok.size else p.size - 1, lo)
@@ -369,14 +371,12 @@ def _tilts(a: np.ndarray, b: np.ndarray | None, h: float) -> list[float]:
     return sorted({0.0, 1.0, *slopes})
 
 
-_LAST_LOGS = [np.zeros(0)]  # the last _tilted_convolve's log(entry + bound) per entry (multiply_points reads it)
-
-
-def _tilted_convolve(a: np.ndarray, b: np.ndarray | None, h: float) -> tuple[np.ndarray, np.ndarray]:
+def _tilted_convolve(a: np.ndarray, b: np.ndarray | None, h: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """a * b (non-negative arrays) with each entry from the convolution tilted by g^theta
     (``_tilts``) whose proven error bound (``rounding.convolution_bound``, untilted) is smallest
-    there; returns the entries (negatives set to 0) and a bound on each entry's error, the
-    tilts' own rounding included (``rounding``). Each tilted array is one exp per entry,
+    there; returns the entries (negatives set to 0), a bound on each entry's error, the
+    tilts' own rounding included (``rounding``), and log(entry + bound) per entry, finite where
+    both underflow (an entry past log g ~ 745 whose first moment is still of order 1). Each tilted array is one exp per entry,
     normalised to its largest entry: exp(theta x) rounds once whatever theta, and nothing
     underflows over a range of hundreds in log g."""
     n = a.size + (a.size if b is None else b.size) - 1
@@ -400,9 +400,58 @@ def _tilted_convolve(a: np.ndarray, b: np.ndarray | None, h: float) -> tuple[np.
     smallest = float(np.min(best[best > 0])) if np.any(best > 0) else 1.0
     largest_log += abs(math.log(smallest)) + 2.0 * abs(math.log(max(float(np.max(best)), 1e-300)))
     relative = rounding.tilt_rounding(largest_log)
-    _LAST_LOGS[0] = np.logaddexp(log_best, log_bound) + 4.0 * relative  # log of entry + bound, for underflow charges
+    logs = np.logaddexp(log_best, log_bound) + 4.0 * relative
     with np.errstate(over="ignore"):  # an infinite bound keeps its entry out (upper: cut and charged)
-        return best, bound * (1.0 + relative) + 3.0 * relative * best
+        return best, bound * (1.0 + relative) + 3.0 * relative * best, logs
+
+
+HEAD_ENTRIES = 32  # the lower law's convolutions sum these largest entries of each array directly
+
+
+@njit(cache=True)
+def _heads_times(heads, a, b, out, count):
+    """out[i + j] += a_i b_j for i in ``heads`` and every j (a running sum of non-negative
+    products per entry); count[n] += the products added to out[n]."""
+    for i in heads:
+        ai = a[i]
+        for j in range(b.size):
+            out[i + j] += ai * b[j]
+            count[i + j] += 1
+
+
+def _head_split_convolve(a: np.ndarray, b: np.ndarray | None, h: float) -> tuple[np.ndarray, np.ndarray]:
+    """a * b (non-negative arrays; b None: a * a) as heads times everything by direct summation
+    plus the rests' convolution (``_tilted_convolve``): with H the HEAD_ENTRIES largest entries of
+    each array, a * b = a_H * b + a_R * b_H + a_R * b_R (R the rest, a split with no rounding).
+    A spike of a few large entries beside a long tail of small ones (the step law of a small
+    rate) makes the FFT's bound, proportional to |a| |b|, swamp the tail entries; the rests'
+    norms do not. Returns the entries and a bound on each entry's error: the direct part D^, a
+    running sum of m non-negative products, is within gamma(m + 1) of its exact value D (plus
+    2^-1074 per product for underflow), the rests' part F^ within its bound f (entries < 0 set to
+    0, which only moves them toward F >= 0), and their sum rounds once (U): |D^ + F^ - (D + F)| <=
+    f + gamma(m + 2) (D^ + F^ + f) / (1 - gamma(m + 2)) + m 2^-1074."""
+    other = a if b is None else b
+    heads_a = np.sort(np.argsort(-a, kind="stable")[:HEAD_ENTRIES])
+    heads_b = heads_a if b is None else np.sort(np.argsort(-other, kind="stable")[:HEAD_ENTRIES])
+    rest_a = a.copy()
+    rest_a[heads_a] = 0.0
+    rest_b = rest_a if b is None else other.copy()
+    if b is not None:
+        rest_b[heads_b] = 0.0
+    direct = np.zeros(a.size + other.size - 1)
+    count = np.zeros(direct.size, dtype=np.int64)
+    _heads_times(heads_a, a, other, direct, count)  # a_H * b
+    _heads_times(heads_b, other, rest_a, direct, count)  # b_H * a_R (= a_R * b_H)
+    if np.any(rest_a > 0) and np.any(rest_b > 0):
+        rest, rest_bound, _ = _tilted_convolve(rest_a, None if b is None else rest_b, h)
+    else:
+        rest, rest_bound = np.zeros(direct.size), np.zeros(direct.size)
+    total = direct + rest
+    g = (count + 2) * rounding.U
+    g = g / (1.0 - g)
+    with np.errstate(over="ignore", invalid="ignore"):
+        bound = (rest_bound + g * (total + rest_bound) / (1.0 - g)) * (1.0 + 4.0 * rounding.U) + count * 2.0**-1074
+    return total, bound
 
 
 @njit(cache=True, parallel=True)
@@ -431,10 +480,13 @@ def _sharpened(a: np.ndarray, b: np.ndarray | None, out: np.ndarray, bound: np.n
     products: where one large entry times a small one makes a tail entry (heavy tails), no tilt
     makes the FFT's error relative, a direct sum is. Entries weighing at most SHARPEN_FLOOR
     (max(entry, bound) max(1, g)) keep their bound: any answer is valid, these change none
-    that the engine reports above its floor."""
+    that the engine reports above its floor. Entries with entry + bound below TINY are left too:
+    their exact value is below it, so a direct sum could not make them kept, and its underflow
+    bound (2^-1074 per product) weighs far more than their logs charge (``multiply_points``)."""
     other = a if b is None else b
     weight = np.log(np.maximum(np.maximum(out, bound), 1e-300)) + np.maximum(log_g, 0.0)
-    uncertain = np.nonzero(~_certain(out, bound, threshold) & (weight > math.log(SHARPEN_FLOOR)))[0]
+    uncertain = np.nonzero(~_certain(out, bound, threshold) & (weight > math.log(SHARPEN_FLOOR))
+                           & (out + bound >= TINY))[0]
     if uncertain.size == 0:
         return
     uncertain = uncertain[np.argsort(-bound[uncertain], kind="stable")]
@@ -477,8 +529,7 @@ def multiply_points(a: PointsLaw, b: PointsLaw | None, h: float) -> PointsLaw:
     entry + bound, times (1 + rho_a)(1 + rho_b)) charged to add_excess and their first moment to
     remove_excess (a cut costs at most those: (x - c)_+ <= x, (1 - c x)_+ <= 1, E[Z] <= 1)."""
     other = a if b is None else b
-    out, bound = _tilted_convolve(a.p, None if b is None else b.p, h)
-    logs = _LAST_LOGS[0]
+    out, bound, logs = _tilted_convolve(a.p, None if b is None else b.p, h)
     k0 = a.k0 + other.k0
     # entries whose value and bound both underflow (p below the doubles, far up the grid) still carry
     # first moment p g: charged from their logs (an upper bound; inf where it overflows)
@@ -503,6 +554,8 @@ def multiply_points(a: PointsLaw, b: PointsLaw | None, h: float) -> PointsLaw:
     remove = (da * mean_b + mean_a * db + da * db) * (1.0 + 4 * rounding.U) + cut_moment + underflow_moment * (1.0 + rel) * 1.01
     add = (a.add_excess + other.add_excess) * (1.0 + 2 * rounding.U) + cut_mass + underflow_mass * (1.0 + rel) * 1.01
     law = PointsLaw(k0 + first, raised[first:last + 1] * (1.0 + 2 * rounding.U), remove, add, rel)
+    if not np.all(np.isfinite(law.p)):  # a probability law past the doubles: its bounds, not its mass
+        raise FloatingPointError("a product's rounding bounds overflowed the doubles")
     return prune_points(law, h)
 
 
@@ -512,11 +565,40 @@ def excess(law: PointsLaw) -> tuple[float, float]:
     return law.remove_excess, law.add_excess
 
 
+LOWER_CAP = 1e-6  # a lower-law product keeps at most entries known to this (``kept_entries``)
+
+
+def kept_entries(relative: np.ndarray, mass: np.ndarray, floor: float, cap: float) -> np.ndarray:
+    """The entries a lower law keeps: those whose relative error is at most r, the smallest r in
+    [floor, cap] with the mass of the entries above r at most r (cap if none). In a T-step product
+    both the dropped mass and the kept entries' relative error count about T times (``rounding``),
+    so neither is let grow for the other's sake. A decision, free for the proof: the theorem
+    charges the largest kept relative error, whatever r."""
+    order = np.argsort(relative, kind="stable")
+    rel = relative[order]
+    above = np.r_[np.cumsum(mass[order][::-1])[::-1], 0.0]  # above[i]: mass of the i-th smallest up
+    candidates = np.maximum(rel, floor)
+    dropped = above[np.searchsorted(rel, candidates, side="right")]
+    ok = (dropped <= candidates) & (candidates <= cap)
+    r = float(np.min(candidates[ok])) if np.any(ok) else cap
+    return relative <= r
+
+
+def _lower_convolve(a: np.ndarray, b: np.ndarray | None, h: float) -> tuple[np.ndarray, np.ndarray]:
+    """The lower law's convolutions: heads split off (``_head_split_convolve``) once the arrays
+    are longer than a few heads, else tilted FFTs alone."""
+    if min(a.size, a.size if b is None else b.size) > 4 * HEAD_ENTRIES:
+        return _head_split_convolve(a, b, h)
+    out, bound, _ = _tilted_convolve(a, b, h)
+    return out, bound
+
+
 def multiply_means(a: MeansLaw, b: MeansLaw | None, h: float) -> MeansLaw:
     """Lower law of X Z: one atom per index sum (two convolutions: masses, and first moments
     relative to the cell's lower end), merged per cell. An entry of either convolution whose
-    proven error exceeds the keep threshold of it (``lower_keep``) carries no atom (dropping mass
-    only lowers a delta)."""
+    proven error over it exceeds r carries no atom (dropping mass only lowers a delta), r between
+    the keep threshold (``lower_keep``) and LOWER_CAP as ``kept_entries`` trades dropped mass
+    against kept error."""
     other = a if b is None else b
     if not (np.any(a.m > 0) and np.any(other.m > 0)):  # an empty lower law: so is the product
         return MeansLaw(a.k0 + other.k0, np.zeros(1), np.zeros(1), 0.0)
@@ -525,16 +607,19 @@ def multiply_means(a: MeansLaw, b: MeansLaw | None, h: float) -> MeansLaw:
         return law.lv - (law.k0 + np.arange(law.m.size)) * h
 
     off_a, off_b = offsets(a), offsets(other)
-    mass, bound = _tilted_convolve(a.m, None if b is None else b.m, h)
+    mass, bound = _lower_convolve(a.m, None if b is None else b.m, h)
     log_g = (a.k0 + other.k0 + np.arange(mass.size)) * h
     threshold = _LOWER_KEEP.get()
     _sharpened(a.m, None if b is None else b.m, mass, bound, threshold, log_g)
     moment_a = a.m * np.exp(off_a)
     moment_b = None if b is None else b.m * np.exp(off_b)
-    moment, moment_bound = _tilted_convolve(moment_a, moment_b, h)
+    moment, moment_bound = _lower_convolve(moment_a, moment_b, h)
     _sharpened(moment_a, moment_b, moment, moment_bound, threshold, log_g)
     k0 = a.k0 + other.k0
-    ok = _certain(mass, bound, threshold) & _certain(moment, moment_bound, threshold)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        relative = np.where((mass >= TINY) & (moment >= TINY),
+                            np.maximum(bound / mass, moment_bound / moment), np.inf)
+    ok = kept_entries(relative, mass, threshold, max(threshold, LOWER_CAP))
     with np.errstate(divide="ignore", invalid="ignore"):
         offset = np.log(np.where(ok, moment / np.where(ok, mass, 1.0), 1.0))
     # an atom of index sum n is a mean of values with offsets in [min_a + min_b, max_a + max_b]

@@ -29,7 +29,7 @@ it (``cell_errors``, which also charges the rounding of the cell's ends): the up
 entrywise by these bounds. The lower law's cells are the cells at their *computed* ends (any
 partition gives a valid lower law), so only the evaluation at those ends is charged
 (``partition_mass_errors``); it keeps the cells known to r, the smallest r <= ``steps.STEP_KEEP``
-with at most r of the mass above it (``steps._kept_cells``: in a T-step product both the dropped
+with at most r of the mass above it (``laws.kept_entries``: in a T-step product both the dropped
 mass and the relative error count about T times), and carries the largest kept relative error.
 
 **Lemma 1 (a convolution).** x, y >= 0 of length <= N (zero-padded, linear convolution inside the

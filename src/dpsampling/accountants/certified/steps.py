@@ -33,10 +33,10 @@ from scipy.special import ndtr, ndtri
 
 from . import ballsbins as _laws
 from . import rounding
-from .laws import MeansLaw, PointsLaw
+from .laws import MeansLaw, PointsLaw, kept_entries
 
 NARROW = 0.05
-STEP_KEEP = 1e-10  # the lower law keeps at most a step's cells whose mass and moment are known to this (``_kept_cells``)
+STEP_KEEP = 1e-10  # the lower law keeps at most a step's cells whose mass and moment are known to this (``laws.kept_entries``)
 _NODES, _WEIGHTS = np.polynomial.legendre.leggauss(5)
 
 
@@ -143,24 +143,10 @@ def _cells_laws(q: float, sigma: float, k_first: int, k_stop: int, h: float, low
         relative[:mass_err.size] = np.where(cells > 0, part_err / cells, np.inf) + (
             rounding.STEP_LAW_ACCURACY * math.expm1(h) + 8.0 * rounding.U)
     relative[mass_err.size:] = 2.0 * rounding.STEP_LAW_ACCURACY  # the top cell: its two closed forms
-    kept = _kept_cells(relative, mass)
+    kept = kept_entries(relative, mass, 0.0, STEP_KEEP)
     stored = rounding.tilt_rounding(746.0 + abs(k_stop * h) + abs(k_first * h))
     lower_rel = float(np.max(relative[kept], initial=0.0)) * 2.0 + stored
     return upper, MeansLaw(k_first, np.where(kept, mass, 0.0), lv, lower_rel)
-
-
-def _kept_cells(relative: np.ndarray, mass: np.ndarray) -> np.ndarray:
-    """The cells the lower law keeps: those whose relative error is at most r, the smallest r (at
-    most STEP_KEEP) with the mass of the cells above it at most r. In a T-step product both what
-    is dropped and the kept cells' relative error count about T times (``rounding``), so neither
-    is let grow for the other's sake."""
-    order = np.argsort(relative, kind="stable")
-    rel = relative[order]
-    above = np.cumsum(mass[order][::-1])[::-1]  # above[i]: mass of the cells from the i-th smallest up
-    dropped = np.r_[above[1:], 0.0]  # keeping the cells up to the i-th: the rest is dropped
-    ok = (dropped <= rel) | (rel >= STEP_KEEP)
-    r = STEP_KEEP if not np.any(ok) else min(float(rel[int(np.argmax(ok))]), STEP_KEEP)
-    return relative <= r
 
 
 def subsampled_step(sigma: float, q: float, h: float, tail: float) -> tuple[PointsLaw, MeansLaw]:
