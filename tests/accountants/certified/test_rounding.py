@@ -90,6 +90,27 @@ def test_tilted_convolution_bounds_each_entry_relative_in_the_tails(seed):
     assert np.all(bound[big] <= 1e-9 * out[big])
 
 
+@pytest.mark.parametrize("seed", range(2))
+def test_head_split_convolution_bounds_each_entry_beside_a_spike(seed):
+    """``laws._head_split_convolve`` on a spike of a few large entries beside a long power-law
+    tail (a small rate's step law): every entry within its own bound of the exact convolution
+    (a * a and a * b), and the tail entries known to 1e-10 of themselves, where the tilted FFTs
+    alone leave some of them at more than 1e-8 (the case it is for)."""
+    rng = np.random.default_rng(20 + seed)
+    h = 0.01
+    n = np.arange(400)
+    a = np.where(n < 5, 0.5 ** (5 - n), 1e-3 / (1.0 + n) ** 2.5) * (1 + 0.01 * rng.random(n.size))
+    b = a * (1 + 0.01 * rng.random(n.size))
+    for other in (None, b):
+        out, bound = laws._head_split_convolve(a, other, h)
+        exact = _exact_convolution(a, a if other is None else other)
+        for c, e, d in zip(out, exact, bound):
+            assert abs(Fraction(float(c)) - e) <= Fraction(float(d))
+        assert np.all(bound <= 1e-10 * out)
+    tilted, tilted_bound, _ = laws._tilted_convolve(a, None, h)
+    assert np.max(tilted_bound / tilted) > 1e-8
+
+
 def test_the_raised_product_is_an_upper_law_and_its_cuts_are_charged():
     """``multiply_points``: every kept entry but the two ends (which also take the folded tails) is
     at least the exact convolution of the inputs and at most (1 + 1e-9) of it; the exact mass
