@@ -51,6 +51,10 @@ magnitude of the logs involved; it is charged relatively (3 tilt_rounding(L) |c^
 An entry still above REL_THRESHOLD (upper law) or LOWER_THRESHOLD (lower law) of its value is
 recomputed by direct summation of its m non-negative products: error <= gamma(m + 1) c^ plus
 2^-1074 per product for underflow (``laws._direct_entries``), within a budget of products.
+The lower law's convolutions first split off each array's HEAD_ENTRIES largest entries
+(``laws._head_split_convolve``): a * b = a_H * b + a_R * b_H + a_R * b_R, the first two summed
+directly (m products per entry: gamma(m + 2) with the final sum, plus 2^-1074 per product), the
+third by tilted FFTs on the rests, whose norms no longer carry the spike of a small rate's law.
 
 **Theorem (the engine's rounding).** Fix every data-dependent decision the computation took (grids,
 cut and fold points, tilts, which entries are summed directly, how atoms are grouped). The same
@@ -69,7 +73,8 @@ coarsening, dropping atoms lowers a lower law). Each law carries a relative erro
   a keep threshold of it (t = the largest kept ratio: rho = (1 + rho_a)(1 + rho_b)(1 + t / (1 - t)) - 1),
   the others are dropped by both; the threshold is LOWER_THRESHOLD, or LOWER_BUDGET n / T for a
   product of n of the run's T steps (``laws.lower_keep``: its rho enters the T-step law T / n
-  times), a decision the proof does not depend on;
+  times), raised up to LOWER_CAP where more mass than the threshold would be dropped
+  (``laws.kept_entries``), decisions the proof does not depend on;
 - a linear map with non-negative coefficients (a spread onto a coarser grid, a fold of a tail, a
   merge of atoms, a split into parts, a mixture): rho grows by the coefficients' relative error and
   gamma of the longest sum (``grow``); log values stored and exponentiated again add tilt_rounding;
