@@ -142,8 +142,12 @@ MEAN_SLACK = 1e-6
 def _check_mean(laws: Laws) -> None:
     """The invariant every upper law keeps, E[L] = 1 under Q: its mean plus the first moment it
     charged (remove_excess) is at least 1 - MEAN_SLACK; a law that lost it (e.g. its top beyond
-    e^709 cut without its charge, found at T = 1.5e9) certifies nothing (FloatingPointError)."""
+    e^709 cut without its charge, found at T = 1.5e9) certifies nothing (FloatingPointError), nor
+    does one whose relative rounding error reached 1 (T 1e12 at rate 1e-12)."""
     points = laws.points
+    rel = max(points.rel_error, laws.means.rel_error)
+    if not rel < 1.0:  # every entry's rounding at least the entry: the bounds divide by 1 - rel
+        raise FloatingPointError(f"its rounding bounds outgrew the laws (relative error {rel:.3g} >= 1)")
     with np.errstate(over="ignore", invalid="ignore"):
         total = points.mean(laws.h) + points.remove_excess
     if not total >= 1.0 - MEAN_SLACK:
