@@ -65,3 +65,20 @@ def test_a_calibration_is_the_same_through_every_door(capsys):
     answers = {**{f"python from sigma {s}": v for s, v in starts.items()}, "calibrate": calibrate,
                "compare": compared, "opacus": opacus}
     assert len(set(answers.values())) == 1, answers
+
+
+def test_a_frontier_run_is_certified_within_one_percent_through_every_door(capsys):
+    """Issue 31 P4 (Poisson sigma 2, rate 0.01, T 1e5, delta 1e-14, about 0.4 CPU s): the command
+    line and dp_accounting's CertifiedAccountant give the face's headline bit for bit, and the
+    face's bracket is converged within 1% (0 <= lower <= upper) in every direction."""
+    sigma, rate, steps, delta = 2.0, 0.01, 100_000, 1e-14
+    frame = Accountant(Phase("poisson", sigma, sampling_rate=rate, steps=steps)).epsilon_bounds([delta])
+    lower, upper = frame["epsilon_lower"].to_numpy(), frame["epsilon_upper"].to_numpy()
+    assert frame["converged"].all() and ((0 <= lower) & (lower <= upper) & (upper - lower <= 0.01 * upper)).all()
+    account = _json(capsys, "account", "--sampler", "poisson", "--sigma", sigma, "--sampling-rate", rate,
+                    "--steps", steps, "--delta", delta)
+    event = dpa.PoissonSampledDpEvent(rate, dpa.GaussianDpEvent(sigma))
+    answers = {"python": float(frame.loc[frame["direction"] == "max", "epsilon_upper"].iloc[0]),
+               "account": _headline(account["bounds"], "poisson"),
+               "dp_accounting": CertifiedAccountant().compose(event, steps).get_epsilon(delta)}
+    assert len(set(answers.values())) == 1, answers
