@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from scipy import fft as sfft
 
-from dpsampling.accountants.certified import hockey, laws, rounding
+from dpsampling.accountants.certified import convolution, hockey, laws, rounding
 from dpsampling.accountants.certified.laws import PointsLaw, multiply_points
 from dpsampling.accountants.certified.steps import _cell_moments
 
@@ -55,6 +55,23 @@ def test_assumption_a_the_real_fft_within_eta(size):
         assert error <= 0.5 * rounding.fft_eta(size) * norm
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_norms_bound_the_exact_norms_over_the_whole_range_of_the_doubles(seed):
+    """``rounding.norms`` against exact rationals, on arrays whose entries span 1 down to
+    subnormals (a tilted array: largest entry 1, squares that underflow): both bounds at least the
+    exact |x|_1 and |x|_2, and within twice their stated inflation of them (not vacuous)."""
+    rng = np.random.default_rng(seed)
+    x = np.exp(-rng.uniform(0.0, 745.0, 5000))
+    x[rng.integers(0, x.size, 50)] = 2.0**-1074 * rng.integers(1, 9, 50)  # subnormals
+    x[0] = 1.0
+    one, two = rounding.norms(x)
+    exact_one = sum(Fraction(float(v)) for v in x)
+    exact_squares = sum(Fraction(float(v)) ** 2 for v in x)
+    assert Fraction(one) >= exact_one and Fraction(two) ** 2 >= exact_squares
+    slack = 2.0 * rounding.gamma(x.size + 2)  # the stated inflation, and as much for the sums' own rounding
+    assert one <= float(exact_one) * (1 + slack) and two <= math.sqrt(float(exact_squares)) * (1 + slack)
+
+
 @pytest.mark.parametrize("seed", range(4))
 def test_lemma_1_bounds_every_entry_of_an_fft_convolution(seed):
     """Lemma 1: |c^ - c|_inf <= convolution_bound for non-negative arrays over 1e-40..1; the bound
@@ -64,7 +81,7 @@ def test_lemma_1_bounds_every_entry_of_an_fft_convolution(seed):
     a = np.exp(-rng.random(n) * (20 + 20 * seed))
     b = rng.random(m) ** 3
     size = rounding.fft_size(n + m - 1)
-    computed = laws._convolve(a, b, size)
+    computed = convolution._convolve(a, b, size)
     exact = _exact_convolution(a, b)
     observed = max(abs(Fraction(float(c)) - e) for c, e in zip(computed, exact))
     bound = rounding.convolution_bound(a, b, size)
@@ -82,7 +99,7 @@ def test_tilted_convolution_bounds_each_entry_relative_in_the_tails(seed):
     h = 0.05
     x = np.arange(120) * h
     a = np.exp(-((x - 3.0) ** 2) * (25 + 5 * seed)) * (1 + 0.01 * rng.random(x.size))
-    out, bound, _ = laws._tilted_convolve(a, None, h)
+    out, bound, _ = convolution.tilted_convolve(a, None, h)
     exact = _exact_convolution(a, a)
     for c, e, b in zip(out, exact, bound):
         assert abs(Fraction(float(c)) - e) <= Fraction(float(b))
@@ -92,7 +109,7 @@ def test_tilted_convolution_bounds_each_entry_relative_in_the_tails(seed):
 
 @pytest.mark.parametrize("seed", range(2))
 def test_head_split_convolution_bounds_each_entry_beside_a_spike(seed):
-    """``laws._head_split_convolve`` on a spike of a few large entries beside a long power-law
+    """``convolution.head_split_convolve`` on a spike of a few large entries beside a long power-law
     tail (a small rate's step law): every entry within its own bound of the exact convolution
     (a * a and a * b), and the tail entries known to 1e-10 of themselves, where the tilted FFTs
     alone leave some of them at more than 1e-8 (the case it is for)."""
@@ -102,12 +119,12 @@ def test_head_split_convolution_bounds_each_entry_beside_a_spike(seed):
     a = np.where(n < 5, 0.5 ** (5 - n), 1e-3 / (1.0 + n) ** 2.5) * (1 + 0.01 * rng.random(n.size))
     b = a * (1 + 0.01 * rng.random(n.size))
     for other in (None, b):
-        out, bound = laws._head_split_convolve(a, other, h)
+        out, bound = convolution.head_split_convolve(a, other, h)
         exact = _exact_convolution(a, a if other is None else other)
         for c, e, d in zip(out, exact, bound):
             assert abs(Fraction(float(c)) - e) <= Fraction(float(d))
         assert np.all(bound <= 1e-10 * out)
-    tilted, tilted_bound, _ = laws._tilted_convolve(a, None, h)
+    tilted, tilted_bound, _ = convolution.tilted_convolve(a, None, h)
     assert np.max(tilted_bound / tilted) > 1e-8
 
 
@@ -134,11 +151,11 @@ def test_mid_size_convolutions_within_their_bounds_of_a_long_double_reference(ki
     n = np.arange(4096)
     if kind == "tilted":
         a = np.exp(-((n - 1500) * h) ** 2 * 0.35) * (1 + 0.01 * rng.random(n.size))
-        out, bound, _ = laws._tilted_convolve(a, None, h)
+        out, bound, _ = convolution.tilted_convolve(a, None, h)
     else:
         a = np.where(n < 6, 0.4 ** np.clip(6 - n, 0, None), 1e-3 / (1.0 + n) ** 2.2) * (1 + 0.01 * rng.random(n.size))
-        out, bound = laws._head_split_convolve(a, None, h)
-        tilted, tilted_bound, _ = laws._tilted_convolve(a, None, h)
+        out, bound = convolution.head_split_convolve(a, None, h)
+        tilted, tilted_bound, _ = convolution.tilted_convolve(a, None, h)
         assert np.max(tilted_bound / tilted) > 1e-3
     reference, reference_error = _longdouble_convolution(a, a)
     observed = np.abs(out.astype(np.longdouble) - reference)

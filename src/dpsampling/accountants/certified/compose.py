@@ -37,7 +37,7 @@ def snapped(h_one: float, target: float) -> float:
     return h_one * 2.0 ** max(0, math.floor(math.log2(target / h_one) + 1e-9))
 
 
-NEGLIGIBLE_MASS = 1e-140  # a coarse part this light is dropped (its square would fall below laws.TINY)
+NEGLIGIBLE_MASS = 1e-140  # a coarse part this light is dropped (its square would fall below convolution.TINY)
 
 
 @dataclass

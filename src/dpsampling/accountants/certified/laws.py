@@ -13,19 +13,13 @@ For independent X, Z >= 0 both orders are kept by the product X Z, and by
   partition) gives one atom per sum with mass sum m_i m'_j and first moment
   sum m_i v_i m'_j v'_j: two convolutions. Atoms are then merged into the cell that holds them.
 
-Convolutions use the FFT, each with a proven bound on its error (``rounding``, Lemma 1). That
-bound is uniform across the entries of the convolved arrays, so in the far tails it would swamp
-entries that matter once weighted by g_n (remove) or 1 (add). Each convolution is therefore done
-on the masses tilted by g^theta for tilts matching the arrays' log-slopes (``_tilts``: the mode
-of some tilted array near every entry), every entry taken from the tilt whose bound, untilted, is
-smallest there; where one large entry times a small one makes a tail entry (heavy tails), no tilt
-helps and entries whose bound is above REL_THRESHOLD of them are recomputed by direct summation
-(relative error gamma(m), ``_sharpened``). The upper law raises every entry by its bound (an
-upper law may only gain mass) and cuts the stretches at either end where an entry is below its
-bound, charging their mass and first moment (``multiply_points``), and charges likewise, from
-their logarithms, the entries whose value and bound both underflow (far up the grid, past
-log g ~ 745, an entry's mass is below the doubles while its first moment p g is not); the lower law drops every
-entry not known to LOWER_THRESHOLD of it (dropping mass only lowers a delta) and carries the
+Convolutions are ``convolution``'s: each entry comes with a proven bound on its error (tilted FFTs,
+direct sums where no tilt makes the FFT's error relative). The upper law raises every entry by its
+bound (an upper law may only gain mass) and cuts the stretches at either end where an entry is below
+its bound, charging their mass and first moment (``multiply_points``), and charges likewise, from
+their logarithms, the entries whose value and bound both underflow (far up the grid, past log g ~
+745, an entry's mass is below the doubles while its first moment p g is not); the lower law drops
+every entry not known to LOWER_THRESHOLD of it (dropping mass only lowers a delta) and carries the
 kept entries' relative error. Every other operation (spreads, folds, merges, sums) adds its own
 rounding to the law's ``rel_error``; ``rounding`` states the theorem.
 """
@@ -38,16 +32,14 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit, prange
-from scipy import fft as sfft
+from numba import njit
 
-from . import rounding
+from . import convolution, rounding
+from .convolution import TINY
 
 # Mass (or first moment, for the upper tail) below which tails are folded in; every fold is
 # accounted for exactly (remove_excess / add_excess) or is a coarsening (lower bound).
 PRUNE_MASS = 1e-30
-TINY = 1e-300  # a convolution entry below this is not kept (far from underflow: relative errors hold)
-MAX_TILTS = 16  # tilts per convolution at most (``_tilts``)
 LOWER_THRESHOLD = 1e-10  # the lower law keeps a convolution entry known to this fraction of it
 LOWER_BUDGET = 1e-5
 """A product of n of a run's T steps may keep lower-law entries known to LOWER_BUDGET n / T of them
@@ -55,9 +47,6 @@ LOWER_BUDGET = 1e-5
 LOWER_BUDGET to the final one (a decision, free for the proof: ``rounding``'s theorem charges the
 largest kept ratio, whatever the threshold)."""
 _LOWER_KEEP = contextvars.ContextVar("lower_keep", default=LOWER_THRESHOLD)
-DIRECT_BUDGET = 10**8  # products of direct summation per convolution at most (``_sharpened``)
-SHARPEN_FLOOR = 1e-30  # entries weighing less are not summed directly (``_sharpened``)
-TILT_SPACING = 4.0  # consecutive tilts' modes at most this many local sds apart
 
 
 @contextlib.contextmanager
@@ -293,213 +282,6 @@ def coarsen_means(law: MeansLaw, h: float, step: float) -> MeansLaw:
     return _merge_atoms(law.m, law.lv, step, law.rel_error)
 
 
-def _convolve(a: np.ndarray, b: np.ndarray | None, size: int) -> np.ndarray:
-    """Full linear convolution a * b (b None: a * a) by real FFT of length ``size`` (a power of 2
-    >= the result's length: ``rounding``'s assumption A)."""
-    n = a.size + (a.size if b is None else b.size) - 1
-    fa = sfft.rfft(a, size, workers=-1)
-    fb = fa if b is None else sfft.rfft(b, size, workers=-1)
-    return sfft.irfft(fa * fb, size, workers=-1)[:n]
-
-
-@njit(cache=True)
-def _keep_best(best, log_best, log_bound, tilted, log_shift, log_rounding, theta, h):
-    """Entry i from ``tilted`` (the convolution of the normalised g^theta-tilted arrays; the
-    untilted entry is tilted[i] exp(log_shift - theta offset_i)) where its rounding bound,
-    log_rounding - theta offset_i in logs, is below the best so far; ``log_best`` keeps the
-    entry's log (which survives where the entry underflows)."""
-    n = best.size
-    for i in range(n):
-        offset = (i - (n - 1)) * h  # log of g_i / g_{n-1} <= 0
-        candidate = log_rounding - theta * offset
-        if candidate < log_bound[i]:
-            log_bound[i] = candidate
-            if tilted[i] > 0.0:
-                log_best[i] = math.log(tilted[i]) + log_shift - theta * offset
-                # no overflow, compiled or not (NUMBA_DISABLE_JIT: math.exp raises past 709.78)
-                best[i] = math.exp(log_best[i]) if log_best[i] < 709.0 else math.inf
-            else:
-                log_best[i] = -math.inf
-                best[i] = 0.0
-
-
-def _normalised_tilt(a: np.ndarray, theta: float, h: float) -> tuple[np.ndarray, float]:
-    """a_i exp(theta x_i) / M and log M, M its largest entry (x_i = (i - last) h <= 0): no
-    underflow however long the range."""
-    with np.errstate(divide="ignore"):
-        log_tilted = np.log(a) + theta * (np.arange(a.size) - (a.size - 1)) * h
-    top = float(np.max(log_tilted))
-    return np.exp(log_tilted - top), top
-
-
-def _slope_tilts(a: np.ndarray, h: float) -> list[float]:
-    """Tilts theta = -d log a / dx at points of a's support, spaced so that the modes of
-    consecutive tilted arrays are at most TILT_SPACING local sds apart (local sd 1 / sqrt(kappa),
-    kappa = -d^2 log a / dx^2): every entry of a * a is near the mode of one tilted convolution."""
-    support = np.nonzero(a > 0)[0]
-    if support.size < 3:
-        return []
-    la = np.log(a[support])
-    x = support * h
-    slope = np.gradient(la, x)
-    curvature = np.abs(np.gradient(slope, x))
-    floor = 1.0 / max(x[-1] - x[0], h) ** 2
-    return [float(t) for t in _spaced(-slope, np.sqrt(np.maximum(curvature, floor)) * TILT_SPACING)]
-
-
-@njit(cache=True)
-def _spaced(values, gaps):
-    """values[i] (finite ones, in order) kept where more than gaps[i] from the last kept."""
-    out = np.empty(values.size)
-    n = 0
-    for i in range(values.size):
-        v = values[i]
-        if not np.isfinite(v):
-            continue
-        if n == 0 or abs(v - out[n - 1]) > gaps[i]:
-            out[n] = v
-            n += 1
-    return out[:n]
-
-
-def _tilts(a: np.ndarray, b: np.ndarray | None, h: float) -> list[float]:
-    """The tilts of a convolution: 0, 1 and the slope tilts of both arrays, at most MAX_TILTS
-    (thinned evenly)."""
-    slopes = sorted(set(_slope_tilts(a, h) + ([] if b is None else _slope_tilts(b, h))))
-    if len(slopes) > MAX_TILTS - 2:
-        slopes = [slopes[i] for i in np.linspace(0, len(slopes) - 1, MAX_TILTS - 2).round().astype(int)]
-    return sorted({0.0, 1.0, *slopes})
-
-
-def _tilted_convolve(a: np.ndarray, b: np.ndarray | None, h: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """a * b (non-negative arrays) with each entry from the convolution tilted by g^theta
-    (``_tilts``) whose proven error bound (``rounding.convolution_bound``, untilted) is smallest
-    there; returns the entries (negatives set to 0), a bound on each entry's error, the
-    tilts' own rounding included (``rounding``), and log(entry + bound) per entry, finite where
-    both underflow (an entry past log g ~ 745 whose first moment is still of order 1). Each tilted array is one exp per entry,
-    normalised to its largest entry: exp(theta x) rounds once whatever theta, and nothing
-    underflows over a range of hundreds in log g."""
-    n = a.size + (a.size if b is None else b.size) - 1
-    size = rounding.fft_size(n)
-    best = np.zeros(n)
-    log_best = np.full(n, -np.inf)
-    log_bound = np.full(n, np.inf)
-    largest_log = 0.0
-    for theta in _tilts(a, b, h):
-        ta, top_a = _normalised_tilt(a, theta, h)
-        tb, top_b = (None, top_a) if b is None else _normalised_tilt(b, theta, h)
-        tilted = _convolve(ta, tb, size)
-        bound = rounding.convolution_bound(ta, tb, size)
-        shift = top_a + top_b
-        largest_log = max(largest_log, abs(top_a) + abs(top_b) + abs(theta) * (n - 1) * h)
-        if 0.0 < bound < math.inf:
-            _keep_best(best, log_best, log_bound, tilted, shift, math.log(bound) + shift, theta, h)
-    with np.errstate(over="ignore"):
-        bound = np.exp(np.minimum(log_bound, 700.0))
-    best = np.maximum(best, 0.0)
-    smallest = float(np.min(best[best > 0])) if np.any(best > 0) else 1.0
-    largest_log += abs(math.log(smallest)) + 2.0 * abs(math.log(max(float(np.max(best)), 1e-300)))
-    relative = rounding.tilt_rounding(largest_log)
-    logs = np.logaddexp(log_best, log_bound) + 4.0 * relative
-    with np.errstate(over="ignore"):  # an infinite bound keeps its entry out (upper: cut and charged)
-        return best, bound * (1.0 + relative) + 3.0 * relative * best, logs
-
-
-HEAD_ENTRIES = 32  # the lower law's convolutions sum these largest entries of each array directly
-
-
-@njit(cache=True)
-def _heads_times(heads, a, b, out, count):
-    """out[i + j] += a_i b_j for i in ``heads`` and every j (a running sum of non-negative
-    products per entry); count[n] += the products added to out[n]."""
-    for i in heads:
-        ai = a[i]
-        for j in range(b.size):
-            out[i + j] += ai * b[j]
-            count[i + j] += 1
-
-
-def _head_split_convolve(a: np.ndarray, b: np.ndarray | None, h: float) -> tuple[np.ndarray, np.ndarray]:
-    """a * b (non-negative arrays; b None: a * a) as heads times everything by direct summation
-    plus the rests' convolution (``_tilted_convolve``): with H the HEAD_ENTRIES largest entries of
-    each array, a * b = a_H * b + a_R * b_H + a_R * b_R (R the rest, a split with no rounding).
-    A spike of a few large entries beside a long tail of small ones (the step law of a small
-    rate) makes the FFT's bound, proportional to |a| |b|, swamp the tail entries; the rests'
-    norms do not. Returns the entries and a bound on each entry's error: the direct part D^, a
-    running sum of m non-negative products, is within gamma(m + 1) of its exact value D (plus
-    2^-1074 per product for underflow), the rests' part F^ within its bound f (entries < 0 set to
-    0, which only moves them toward F >= 0), and their sum rounds once (U): |D^ + F^ - (D + F)| <=
-    f + gamma(m + 2) (D^ + F^ + f) / (1 - gamma(m + 2)) + m 2^-1074."""
-    other = a if b is None else b
-    heads_a = np.sort(np.argsort(-a, kind="stable")[:HEAD_ENTRIES])
-    heads_b = heads_a if b is None else np.sort(np.argsort(-other, kind="stable")[:HEAD_ENTRIES])
-    rest_a = a.copy()
-    rest_a[heads_a] = 0.0
-    rest_b = rest_a if b is None else other.copy()
-    if b is not None:
-        rest_b[heads_b] = 0.0
-    direct = np.zeros(a.size + other.size - 1)
-    count = np.zeros(direct.size, dtype=np.int64)
-    _heads_times(heads_a, a, other, direct, count)  # a_H * b
-    _heads_times(heads_b, other, rest_a, direct, count)  # b_H * a_R (= a_R * b_H)
-    if np.any(rest_a > 0) and np.any(rest_b > 0):
-        rest, rest_bound, _ = _tilted_convolve(rest_a, None if b is None else rest_b, h)
-    else:
-        rest, rest_bound = np.zeros(direct.size), np.zeros(direct.size)
-    total = direct + rest
-    g = (count + 2) * rounding.U
-    g = g / (1.0 - g)
-    with np.errstate(over="ignore", invalid="ignore"):
-        bound = (rest_bound + g * (total + rest_bound) / (1.0 - g)) * (1.0 + 4.0 * rounding.U) + count * 2.0**-1074
-    return total, bound
-
-
-@njit(cache=True, parallel=True)
-def _direct_entries(a, b, indices, out, bound):
-    """out[n] = sum_i a_i b_(n - i) by direct summation for n in ``indices``, and bound[n] its
-    error: gamma(m + 1) out[n] for m non-negative products (relative: no FFT), plus 2^-1074 per
-    product for underflow (Higham Sec. 2.3)."""
-    unit = 2.0**-53
-    for t in prange(indices.size):
-        n = indices[t]
-        lo = max(0, n - b.size + 1)
-        hi = min(n, a.size - 1)
-        total = 0.0
-        for i in range(lo, hi + 1):
-            total += a[i] * b[n - i]
-        m = hi - lo + 1
-        g = (m + 1) * unit / (1.0 - (m + 1) * unit)
-        out[n] = total
-        bound[n] = g * total * (1.0 + 4.0 * unit) + m * 2.0**-1074
-
-
-def _sharpened(a: np.ndarray, b: np.ndarray | None, out: np.ndarray, bound: np.ndarray, threshold: float,
-               log_g: np.ndarray) -> None:
-    """Entries of an FFT convolution whose proven error is above ``threshold`` of them recomputed
-    by direct summation (relative error gamma(m)), the largest bounds first, within DIRECT_BUDGET
-    products: where one large entry times a small one makes a tail entry (heavy tails), no tilt
-    makes the FFT's error relative, a direct sum is. Entries weighing at most SHARPEN_FLOOR
-    (max(entry, bound) max(1, g)) keep their bound: any answer is valid, these change none
-    that the engine reports above its floor. Entries with entry + bound below TINY are left too:
-    their exact value is below it, so a direct sum could not make them kept, and its underflow
-    bound (2^-1074 per product) weighs far more than their logs charge (``multiply_points``)."""
-    other = a if b is None else b
-    weight = np.log(np.maximum(np.maximum(out, bound), 1e-300)) + np.maximum(log_g, 0.0)
-    uncertain = np.nonzero(~_certain(out, bound, threshold) & (weight > math.log(SHARPEN_FLOOR))
-                           & (out + bound >= TINY))[0]
-    if uncertain.size == 0:
-        return
-    uncertain = uncertain[np.argsort(-bound[uncertain], kind="stable")]
-    terms = np.minimum(uncertain, a.size - 1) - np.maximum(0, uncertain - other.size + 1) + 1
-    chosen = uncertain[np.cumsum(terms) <= DIRECT_BUDGET]
-    _direct_entries(a, other, np.sort(chosen), out, bound)
-
-
-def _certain(out: np.ndarray, bound: np.ndarray, threshold: float) -> np.ndarray:
-    """Entries of a convolution known to ``threshold`` of their value (and far from underflow)."""
-    return (out >= TINY) & (bound <= threshold * out)
-
-
 def _kept_relative(rel_a: float, rel_b: float, out: np.ndarray, bound: np.ndarray, keep: np.ndarray) -> float:
     """Relative error of the kept convolution entries (inputs carrying rel_a and rel_b): an entry
     with |c^ - c| <= bound <= r c^ has |c^ - c| <= r / (1 - r) c; r the largest over the kept."""
@@ -529,8 +311,9 @@ def multiply_points(a: PointsLaw, b: PointsLaw | None, h: float) -> PointsLaw:
     entry + bound, times (1 + rho_a)(1 + rho_b)) charged to add_excess and their first moment to
     remove_excess (a cut costs at most those: (x - c)_+ <= x, (1 - c x)_+ <= 1, E[Z] <= 1)."""
     other = a if b is None else b
-    out, bound, logs = _tilted_convolve(a.p, None if b is None else b.p, h)
     k0 = a.k0 + other.k0
+    log_g = (k0 + np.arange(a.p.size + other.p.size - 1)) * h
+    out, bound, logs = convolution.tilted_convolve(a.p, None if b is None else b.p, h)
     # entries whose value and bound both underflow (p below the doubles, far up the grid) still carry
     # first moment p g: charged from their logs (an upper bound; inf where it overflows)
     gone = (out + bound < TINY) & np.isfinite(logs)
@@ -538,11 +321,10 @@ def multiply_points(a: PointsLaw, b: PointsLaw | None, h: float) -> PointsLaw:
     with np.errstate(over="ignore"):
         underflow_moment = float(np.exp(np.logaddexp.reduce(logs[gone] + x))) if gone.any() else 0.0
         underflow_mass = float(np.exp(np.logaddexp.reduce(logs[gone]))) if gone.any() else 0.0
-    _sharpened(a.p, None if b is None else b.p, out, bound, rounding.REL_THRESHOLD, (k0 + np.arange(out.size)) * h)
+    convolution.sharpen(a.p, None if b is None else b.p, out, bound, rounding.REL_THRESHOLD, log_g)
     signal = np.nonzero((out > bound) & (out >= TINY))[0]
     if signal.size == 0:
         raise FloatingPointError("a convolution has no entry above its rounding error")
-    k0 = a.k0 + other.k0
     first, last = int(signal[0]), int(signal[-1])
     rel = rounding.combine(a.rel_error, other.rel_error, 0.0)
     raised = out + bound
@@ -584,15 +366,6 @@ def kept_entries(relative: np.ndarray, mass: np.ndarray, floor: float, cap: floa
     return relative <= r
 
 
-def _lower_convolve(a: np.ndarray, b: np.ndarray | None, h: float) -> tuple[np.ndarray, np.ndarray]:
-    """The lower law's convolutions: heads split off (``_head_split_convolve``) once the arrays
-    are longer than a few heads, else tilted FFTs alone."""
-    if min(a.size, a.size if b is None else b.size) > 4 * HEAD_ENTRIES:
-        return _head_split_convolve(a, b, h)
-    out, bound, _ = _tilted_convolve(a, b, h)
-    return out, bound
-
-
 def multiply_means(a: MeansLaw, b: MeansLaw | None, h: float) -> MeansLaw:
     """Lower law of X Z: one atom per index sum (two convolutions: masses, and first moments
     relative to the cell's lower end), merged per cell. An entry of either convolution whose
@@ -607,14 +380,14 @@ def multiply_means(a: MeansLaw, b: MeansLaw | None, h: float) -> MeansLaw:
         return law.lv - (law.k0 + np.arange(law.m.size)) * h
 
     off_a, off_b = offsets(a), offsets(other)
-    mass, bound = _lower_convolve(a.m, None if b is None else b.m, h)
-    log_g = (a.k0 + other.k0 + np.arange(mass.size)) * h
+    log_g = (a.k0 + other.k0 + np.arange(a.m.size + other.m.size - 1)) * h
+    mass, bound = convolution.lower_convolve(a.m, None if b is None else b.m, h)
     threshold = _LOWER_KEEP.get()
-    _sharpened(a.m, None if b is None else b.m, mass, bound, threshold, log_g)
+    convolution.sharpen(a.m, None if b is None else b.m, mass, bound, threshold, log_g)
     moment_a = a.m * np.exp(off_a)
     moment_b = None if b is None else b.m * np.exp(off_b)
-    moment, moment_bound = _lower_convolve(moment_a, moment_b, h)
-    _sharpened(moment_a, moment_b, moment, moment_bound, threshold, log_g)
+    moment, moment_bound = convolution.lower_convolve(moment_a, moment_b, h)
+    convolution.sharpen(moment_a, moment_b, moment, moment_bound, threshold, log_g)
     k0 = a.k0 + other.k0
     with np.errstate(divide="ignore", invalid="ignore"):
         relative = np.where((mass >= TINY) & (moment >= TINY),

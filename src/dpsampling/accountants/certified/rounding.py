@@ -43,16 +43,16 @@ rounding adds g |X^ Y^|_2; the inverse divides 2-norms by sqrt(N) and adds eta |
 The norms are summed in floating point and inflated by (1 + gamma(n + 2)) (their own error).
 
 **Tilts and direct sums.** An entry of the convolution is only as good as the bound over its size.
-The engine convolves the arrays tilted by exp(theta x) (``laws._tilts``) and takes each entry from
+The engine convolves the arrays tilted by exp(theta x) (``convolution._tilts``) and takes each entry from
 the tilt whose bound, untilted, is smallest: a tail entry's error is then a fraction of the tilted
 entry it is, not of the largest entry. The tilt exp(log a + theta x - top) and the untilt
 exp(log c^ + shift - theta x) each carry a relative error <= tilt_rounding(L), L the largest
 magnitude of the logs involved; it is charged relatively (3 tilt_rounding(L) |c^| more per entry).
 An entry still above REL_THRESHOLD (upper law) or LOWER_THRESHOLD (lower law) of its value is
 recomputed by direct summation of its m non-negative products: error <= gamma(m + 1) c^ plus
-2^-1074 per product for underflow (``laws._direct_entries``), within a budget of products.
+2^-1074 per product for underflow (``convolution._direct_entries``), within a budget of products.
 The lower law's convolutions first split off each array's HEAD_ENTRIES largest entries
-(``laws._head_split_convolve``): a * b = a_H * b + a_R * b_H + a_R * b_R, the first two summed
+(``convolution.head_split_convolve``): a * b = a_H * b + a_R * b_H + a_R * b_R, the first two summed
 directly (m products per entry: gamma(m + 2) with the final sum, plus 2^-1074 per product), the
 third by tilted FFTs on the rests, whose norms no longer carry the spike of a small rate's law.
 
@@ -92,6 +92,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numba import njit
 
 U = 2.0**-53
 FFT_CONSTANT = 8.0
@@ -101,7 +102,7 @@ STEP_LAW_ACCURACY = 1e-10
 log_ndtr, Gauss-Legendre on narrow cells) are within this relative error of the exact integrals."""
 REL_THRESHOLD = 1e-10
 """An upper law's convolution entry whose proven error is above this fraction of it is recomputed by
-direct summation where the budget allows (``laws._sharpened``)."""
+direct summation where the budget allows (``convolution.sharpen``)."""
 
 
 def gamma(n: float) -> float:
@@ -122,10 +123,24 @@ def fft_size(n: int) -> int:
     return 1 << max(1, (n - 1).bit_length())
 
 
+@njit(cache=True)
+def _sum_of_squares(x):
+    """sum x_i^2 as a running sum in one thread (BLAS's threaded dot stalls for milliseconds
+    where the cores are busy, e.g. beside another job)."""
+    squares = 0.0
+    for v in x:
+        squares += v * v
+    return squares
+
+
 def norms(x: np.ndarray) -> tuple[float, float]:
-    """Upper bounds on |x|_1 and |x|_2 of a non-negative array, their own rounding included."""
+    """Upper bounds on |x|_1 and |x|_2 of a non-negative array, their own rounding included: a sum
+    of n non-negative terms (any order) is within gamma(n - 1) of its value, of n squares within
+    gamma(n) plus 2^-1074 per square for underflow (Higham Sec. 3.1); the square root and the
+    inflation round once each."""
     inflate = 1.0 + gamma(x.size + 2)
-    return float(np.sum(x)) * inflate, math.sqrt(float(np.dot(x, x))) * inflate
+    squares = _sum_of_squares(np.ascontiguousarray(x, dtype=np.float64)) + x.size * 2.0**-1074
+    return float(np.sum(x)) * inflate, math.sqrt(squares) * inflate
 
 
 def convolution_bound(x: np.ndarray, y: np.ndarray | None, size: int) -> float:

@@ -1,0 +1,244 @@
+"""Convolutions of non-negative arrays with a proven bound on every entry's error (``rounding``).
+
+The FFT's bound (``rounding``, Lemma 1) is uniform across the entries, so in the far tails it
+would swamp entries that matter once weighted by g_n (remove) or 1 (add). Each convolution is
+therefore done on the arrays tilted by g^theta for tilts matching their log-slopes (``_tilts``: the
+mode of some tilted array near every entry), every entry taken from the tilt whose bound, untilted,
+is smallest there (``tilted_convolve``). Where one large entry times a small one makes a tail
+entry (heavy tails), no tilt helps: entries whose bound is above a threshold of them are
+recomputed by direct summation (relative error gamma(m), ``sharpen``). The lower law's
+convolutions split off each array's largest entries and sum them directly (``head_split_convolve``):
+a spike of a few large entries beside a long tail (a small rate's step law) would make the FFT's
+bound, proportional to |a| |b|, swamp the tail. What the laws do with the entries and their
+bounds (raise, cut, charge, drop) is in ``laws``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit, prange
+from scipy import fft as sfft
+
+from . import rounding
+
+TINY = 1e-300  # a convolution entry below this is not kept (far from underflow: relative errors hold)
+MAX_TILTS = 16  # tilts per convolution at most (``_tilts``)
+DIRECT_BUDGET = 10**8  # products of direct summation per convolution at most (``sharpen``)
+SHARPEN_FLOOR = 1e-30  # entries weighing less are not summed directly (``sharpen``)
+TILT_SPACING = 4.0  # consecutive tilts' modes at most this many local sds apart
+HEAD_ENTRIES = 32  # the lower law's convolutions sum these largest entries of each array directly
+
+
+def _convolve(a: np.ndarray, b: np.ndarray | None, size: int) -> np.ndarray:
+    """Full linear convolution a * b (b None: a * a) by real FFT of length ``size`` (a power of 2
+    >= the result's length: ``rounding``'s assumption A)."""
+    n = a.size + (a.size if b is None else b.size) - 1
+    fa = sfft.rfft(a, size, workers=-1)
+    fb = fa if b is None else sfft.rfft(b, size, workers=-1)
+    return sfft.irfft(fa * fb, size, workers=-1)[:n]
+
+
+@njit(cache=True)
+def _keep_best(best, log_best, log_bound, tilted, log_shift, log_rounding, theta, h):
+    """Entry i from ``tilted`` (the convolution of the normalised g^theta-tilted arrays; the
+    untilted entry is tilted[i] exp(log_shift - theta offset_i)) where its rounding bound,
+    log_rounding - theta offset_i in logs, is below the best so far; ``log_best`` keeps the
+    entry's log (which survives where the entry underflows)."""
+    n = best.size
+    for i in range(n):
+        offset = (i - (n - 1)) * h  # log of g_i / g_{n-1} <= 0
+        candidate = log_rounding - theta * offset
+        if candidate < log_bound[i]:
+            log_bound[i] = candidate
+            if tilted[i] > 0.0:
+                log_best[i] = math.log(tilted[i]) + log_shift - theta * offset
+                # no overflow, compiled or not (NUMBA_DISABLE_JIT: math.exp raises past 709.78)
+                best[i] = math.exp(log_best[i]) if log_best[i] < 709.0 else math.inf
+            else:
+                log_best[i] = -math.inf
+                best[i] = 0.0
+
+
+def _normalised_tilt(a: np.ndarray, theta: float, h: float) -> tuple[np.ndarray, float]:
+    """a_i exp(theta x_i) / M and log M, M its largest entry (x_i = (i - last) h <= 0): no
+    underflow however long the range."""
+    with np.errstate(divide="ignore"):
+        log_tilted = np.log(a) + theta * (np.arange(a.size) - (a.size - 1)) * h
+    top = float(np.max(log_tilted))
+    return np.exp(log_tilted - top), top
+
+
+def _slope_tilts(a: np.ndarray, h: float) -> list[float]:
+    """Tilts theta = -d log a / dx at points of a's support, spaced so that the modes of
+    consecutive tilted arrays are at most TILT_SPACING local sds apart (local sd 1 / sqrt(kappa),
+    kappa = -d^2 log a / dx^2): every entry of a * a is near the mode of one tilted convolution."""
+    support = np.nonzero(a > 0)[0]
+    if support.size < 3:
+        return []
+    la = np.log(a[support])
+    x = support * h
+    slope = np.gradient(la, x)
+    curvature = np.abs(np.gradient(slope, x))
+    floor = 1.0 / max(x[-1] - x[0], h) ** 2
+    return [float(t) for t in _spaced(-slope, np.sqrt(np.maximum(curvature, floor)) * TILT_SPACING)]
+
+
+@njit(cache=True)
+def _spaced(values, gaps):
+    """values[i] (finite ones, in order) kept where more than gaps[i] from the last kept."""
+    out = np.empty(values.size)
+    n = 0
+    for i in range(values.size):
+        v = values[i]
+        if not np.isfinite(v):
+            continue
+        if n == 0 or abs(v - out[n - 1]) > gaps[i]:
+            out[n] = v
+            n += 1
+    return out[:n]
+
+
+def _tilts(a: np.ndarray, b: np.ndarray | None, h: float) -> list[float]:
+    """The tilts of a convolution: 0, 1 and the slope tilts of both arrays, at most MAX_TILTS
+    (thinned evenly)."""
+    slopes = sorted(set(_slope_tilts(a, h) + ([] if b is None else _slope_tilts(b, h))))
+    if len(slopes) > MAX_TILTS - 2:
+        slopes = [slopes[i] for i in np.linspace(0, len(slopes) - 1, MAX_TILTS - 2).round().astype(int)]
+    return sorted({0.0, 1.0, *slopes})
+
+
+def tilted_convolve(a: np.ndarray, b: np.ndarray | None, h: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """a * b (non-negative arrays) with each entry from the convolution tilted by g^theta
+    (``_tilts``) whose proven error bound (``rounding.convolution_bound``, untilted) is smallest
+    there; returns the entries (negatives set to 0), a bound on each entry's error, the
+    tilts' own rounding included (``rounding``), and log(entry + bound) per entry, finite where
+    both underflow (an entry past log g ~ 745 whose first moment is still of order 1). Each tilted array is one exp per entry,
+    normalised to its largest entry: exp(theta x) rounds once whatever theta, and nothing
+    underflows over a range of hundreds in log g."""
+    n = a.size + (a.size if b is None else b.size) - 1
+    size = rounding.fft_size(n)
+    best = np.zeros(n)
+    log_best = np.full(n, -np.inf)
+    log_bound = np.full(n, np.inf)
+    largest_log = 0.0
+    for theta in _tilts(a, b, h):
+        ta, top_a = _normalised_tilt(a, theta, h)
+        tb, top_b = (None, top_a) if b is None else _normalised_tilt(b, theta, h)
+        tilted = _convolve(ta, tb, size)
+        bound = rounding.convolution_bound(ta, tb, size)
+        shift = top_a + top_b
+        largest_log = max(largest_log, abs(top_a) + abs(top_b) + abs(theta) * (n - 1) * h)
+        if 0.0 < bound < math.inf:
+            _keep_best(best, log_best, log_bound, tilted, shift, math.log(bound) + shift, theta, h)
+    with np.errstate(over="ignore"):
+        bound = np.exp(np.minimum(log_bound, 700.0))
+    best = np.maximum(best, 0.0)
+    smallest = float(np.min(best[best > 0])) if np.any(best > 0) else 1.0
+    largest_log += abs(math.log(smallest)) + 2.0 * abs(math.log(max(float(np.max(best)), 1e-300)))
+    relative = rounding.tilt_rounding(largest_log)
+    logs = np.logaddexp(log_best, log_bound) + 4.0 * relative
+    with np.errstate(over="ignore"):  # an infinite bound keeps its entry out (upper: cut and charged)
+        return best, bound * (1.0 + relative) + 3.0 * relative * best, logs
+
+
+@njit(cache=True)
+def _heads_times(heads, a, b, out, count):
+    """out[i + j] += a_i b_j for i in ``heads`` and every j (a running sum of non-negative
+    products per entry); count[n] += the products added to out[n]."""
+    for i in heads:
+        ai = a[i]
+        for j in range(b.size):
+            out[i + j] += ai * b[j]
+            count[i + j] += 1
+
+
+def head_split_convolve(a: np.ndarray, b: np.ndarray | None, h: float) -> tuple[np.ndarray, np.ndarray]:
+    """a * b (non-negative arrays; b None: a * a) as heads times everything by direct summation
+    plus the rests' convolution (``tilted_convolve``): with H the HEAD_ENTRIES largest entries of
+    each array, a * b = a_H * b + a_R * b_H + a_R * b_R (R the rest, a split with no rounding).
+    A spike of a few large entries beside a long tail of small ones (the step law of a small
+    rate) makes the FFT's bound, proportional to |a| |b|, swamp the tail entries; the rests'
+    norms do not. Returns the entries and a bound on each entry's error: the direct part D^, a
+    running sum of m non-negative products, is within gamma(m + 1) of its exact value D (plus
+    2^-1074 per product for underflow), the rests' part F^ within its bound f (entries < 0 set to
+    0, which only moves them toward F >= 0), and their sum rounds once (U): |D^ + F^ - (D + F)| <=
+    f + gamma(m + 2) (D^ + F^ + f) / (1 - gamma(m + 2)) + m 2^-1074."""
+    other = a if b is None else b
+    heads_a = np.sort(np.argsort(-a, kind="stable")[:HEAD_ENTRIES])
+    heads_b = heads_a if b is None else np.sort(np.argsort(-other, kind="stable")[:HEAD_ENTRIES])
+    rest_a = a.copy()
+    rest_a[heads_a] = 0.0
+    rest_b = rest_a if b is None else other.copy()
+    if b is not None:
+        rest_b[heads_b] = 0.0
+    direct = np.zeros(a.size + other.size - 1)
+    count = np.zeros(direct.size, dtype=np.int64)
+    _heads_times(heads_a, a, other, direct, count)  # a_H * b
+    _heads_times(heads_b, other, rest_a, direct, count)  # b_H * a_R (= a_R * b_H)
+    if np.any(rest_a > 0) and np.any(rest_b > 0):
+        rest, rest_bound, _ = tilted_convolve(rest_a, None if b is None else rest_b, h)
+    else:
+        rest, rest_bound = np.zeros(direct.size), np.zeros(direct.size)
+    total = direct + rest
+    g = (count + 2) * rounding.U
+    g = g / (1.0 - g)
+    with np.errstate(over="ignore", invalid="ignore"):
+        bound = (rest_bound + g * (total + rest_bound) / (1.0 - g)) * (1.0 + 4.0 * rounding.U) + count * 2.0**-1074
+    return total, bound
+
+
+@njit(cache=True, parallel=True)
+def _direct_entries(a, b, indices, out, bound):
+    """out[n] = sum_i a_i b_(n - i) by direct summation for n in ``indices``, and bound[n] its
+    error: gamma(m + 1) out[n] for m non-negative products (relative: no FFT), plus 2^-1074 per
+    product for underflow (Higham Sec. 2.3)."""
+    unit = 2.0**-53
+    for t in prange(indices.size):
+        n = indices[t]
+        lo = max(0, n - b.size + 1)
+        hi = min(n, a.size - 1)
+        total = 0.0
+        for i in range(lo, hi + 1):
+            total += a[i] * b[n - i]
+        m = hi - lo + 1
+        g = (m + 1) * unit / (1.0 - (m + 1) * unit)
+        out[n] = total
+        bound[n] = g * total * (1.0 + 4.0 * unit) + m * 2.0**-1074
+
+
+def sharpen(a: np.ndarray, b: np.ndarray | None, out: np.ndarray, bound: np.ndarray, threshold: float,
+               log_g: np.ndarray) -> None:
+    """Entries of an FFT convolution whose proven error is above ``threshold`` of them recomputed
+    by direct summation (relative error gamma(m)), the largest bounds first, within DIRECT_BUDGET
+    products: where one large entry times a small one makes a tail entry (heavy tails), no tilt
+    makes the FFT's error relative, a direct sum is. Entries weighing at most SHARPEN_FLOOR
+    (max(entry, bound) max(1, g)) keep their bound: any answer is valid, these change none
+    that the engine reports above its floor. Entries with entry + bound below TINY are left too:
+    their exact value is below it, so a direct sum could not make them kept, and its underflow
+    bound (2^-1074 per product) weighs far more than their logs charge (``multiply_points``)."""
+    other = a if b is None else b
+    weight = np.log(np.maximum(np.maximum(out, bound), 1e-300)) + np.maximum(log_g, 0.0)
+    uncertain = np.nonzero(~certain(out, bound, threshold) & (weight > math.log(SHARPEN_FLOOR))
+                           & (out + bound >= TINY))[0]
+    if uncertain.size == 0:
+        return
+    uncertain = uncertain[np.argsort(-bound[uncertain], kind="stable")]
+    terms = np.minimum(uncertain, a.size - 1) - np.maximum(0, uncertain - other.size + 1) + 1
+    chosen = uncertain[np.cumsum(terms) <= DIRECT_BUDGET]
+    _direct_entries(a, other, np.sort(chosen), out, bound)
+
+
+def certain(out: np.ndarray, bound: np.ndarray, threshold: float) -> np.ndarray:
+    """Entries of a convolution known to ``threshold`` of their value (and far from underflow)."""
+    return (out >= TINY) & (bound <= threshold * out)
+
+
+def lower_convolve(a: np.ndarray, b: np.ndarray | None, h: float) -> tuple[np.ndarray, np.ndarray]:
+    """The lower law's convolutions: heads split off (``head_split_convolve``) once the arrays
+    are longer than a few heads, else tilted FFTs alone."""
+    if min(a.size, a.size if b is None else b.size) > 4 * HEAD_ENTRIES:
+        return head_split_convolve(a, b, h)
+    out, bound, _ = tilted_convolve(a, b, h)
+    return out, bound
