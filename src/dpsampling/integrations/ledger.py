@@ -40,6 +40,7 @@ from dataclasses import dataclass
 
 import dp_accounting
 
+from dpsampling.accountants.certified.kept_bins import kept_bins_phases
 from dpsampling.accountants.run import Phase
 from dpsampling.accountants.samplers import sampler_spec
 from dpsampling.integrations.events import RANDOM_ALLOCATION_EVENTS, KeptBinsDpEvent, ShuffledDpEvent
@@ -186,10 +187,11 @@ def parts(event, count: int, relation) -> list[tuple[Part, int]]:
         iterations = _integer(event, "iterations", cycle)
         z = _noise(event, event.event)
         _not_under_replace_one(event, relation)
-        epochs, remainder = divmod(iterations, cycle)
-        upper = z / math.sqrt(epochs + (remainder > 0))
-        return [(_part("balls_and_bins", upper, (("steps_per_epoch", cycle),), "epochs",
-                       z_lower=z / math.sqrt(epochs)), count)]
+        if z == 0.0:
+            return [(_part("balls_and_bins", z, (("steps_per_epoch", cycle),), "epochs"), count)]
+        dominated, dominating = kept_bins_phases(z, cycle, iterations)
+        return [(_part("balls_and_bins", dominating.sigma, (("steps_per_epoch", cycle),), "epochs",
+                       z_lower=dominated.sigma), count)]
     if isinstance(event, ShuffledDpEvent):
         steps = _integer(event, "num_steps", 1)
         z = _noise(event, event.event)
