@@ -312,12 +312,12 @@ def multiply_points(a: PointsLaw, b: PointsLaw | None, h: float) -> PointsLaw:
     remove_excess (a cut costs at most those: (x - c)_+ <= x, (1 - c x)_+ <= 1, E[Z] <= 1)."""
     other = a if b is None else b
     k0 = a.k0 + other.k0
-    log_g = (k0 + np.arange(a.p.size + other.p.size - 1)) * h
     out, bound, logs = convolution.tilted_convolve(a.p, None if b is None else b.p, h)
+    log_g = (k0 + np.arange(out.size)) * h
     # entries whose value and bound both underflow (p below the doubles, far up the grid) still carry
     # first moment p g: charged from their logs (an upper bound; inf where it overflows)
     gone = (out + bound < TINY) & np.isfinite(logs)
-    x = (k0 + np.nonzero(gone)[0]) * h
+    x = log_g[gone]
     with np.errstate(over="ignore"):
         underflow_moment = float(np.exp(np.logaddexp.reduce(logs[gone] + x))) if gone.any() else 0.0
         underflow_mass = float(np.exp(np.logaddexp.reduce(logs[gone]))) if gone.any() else 0.0
@@ -380,8 +380,8 @@ def multiply_means(a: MeansLaw, b: MeansLaw | None, h: float) -> MeansLaw:
         return law.lv - (law.k0 + np.arange(law.m.size)) * h
 
     off_a, off_b = offsets(a), offsets(other)
-    log_g = (a.k0 + other.k0 + np.arange(a.m.size + other.m.size - 1)) * h
     mass, bound = convolution.lower_convolve(a.m, None if b is None else b.m, h)
+    log_g = (a.k0 + other.k0 + np.arange(mass.size)) * h
     threshold = _LOWER_KEEP.get()
     convolution.sharpen(a.m, None if b is None else b.m, mass, bound, threshold, log_g)
     moment_a = a.m * np.exp(off_a)
