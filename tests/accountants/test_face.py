@@ -247,14 +247,14 @@ def test_a_sigma_the_engine_refuses_is_not_sufficient_for_the_calibration(monkey
     nothing below it is refused (it is only ever reached from above)."""
     phase = Phase("poisson", 1.0, sampling_rate=0.01, steps=1000)
     free = calibrate_sigma(phase, 2.0, 1e-5)
-    original, refusals = Accountant.epsilon_bounds, []
+    original, refusals = Accountant.epsilon_settled, []
 
-    def refusing(self, deltas):
+    def refusing(self, delta, target):
         if self.phases[0].sigma < 0.95 * free.sigma:
             refusals.append(self.phases[0].sigma)
             raise Refused("delta must be above the proven floor (a stand-in)")
-        return original(self, deltas)
+        return original(self, delta, target)
 
-    monkeypatch.setattr(Accountant, "epsilon_bounds", refusing)
+    monkeypatch.setattr(Accountant, "epsilon_settled", refusing)
     refused_below = calibrate_sigma(phase, 2.0, 1e-5)
     assert refusals and refused_below.sigma == free.sigma

@@ -143,12 +143,23 @@ class Accountant:
         ``delta_bounds([epsilon])`` (as ``get_epsilon``)."""
         return headline_value(self.delta_rows([epsilon]))
 
-    def _answer(self, quantity: str, values: np.ndarray) -> LongRows:
+    def epsilon_settled(self, delta: float, target_epsilon: float) -> tuple[float, float]:
+        """(lower, upper) of the headline eps at ``delta``, refined only until they settle whether
+        eps <= target_epsilon is shown (upper <= target) or refuted (lower > target): the same
+        answer to that question as ``get_epsilon(delta) <= target_epsilon``, at a fraction of its
+        cost far from the target (``certified.engine.settled``); a calibration's evaluation."""
+        delta = check_open_unit("delta", delta)
+        target = check_nonnegative("target_epsilon", target_epsilon)
+        column = DIRECTION_NAMES.index(self.headline)
+        rows = self._answer("epsilon", np.array([delta]), settle=(column, target))
+        return headline_value(rows, "lower"), headline_value(rows, "upper")
+
+    def _answer(self, quantity: str, values: np.ndarray, settle=None) -> LongRows:
         """The checked long rows; a fault below the face (anything but a refusal) is an
         AccountingError naming the run, never a ValueError that would read as bad input."""
         try:
             with query_limit(f"the {quantity} query of {self._label()}"):  # none unless set (the CLI's --time-limit)
-                bounds, methods, computation = self._bounds(quantity, values)
+                bounds, methods, computation = self._bounds(quantity, values, settle)
         except (Refused, AccountingError):
             raise
         except Exception as error:
@@ -160,8 +171,9 @@ class Accountant:
                  "tight_pair": all(phase.spec.tight for phase in self.phases), "computation": computation}
         return bounds_rows(quantity, values, bounds, methods, self.accuracy, attrs)
 
-    def _bounds(self, quantity: str, values: np.ndarray):
-        """((n, 3, 2) bounds, (lower, upper) methods, how they were computed)."""
+    def _bounds(self, quantity: str, values: np.ndarray, settle=None):
+        """((n, 3, 2) bounds, (lower, upper) methods, how they were computed); ``settle``: the
+        certified engine's early stop (``epsilon_settled``), the other methods answer in full."""
         phase = self.phases[0]
         if self.method == "dp_accounting":
             return phase.spec.reference(phase, quantity, values, self.accuracy)
@@ -173,7 +185,7 @@ class Accountant:
         if self.relation == "substitution":
             return phase.spec.substitution(phase, quantity, values, self.accuracy, self.max_grid_points)
         columns = [DIRECTION_NAMES.index(d) for d in refined_directions(self.refine, self.relation)]
-        bounds, attrs = refined(self.phases, values, quantity, self.accuracy, self.max_grid_points, columns)
+        bounds, attrs = refined(self.phases, values, quantity, self.accuracy, self.max_grid_points, columns, settle)
         methods = (EXACT, EXACT) if attrs["method"].startswith("exact") else (CERTIFIED_LOWER, CERTIFIED_UPPER)
         return bounds, methods, attrs
 

@@ -7,7 +7,11 @@ answers the same sigma, bit for bit. Several phases: every phase's sigma is scal
 c, starting at c = 1 (the sigmas given). The factor is bracketed by doubling or halving, then
 bisected in log scale until the smallest c shown sufficient (eps_upper(delta) <= target: a
 guarantee, under the certified method) and the largest c not shown sufficient are within ``rtol``
-of each other. Each evaluation answers both bounds, so the largest c shown insufficient
+of each other. Each evaluation is refined only until it settles its question
+(``Accountant.epsilon_settled``: upper <= target, or lower > target; the verdict the fully refined
+answer gives, so the bisection's path and its answer are those of full evaluations, at a fraction
+of their cost), and the reported c is then answered in full, its laws reused
+(``certified.engine.reusing_laws``). Each evaluation answers both bounds, so the largest c shown insufficient
 (eps_lower(delta) > target: no accountant can certify it) is kept too; where that is not within
 ``rtol`` of the sufficient one (a loose bracket, e.g. shuffle's), a second bisection on the
 lower bound narrows it. The words matter: "not shown sufficient" is not "insufficient".
@@ -23,6 +27,7 @@ from dataclasses import dataclass, field
 
 from dpsampling import __version__
 from dpsampling.accountants.accountant import METHOD_LABELS, METHODS, Accountant
+from dpsampling.accountants.certified.engine import reusing_laws
 from dpsampling.accountants.frames import Refused
 from dpsampling.accountants.limits import TimeLimitExceeded
 from dpsampling.accountants.run import as_phases
@@ -104,8 +109,8 @@ def calibrate_sigma(phases, target_epsilon: float, delta: float, *, relation: st
                     **options) -> Calibration:
     """The smallest scale of every phase's sigma shown sufficient for (target_epsilon, delta)
     under ``relation`` by ``method`` (module docstring; one phase: its sigma, the phase's own
-    sigma is not used). ``options``: the Accountant's (refine, max_grid_points); every evaluation is
-    the Accountant's own answer, so ``epsilon_upper`` is what ``account`` says at that sigma."""
+    sigma is not used). ``options``: the Accountant's (refine, max_grid_points); ``epsilon_upper``
+    is the Accountant's own answer at the sigma reported, what ``account`` says there."""
     phases = as_phases(phases)
     target = check_positive("target_epsilon", target_epsilon)
     delta = check_open_unit("delta", delta)
@@ -118,37 +123,39 @@ def calibrate_sigma(phases, target_epsilon: float, delta: float, *, relation: st
     largest = min(MAX_SIGMA / p.sigma for p in phases)
     seen: dict[float, tuple[float, float]] = {}
 
+    def accountant(c: float) -> Accountant:
+        return Accountant(tuple(p.with_sigma(p.sigma * c) for p in phases), relation=relation, accuracy=accuracy,
+                          **options)
+
     def bounds(c: float) -> tuple[float, float]:
         if c not in seen:
-            scaled = tuple(p.with_sigma(p.sigma * c) for p in phases)
             try:
-                frame = Accountant(scaled, relation=relation, accuracy=accuracy, **options).epsilon_bounds([delta])
+                seen[c] = accountant(c).epsilon_settled(delta, target)
             except TimeLimitExceeded:
                 raise
             except Refused:  # no certificate at this sigma (delta below what the engine can charge): not sufficient
                 seen[c] = (0.0, math.inf)
-                return seen[c]
-            row = frame[frame["direction"] == frame.attrs["headline"]].iloc[0]
-            seen[c] = (float(row["epsilon_lower"]), float(row["epsilon_upper"]))
         return seen[c]
 
     def sufficient(c: float) -> bool:
         return bounds(c)[1] <= target
 
-    low, high = _bracket(sufficient, 1.0, smallest, largest, target, phases)
-    while high / low - 1.0 > rtol:
-        mid = math.sqrt(low * high)
-        low, high = (low, mid) if sufficient(mid) else (mid, high)
-    shown_insufficient = [c for c, (lower, _) in seen.items() if lower > target]
-    insufficient = max(shown_insufficient) if shown_insufficient else None
-    if insufficient is not None and low / insufficient - 1.0 > rtol:
-        a, b = insufficient, low  # lower(a) > target; refine towards the largest c shown insufficient
-        while b / a - 1.0 > rtol:
-            mid = math.sqrt(a * b)
-            a, b = (mid, b) if bounds(mid)[0] > target else (a, mid)
-        insufficient = a
+    with reusing_laws():
+        low, high = _bracket(sufficient, 1.0, smallest, largest, target, phases)
+        while high / low - 1.0 > rtol:
+            mid = math.sqrt(low * high)
+            low, high = (low, mid) if sufficient(mid) else (mid, high)
+        shown_insufficient = [c for c, (lower, _) in seen.items() if lower > target]
+        insufficient = max(shown_insufficient) if shown_insufficient else None
+        if insufficient is not None and low / insufficient - 1.0 > rtol:
+            a, b = insufficient, low  # lower(a) > target; refine towards the largest c shown insufficient
+            while b / a - 1.0 > rtol:
+                mid = math.sqrt(a * b)
+                a, b = (mid, b) if bounds(mid)[0] > target else (a, mid)
+            insufficient = a
+        epsilon_upper = accountant(high).get_epsilon(delta)  # the reported sigma's answer, as account gives it
     return Calibration(tuple(p.with_sigma(p.sigma * high) for p in phases), target, delta, relation, method, accuracy,
-                       rtol, high, low, insufficient, len(seen), bounds(high)[1])
+                       rtol, high, low, insufficient, len(seen), epsilon_upper)
 
 
 def _bracket(sufficient, start: float, smallest: float, largest: float, target: float, phases):

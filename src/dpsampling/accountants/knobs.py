@@ -20,8 +20,9 @@ the steps already taken):
   to relative width ``rtol``.
 
 Integer knobs are searched by doubling from the run's value, then bisected to adjacent integers;
-the rate is bisected in log scale. Every evaluation is one ``Accountant`` query (its ``get_epsilon``,
-refined as every door refines it). The true eps grows with steps, epochs, rate and batch size (composition and
+the rate is bisected in log scale. Every evaluation is one ``Accountant`` query refined only until
+it settles the question (``epsilon_settled``: the verdict ``get_epsilon`` would give, refined as every
+door refines it), and the value returned is answered in full. The true eps grows with steps, epochs, rate and batch size (composition and
 subsampling), so the certified bound's answers form one threshold up to its accuracy; whatever the
 bound does, the value returned was itself shown sufficient.
 
@@ -37,6 +38,7 @@ from dataclasses import dataclass, field
 
 from dpsampling.accountants.accountant import Accountant
 from dpsampling.accountants.calibrate import DEFAULT_RTOL, calibrate_sigma
+from dpsampling.accountants.certified.engine import reusing_laws
 from dpsampling.accountants.limits import TimeLimitExceeded
 from dpsampling.accountants.relations import DEFAULT_RELATION
 from dpsampling.accountants.run import Phase, as_phases
@@ -128,25 +130,36 @@ def _builder(phase: Phase, knob: str):
 
 
 class _Search:
-    """The certified upper bound of the run with the last phase built at a knob value, memoized."""
+    """The run with the last phase built at a knob value: its certified eps bracket, settled
+    against the target (``Accountant.epsilon_settled``: the same verdict as the full answer),
+    memoized; ``epsilon`` is the full answer, for the value reported."""
 
     def __init__(self, earlier: tuple, build, target: float, delta: float, options: dict):
         self.earlier, self.build, self.target, self.delta, self.options = earlier, build, target, delta, options
         self.seen: dict = {}
 
-    def epsilon(self, value) -> float:
+    def _accountant(self, value) -> Accountant:
+        return Accountant((*self.earlier, self.build(value)), **self.options)
+
+    def bounds(self, value) -> tuple[float, float]:
         if value not in self.seen:
-            run = (*self.earlier, self.build(value))
             try:
-                self.seen[value] = Accountant(run, **self.options).get_epsilon(self.delta)
+                self.seen[value] = self._accountant(value).epsilon_settled(self.delta, self.target)
             except ValueError as error:  # a run the engine cannot certify at this delta (e.g. its rounding floor)
                 if not self.seen or isinstance(error, TimeLimitExceeded):
                     raise  # the user's own run: its error is the answer; a time limit stops the search
-                self.seen[value] = math.inf
+                self.seen[value] = (0.0, math.inf)
         return self.seen[value]
 
     def sufficient(self, value) -> bool:
-        return self.epsilon(value) <= self.target
+        return self.bounds(value)[1] <= self.target
+
+    def epsilon(self, value) -> float:
+        """The certified upper bound at ``value``, refined as every door refines it (the laws of
+        the settled evaluation reused: ``certified.engine.reusing_laws``)."""
+        if self.bounds(value)[1] == math.inf:
+            return math.inf
+        return self._accountant(value).get_epsilon(self.delta)
 
 
 def _largest_integer(search: _Search, start: int, lowest: int, highest: int) -> tuple[int | None, int | None]:
@@ -211,15 +224,17 @@ def calibrate_knob(phases, knob: str, target_epsilon: float, delta: float, *, re
     *earlier, last = phases
     build, start, lowest, highest = _builder(last, knob)
     search = _Search(tuple(earlier), build, target, delta, {"relation": relation, "accuracy": accuracy, **options})
-    if knob == "sampling_rate":
-        value, other = _largest_rate(search, start, rtol)
-    else:
-        value, other = _largest_integer(search, start, lowest, highest)
-    if value is None:
-        raise ValueError(f"target_epsilon must be reachable with {knob} = {other:g} at least (its certified eps upper "
-                         f"bound is {search.epsilon(other):.6g}); got {target!r}")
+    with reusing_laws():
+        if knob == "sampling_rate":
+            value, other = _largest_rate(search, start, rtol)
+        else:
+            value, other = _largest_integer(search, start, lowest, highest)
+        if value is None:
+            raise ValueError(f"target_epsilon must be reachable with {knob} = {other:g} at least (its certified eps "
+                             f"upper bound is {search.epsilon(other):.6g}); got {target!r}")
+        epsilon_upper = search.epsilon(value)
     return KnobCalibration(knob, value, other, (*earlier, build(value)), target, delta, relation, len(search.seen),
-                           search.epsilon(value))
+                           epsilon_upper)
 
 
 def budget_left(phases, target_epsilon: float, delta: float, *, relation: str = DEFAULT_RELATION,
@@ -240,8 +255,9 @@ def budget_left(phases, target_epsilon: float, delta: float, *, relation: str = 
     build, _, _, _ = _builder(last, unit)
     taken = last.steps if unit == "steps" else last.epochs
     search = _Search(tuple(earlier), build, target, delta, {"relation": relation, "accuracy": accuracy, **options})
-    search.seen[taken] = spent_upper
-    value, _ = _largest_integer(search, taken, taken, MAX_COUNT)
+    search.seen[taken] = (spent_lower, spent_upper)
+    with reusing_laws():
+        value, _ = _largest_integer(search, taken, taken, MAX_COUNT)
     return Budget(spent_lower, spent_upper, value - taken, unit, target, delta, (*earlier, build(value)))
 
 

@@ -25,6 +25,7 @@ own rounding. An eps query whose delta the charged tails alone reach is refused,
 
 from __future__ import annotations
 
+import contextlib
 import math
 
 import numpy as np
@@ -65,9 +66,39 @@ def gaussian_laws(weight: float, refinement: int) -> tuple[Laws, int]:
     return subsampled_laws(1.0 / math.sqrt(weight), 1.0, 1, refinement)
 
 
+_LAWS_KEPT = 8
+"""Run laws kept while ``reusing_laws`` is active (one calibration): the last evaluations' levels."""
+_kept_laws: dict | None = None
+
+
+@contextlib.contextmanager
+def reusing_laws():
+    """Within this block, ``run_laws`` of a run and refinement already built is returned again
+    (the laws are a function of the run and the refinement only: the same numbers, the same
+    proof), keeping the last _LAWS_KEPT; a calibration asks the sigma it reports twice (settled,
+    then refined to the accuracy)."""
+    global _kept_laws
+    outer, _kept_laws = _kept_laws, ({} if _kept_laws is None else _kept_laws)
+    try:
+        yield
+    finally:
+        _kept_laws = outer
+
+
 def run_laws(phases, refinement: int) -> tuple[Laws, int]:
     """The laws of the whole run (product over phases; its Gaussian phases first combined into
-    one Gaussian mechanism) and the largest array length used."""
+    one Gaussian mechanism) and the largest array length used (kept within ``reusing_laws``)."""
+    if _kept_laws is None:
+        return _run_laws(phases, refinement)
+    key = (tuple(phases), refinement)
+    if key not in _kept_laws:
+        if len(_kept_laws) >= _LAWS_KEPT:
+            del _kept_laws[next(iter(_kept_laws))]
+        _kept_laws[key] = _run_laws(phases, refinement)
+    return _kept_laws[key]
+
+
+def _run_laws(phases, refinement: int) -> tuple[Laws, int]:
     gaussian_phases = [phase for phase in phases if phase.spec.gaussian_weight(phase) is not None]
     result, largest = None, 0
     if gaussian_phases:
@@ -154,12 +185,24 @@ def _check_mean(laws: Laws) -> None:
         raise FloatingPointError(f"the upper law lost its mean (E[L] + charged = {total:.3g} < 1)")
 
 
-def refined(phases, values: np.ndarray, kind: str, accuracy: float, max_grid_points: int, columns):
+def settled(bounds: np.ndarray, settle: tuple[int, float]) -> bool:
+    """Whether every row's bracket in direction ``settle[0]`` already answers "is the quantity
+    <= settle[1]?": its upper bound is <= it (yes) or its lower bound is above it (no). Later
+    refinements keep the smallest upper and the largest lower bound, so neither answer can change."""
+    column, threshold = settle
+    lower, upper = bounds[:, column, 0], bounds[:, column, 1]
+    return bool(np.all((upper <= threshold) | (lower > threshold)))
+
+
+def refined(phases, values: np.ndarray, kind: str, accuracy: float, max_grid_points: int, columns, settle=None):
     """Bounds at ``values`` (eps for kind "delta", delta for "epsilon") of a validated run.
     A run of Gaussian mechanisms only is answered by its closed form; any other is refined until
     every row's gap in the directions ``columns`` (indices into DIRECTION_NAMES) is <= accuracy,
     the next level would pass max_grid_points, or a refinement no longer halves the gap of any
-    row still open (rounding, not the grid, limits it then).
+    row still open (rounding, not the grid, limits it then). ``settle`` = (direction, threshold):
+    stop as soon as the bounds are ``settled`` (a calibration's question: is eps <= target?); the
+    answer to it is then the one the full refinement would give (the same levels, stopped
+    earlier), the bounds looser.
     Returns ((n, 3, 2) bounds, attrs)."""
     refined_names = [DIRECTION_NAMES[c] for c in columns]
     weight = gaussian_weight(phases)
@@ -173,6 +216,7 @@ def refined(phases, values: np.ndarray, kind: str, accuracy: float, max_grid_poi
                  "directions_refined": refined_names}
         return bounds, attrs
     best, refinement, previous, unreachable_before, charged_before = None, 0, None, False, math.inf
+    done = False
     label = " + ".join(f"{p.sampler}(sigma={p.sigma:g}, {p.steps} steps)" for p in phases)
     with progress.bar(f"certified bounds [{label}]: refinements") as bar:
         while True:
@@ -210,7 +254,8 @@ def refined(phases, values: np.ndarray, kind: str, accuracy: float, max_grid_poi
             # at two grids and 1e-16 at the next, seen) and no longer shrinks
             unreachable = kind == "epsilon" and bool(np.all(np.isinf(best[open_rows][:, columns, 1]).any(axis=1)))
             hopeless = unreachable and unreachable_before and 0.5 * charged_before <= charged <= FLOOR_REACHED
-            if converged or stalled or 2 * largest > max_grid_points or hopeless:
+            done = settle is not None and settled(best, settle)
+            if converged or stalled or 2 * largest > max_grid_points or hopeless or done:
                 break
             unreachable_before, charged_before = unreachable, charged
             previous = gaps
@@ -229,4 +274,6 @@ def refined(phases, values: np.ndarray, kind: str, accuracy: float, max_grid_poi
              "accuracy_reached": worst, "accuracy_floor": floor, "excess": charged,
              "relative_error": max(laws.points.rel_error, laws.means.rel_error), "fp_model": FP_MODEL,
              "refinements": refinement + 1, "converged": converged, "directions_refined": refined_names}
+    if settle is not None:
+        attrs["settled"] = done
     return best, attrs
