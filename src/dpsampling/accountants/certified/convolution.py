@@ -61,11 +61,16 @@ def _keep_best(best, log_best, log_bound, tilted, log_shift, log_rounding, theta
                 best[i] = 0.0
 
 
-def _normalised_tilt(a: np.ndarray, theta: float, h: float) -> tuple[np.ndarray, float]:
-    """a_i exp(theta x_i) / M and log M, M its largest entry (x_i = (i - last) h <= 0): no
-    underflow however long the range."""
+def _log_entries(a: np.ndarray) -> np.ndarray:
+    """log a (-inf at 0): computed once per array, shared by its tilts (``_normalised_tilt``)."""
     with np.errstate(divide="ignore"):
-        log_tilted = np.log(a) + theta * (np.arange(a.size) - (a.size - 1)) * h
+        return np.log(a)
+
+
+def _normalised_tilt(log_a: np.ndarray, theta: float, h: float) -> tuple[np.ndarray, float]:
+    """a_i exp(theta x_i) / M and log M, M its largest entry (x_i = (i - last) h <= 0), from log a:
+    no underflow however long the range."""
+    log_tilted = log_a + theta * (np.arange(log_a.size) - (log_a.size - 1)) * h
     top = float(np.max(log_tilted))
     return np.exp(log_tilted - top), top
 
@@ -123,9 +128,10 @@ def tilted_convolve(a: np.ndarray, b: np.ndarray | None, h: float) -> tuple[np.n
     log_best = np.full(n, -np.inf)
     log_bound = np.full(n, np.inf)
     largest_log = 0.0
+    log_a, log_b = _log_entries(a), None if b is None else _log_entries(b)
     for theta in _tilts(a, b, h):
-        ta, top_a = _normalised_tilt(a, theta, h)
-        tb, top_b = (None, top_a) if b is None else _normalised_tilt(b, theta, h)
+        ta, top_a = _normalised_tilt(log_a, theta, h)
+        tb, top_b = (None, top_a) if b is None else _normalised_tilt(log_b, theta, h)
         tilted = _convolve(ta, tb, size)
         bound = rounding.convolution_bound(ta, tb, size)
         shift = top_a + top_b
