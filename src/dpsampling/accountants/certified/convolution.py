@@ -29,15 +29,17 @@ DIRECT_BUDGET = 10**8  # products of direct summation per convolution at most (`
 SHARPEN_FLOOR = 1e-30  # entries weighing less are not summed directly (``sharpen``)
 TILT_SPACING = 4.0  # consecutive tilts' modes at most this many local sds apart
 HEAD_ENTRIES = 32  # the lower law's convolutions sum these largest entries of each array directly
+BATCH_ENTRIES = 2**22  # a convolution's tilted arrays are transformed together up to this many entries
 
 
 def _convolve(a: np.ndarray, b: np.ndarray | None, size: int) -> np.ndarray:
     """Full linear convolution a * b (b None: a * a) by real FFT of length ``size`` (a power of 2
-    >= the result's length: ``rounding``'s assumption A)."""
-    n = a.size + (a.size if b is None else b.size) - 1
-    fa = sfft.rfft(a, size, workers=-1)
-    fb = fa if b is None else sfft.rfft(b, size, workers=-1)
-    return sfft.irfft(fa * fb, size, workers=-1)[:n]
+    >= the result's length: ``rounding``'s assumption A); a and b may be stacks of rows (the last
+    axis), each row transformed on its own, as alone (the cores share the rows)."""
+    n = a.shape[-1] + (a.shape[-1] if b is None else b.shape[-1]) - 1
+    fa = sfft.rfft(a, size, axis=-1, workers=-1)
+    fb = fa if b is None else sfft.rfft(b, size, axis=-1, workers=-1)
+    return sfft.irfft(fa * fb, size, axis=-1, workers=-1)[..., :n]
 
 
 @njit(cache=True)
@@ -129,15 +131,22 @@ def tilted_convolve(a: np.ndarray, b: np.ndarray | None, h: float) -> tuple[np.n
     log_bound = np.full(n, np.inf)
     largest_log = 0.0
     log_a, log_b = _log_entries(a), None if b is None else _log_entries(b)
-    for theta in _tilts(a, b, h):
-        ta, top_a = _normalised_tilt(log_a, theta, h)
-        tb, top_b = (None, top_a) if b is None else _normalised_tilt(log_b, theta, h)
-        tilted = _convolve(ta, tb, size)
-        bound = rounding.convolution_bound(ta, tb, size)
-        shift = top_a + top_b
-        largest_log = max(largest_log, abs(top_a) + abs(top_b) + abs(theta) * (n - 1) * h)
-        if 0.0 < bound < math.inf:
-            _keep_best(best, log_best, log_bound, tilted, shift, math.log(bound) + shift, theta, h)
+    thetas = _tilts(a, b, h)
+    rows = max(1, BATCH_ENTRIES // size)
+    for start in range(0, len(thetas), rows):
+        chunk = thetas[start:start + rows]
+        tilted_a = [_normalised_tilt(log_a, theta, h) for theta in chunk]
+        tilted_b = None if b is None else [_normalised_tilt(log_b, theta, h) for theta in chunk]
+        products = _convolve(np.stack([t for t, _ in tilted_a]),
+                             None if b is None else np.stack([t for t, _ in tilted_b]), size)
+        for k, theta in enumerate(chunk):
+            ta, top_a = tilted_a[k]
+            tb, top_b = (None, top_a) if b is None else tilted_b[k]
+            bound = rounding.convolution_bound(ta, tb, size)
+            shift = top_a + top_b
+            largest_log = max(largest_log, abs(top_a) + abs(top_b) + abs(theta) * (n - 1) * h)
+            if 0.0 < bound < math.inf:
+                _keep_best(best, log_best, log_bound, products[k], shift, math.log(bound) + shift, theta, h)
     with np.errstate(over="ignore"):
         bound = np.exp(np.minimum(log_bound, 700.0))
     best = np.maximum(best, 0.0)
@@ -195,47 +204,65 @@ def head_split_convolve(a: np.ndarray, b: np.ndarray | None, h: float) -> tuple[
     return total, bound
 
 
-LANES = 4  # independent running sums per direct entry (``_direct_entries``)
+PARALLEL_PRODUCTS = 10**7
+"""Direct sums of fewer products run in one thread: starting the threads costs more than they save
+(milliseconds per call, where a small call's work is a fraction of one)."""
+
+
+def _direct_entries(a, b, indices, out, bound):
+    """out[n] = sum_i a_i b_(n - i) by direct summation for n in ``indices``, and bound[n] its
+    error (``_direct_entry``); on every core when there are PARALLEL_PRODUCTS products or more."""
+    last = b.size - 1
+    products = int(np.sum(np.minimum(indices, a.size - 1) - np.maximum(0, indices - last) + 1)) if indices.size else 0
+    kernel = _direct_parallel if products >= PARALLEL_PRODUCTS else _direct_serial
+    kernel(a, b[::-1].copy(), indices, out, bound)
+
+
+@njit(cache=True)
+def _direct_entry(a, reversed_b, n):
+    """(sum_i a_i b_(n - i), its error bound) for non-negative a, b (b given reversed): gamma(m + 1)
+    times the sum for m products (relative: no FFT), plus 2^-1074 per product for underflow
+    (Higham Sec. 2.3). The products are summed in four running sums (in blocks of four, the
+    last m mod 4 into the first), then the four in order: a product passes through at most
+    1 + (floor(m / 4) + m mod 4 - 1) + 3 <= m + 1 roundings for m >= 4, and at most m for m < 4
+    (the other sums are 0 and add exactly), and for non-negative terms a summation tree of depth d
+    is within gamma(d) of the exact sum (Higham Lemma 3.1, Sec. 4.2): gamma(m + 1) holds as for one
+    running sum; the four sums only break the chain of dependent additions (twice the throughput)."""
+    unit = 2.0**-53
+    last = reversed_b.size - 1
+    lo = max(0, n - last)
+    hi = min(n, a.size - 1)
+    shift = last - n  # b[n - i] = reversed_b[i + shift]
+    s0 = 0.0
+    s1 = 0.0
+    s2 = 0.0
+    s3 = 0.0
+    i = lo
+    while i + 3 <= hi:
+        s0 += a[i] * reversed_b[i + shift]
+        s1 += a[i + 1] * reversed_b[i + 1 + shift]
+        s2 += a[i + 2] * reversed_b[i + 2 + shift]
+        s3 += a[i + 3] * reversed_b[i + 3 + shift]
+        i += 4
+    while i <= hi:
+        s0 += a[i] * reversed_b[i + shift]
+        i += 1
+    total = ((s0 + s1) + s2) + s3
+    m = hi - lo + 1
+    g = (m + 1) * unit / (1.0 - (m + 1) * unit)
+    return total, g * total * (1.0 + 4.0 * unit) + m * 2.0**-1074
+
+
+@njit(cache=True)
+def _direct_serial(a, reversed_b, indices, out, bound):
+    for t in range(indices.size):
+        out[indices[t]], bound[indices[t]] = _direct_entry(a, reversed_b, indices[t])
 
 
 @njit(cache=True, parallel=True)
-def _direct_entries(a, b, indices, out, bound):
-    """out[n] = sum_i a_i b_(n - i) by direct summation for n in ``indices``, and bound[n] its
-    error: gamma(m + 1) out[n] for m non-negative products (relative: no FFT), plus 2^-1074 per
-    product for underflow (Higham Sec. 2.3). The products are summed in LANES = 4 running sums
-    (in blocks of four, the last m mod 4 into the first), then the lanes in order: a product
-    passes through at most 1 + (floor(m / 4) + m mod 4 - 1) + 3 <= m + 1 roundings for m >= 4,
-    and at most m for m < 4 (the other lanes are 0 and add exactly), and for non-negative terms a
-    summation tree of depth d is within gamma(d) of the exact sum (Higham Lemma 3.1, Sec. 4.2):
-    gamma(m + 1) holds as for one running sum; the lanes only break the chain of dependent
-    additions (several times the throughput)."""
-    unit = 2.0**-53
-    reversed_b = b[::-1].copy()
-    last = b.size - 1
+def _direct_parallel(a, reversed_b, indices, out, bound):
     for t in prange(indices.size):
-        n = indices[t]
-        lo = max(0, n - last)
-        hi = min(n, a.size - 1)
-        shift = last - n  # b[n - i] = reversed_b[i + shift]
-        s0 = 0.0
-        s1 = 0.0
-        s2 = 0.0
-        s3 = 0.0
-        i = lo
-        while i + 3 <= hi:
-            s0 += a[i] * reversed_b[i + shift]
-            s1 += a[i + 1] * reversed_b[i + 1 + shift]
-            s2 += a[i + 2] * reversed_b[i + 2 + shift]
-            s3 += a[i + 3] * reversed_b[i + 3 + shift]
-            i += 4
-        while i <= hi:
-            s0 += a[i] * reversed_b[i + shift]
-            i += 1
-        total = ((s0 + s1) + s2) + s3
-        m = hi - lo + 1
-        g = (m + 1) * unit / (1.0 - (m + 1) * unit)
-        out[n] = total
-        bound[n] = g * total * (1.0 + 4.0 * unit) + m * 2.0**-1074
+        out[indices[t]], bound[indices[t]] = _direct_entry(a, reversed_b, indices[t])
 
 
 def sharpen(a: np.ndarray, b: np.ndarray | None, out: np.ndarray, bound: np.ndarray, threshold: float,
