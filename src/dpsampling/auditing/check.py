@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 from scipy import stats
 
+from dpsampling.accountants import printed
 from dpsampling.accountants.accountant import Accountant
 from dpsampling.accountants.frames import headline_value
 from dpsampling.accountants.relations import ADD_OR_REMOVE
@@ -159,12 +160,11 @@ def _alternatives(assumed: Phase, per_epoch: int) -> list[Phase]:
 
 def rounded(value: float, up: bool) -> str:
     """``value`` rounded outward (an upper bound up, a lower bound down) to 2 decimals, or 3
-    significant digits below 1."""
+    significant digits below 1 (``printed``: exact decimal arithmetic)."""
     if not math.isfinite(value) or value == 0:
         return f"{value:g}"
     places = max(2, 2 - math.floor(math.log10(abs(value))))
-    scaled = value * 10 ** places
-    return f"{(math.ceil(scaled) if up else math.floor(scaled)) / 10 ** places:.{places}f}"
+    return printed.upper_places(value, places) if up else printed.lower_places(value, places)
 
 
 def _words(phase: Phase) -> str:
