@@ -60,6 +60,7 @@ class Phase:
         sigma = check_positive("sigma", sigma)
         spec.check_sigma(sigma)
         n, b = _dataset(dataset_size, batch_size)
+        _check_steps_per_epoch(steps_per_epoch, n, b)
         if spec.rate_based:
             rate = _rate(sampler, sampling_rate, n, b)
             per_epoch = steps_per_epoch
@@ -153,6 +154,17 @@ def _dataset(dataset_size, batch_size) -> tuple[int | None, int | None]:
     if b > n:
         raise ValueError(f"batch_size must be in [1, dataset_size = {n}]; got {batch_size!r}")
     return n, b
+
+
+def _check_steps_per_epoch(steps_per_epoch, n, b) -> None:
+    """An over-determined run must agree: steps_per_epoch with dataset_size and batch_size is
+    ceil(n / b), or it is refused (it never silently overrides them)."""
+    if steps_per_epoch is None or n is None:
+        return
+    per_epoch = check_int_at_least("steps_per_epoch", steps_per_epoch, 1)
+    if per_epoch != math.ceil(n / b):
+        raise ValueError(f"steps_per_epoch must equal ceil(dataset_size / batch_size) = {math.ceil(n / b):,} when "
+                         f"both are given (dataset_size {n:,}, batch_size {b:,}); got {steps_per_epoch!r}")
 
 
 def _rate(sampler: str, sampling_rate, n, b) -> float:
