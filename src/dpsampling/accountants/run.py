@@ -34,9 +34,15 @@ MAX_SIGMA = 1e4
 """The largest noise multiplier a phase may have (calibrate's search goes up to the same, its
 MAX_SIGMA): above, the engine's grids pass the range of floating point (sigma 1e300 overflowed,
 issue 42)."""
+MIN_SIGMA = 1e-3
+"""The smallest noise multiplier of any phase (calibrate's SMALLEST_SIGMA; samplers with a grid
+have a larger ``min_sigma``): sigma 1e-300 divided by zero (issue 42)."""
 MIN_SAMPLING_RATE = 1e-100
 """The smallest sampling rate a phase may have: below, the subsampled pair's terms underflow
 (rate 1e-300 divided by zero, issue 42); at 1e-100 the eps of ten steps is already 0."""
+MAX_STEPS = 10**15
+"""The most steps a phase may have in all (calibrate's knob search goes to 10**12 steps or epochs):
+far more, and the engine worked for minutes before refusing, or ran out of memory (issue 42)."""
 RUN_FIELDS = ("steps", "epochs", "steps_per_epoch", "sampling_rate", "dataset_size", "batch_size")
 """The keywords that describe how long a phase runs and how it samples (``Phase``)."""
 
@@ -82,6 +88,12 @@ class Phase:
             if per_epoch is None and n is not None:
                 per_epoch = -(-n // b)
             total, per_epoch, count = _length(sampler, steps, epochs, per_epoch, epoch_based=True)
+        if total > MAX_STEPS:
+            name = "steps" if steps is not None else "epochs" if (count or 1) >= (per_epoch or 1) else \
+                "steps_per_epoch" if steps_per_epoch is not None else "dataset_size"
+            raise ValueError(f"{name} must make at most {MAX_STEPS:.0e} steps in "
+                             f"all (far more and the engine works for minutes, or runs out of memory); got "
+                             f"{dataset_size_text(total)} steps")
         for name, value in (("sampler", sampler), ("sigma", sigma), ("steps", total), ("epochs", count),
                             ("steps_per_epoch", per_epoch), ("sampling_rate", rate), ("dataset_size", n),
                             ("batch_size", b)):
@@ -147,10 +159,13 @@ class Phase:
 
 
 def _check_sigma(spec, sigma) -> float:
-    """A noise multiplier in [the sampler's min_sigma, MAX_SIGMA]."""
+    """A noise multiplier in [the sampler's min_sigma and MIN_SIGMA, MAX_SIGMA]."""
     sigma = check_positive("sigma", sigma)
     spec.check_sigma(sigma)
-    if sigma > MAX_SIGMA:
+    if sigma < MIN_SIGMA * (1 - 1e-9):  # calibrate's search ends land within rounding of both
+        raise ValueError(f"sigma must be at least {MIN_SIGMA:g} (calibrate's smallest; below, the closed forms pass "
+                         f"the range of floating point); got {sigma!r}")
+    if sigma > MAX_SIGMA * (1 + 1e-9):
         raise ValueError(f"sigma must be at most {MAX_SIGMA:g} (the end of calibrate's search; above, the certified "
                          f"grids pass the range of floating point); got {sigma!r}")
     return sigma
@@ -182,7 +197,7 @@ def _check_steps_per_epoch(steps_per_epoch, n, b) -> None:
 
 
 def dataset_size_text(n: int) -> str:
-    """A dataset size in a message: in full, or its order of magnitude when it is huge."""
+    """A count in a message: in full, or its order of magnitude when it is huge."""
     return f"{n:,}" if n < 10**30 else f"about 1e{int(math.log10(n))}"
 
 
@@ -250,4 +265,4 @@ def as_phases(phases) -> tuple[Phase, ...]:
     return phases
 
 
-__all__ = ["MAX_SIGMA", "MIN_SAMPLING_RATE", "RUN_FIELDS", "SAMPLER_NAMES", "STEPS_ALONE", "Phase", "as_phases"]
+__all__ = ["MAX_SIGMA", "MAX_STEPS", "MIN_SAMPLING_RATE", "MIN_SIGMA", "RUN_FIELDS", "SAMPLER_NAMES", "STEPS_ALONE", "Phase", "as_phases"]

@@ -202,6 +202,10 @@ def _read(loader, epochs: int, steps_per_epoch, batch_size, seed: int, n):
     return _epochs_from_reiterable(loader, epochs, name), f"{name}, one iter() per epoch"
 
 
+MAX_COUNT = 10**15
+"""The largest dataset size or steps per epoch an audit takes (a huge integer overflowed int64, issue 42)."""
+
+
 def _pad_index(loader) -> int | None:
     """PAD_INDEX where ``loader`` is (or batches with) a truncating BatchSampler (its padding slots,
     which the audit drops), else None."""
@@ -230,8 +234,13 @@ def draw(loader, *, epochs: int = 3, dataset_size: int | None = None, steps_per_
     audit seeds itself (a jax-privacy strategy's rng), never the loader's own generator."""
     epochs = check_int_at_least("epochs", epochs, MIN_EPOCHS)
     n = None if dataset_size is None else check_int_at_least("dataset_size", dataset_size, 1)
+    if n is not None and n > MAX_COUNT:
+        raise ValueError(f"dataset_size must be at most {MAX_COUNT:.0e} (the audit holds int64 indices); got {n:.3g}")
     if steps_per_epoch is not None:
         steps_per_epoch = check_int_at_least("steps_per_epoch", steps_per_epoch, 1)
+        if steps_per_epoch > MAX_COUNT:
+            raise ValueError(f"steps_per_epoch must be at most {MAX_COUNT:.0e} (the batches the audit reads); got "
+                             f"{steps_per_epoch:.3g}")
     seed = check_int_at_least("seed", seed, 0)
     known = n if n is not None else _dataset_size_of(loader)
     batches, source = _read(loader, epochs, steps_per_epoch, batch_size, seed, known)

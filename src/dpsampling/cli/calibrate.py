@@ -41,6 +41,7 @@ from dpsampling.cli.arguments import (
     engine_options,
     phases_of,
 )
+from dpsampling.cli.arguments import rtol as rtol_of
 from dpsampling.cli.main import OneLineParser
 from dpsampling.cli.output import WORDS, dump
 
@@ -96,7 +97,7 @@ def run(args) -> int:
     phases = phases_of(args, START_SIGMA)
     options = engine_options(phases, args)
     result = calibrate_sigma(phases, args.target_epsilon, args.delta, relation=args.relation or DEFAULT_RELATION,
-                             accuracy=accuracy(args), rtol=DEFAULT_RTOL if args.rtol is None else args.rtol, **options)
+                             accuracy=accuracy(args), rtol=rtol_of(args), **options)
     document = {"command": "calibrate", "inputs": {name: getattr(args, name) for name in (
                     "sampler", "schedule", *RUN_FIELDS, "target_epsilon", "delta", "relation", "accuracy", "refine",
                     "rtol", "pld_method", "max_grid_points")},
@@ -156,7 +157,7 @@ def _knob(args) -> int:
                   f"{result.more:,} more {result.unit} of the last phase keep the run shown within eps "
                   f"{args.target_epsilon:g} (the next one is not shown to)"]
     else:
-        rtol = DEFAULT_RTOL if args.rtol is None else args.rtol
+        rtol = rtol_of(args)
         result = calibrate_knob(phases, args.knob, args.target_epsilon, args.delta, rtol=rtol, **common)
         not_shown = "none in range" if result.value_not_shown is None else _knob_text(args.knob, result.value_not_shown)
         lines = [f"# run at the value shown sufficient: {phase.describe()}" for phase in result.phases]
