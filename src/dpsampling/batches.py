@@ -183,6 +183,20 @@ def pad_or_truncate(batch: np.ndarray, max_batch_size: int, seed=None) -> tuple[
 
 PAD_INDEX = -1  # the index of a padding slot (weight 0), as in pad_or_truncate
 
+
+class PaddedBatch(np.ndarray):
+    """A batch of a truncating ``BatchSampler``: an int64 array that may hold PAD_INDEX. Numpy
+    indexing (``X[batch]``) and ``tolist()`` work as for any array, but iterating one that holds
+    padding (what a DataLoader does to fetch ``dataset[i]`` for each i) is refused: -1 would read
+    the last example as a real one. ``PaddedDataset`` reads it whole (its ``__getitems__``)."""
+
+    def __iter__(self):
+        if self.ndim == 1 and (np.asarray(self) == PAD_INDEX).any():
+            raise ValueError(f"a padded batch holds the padding index {PAD_INDEX}, which a dataset would read as "
+                             "its last example: wrap the dataset in PaddedDataset(dataset) (padding then weighs 0), "
+                             "or use batch.tolist() with BatchSampler.weights(batch)")
+        return iter(np.asarray(self))
+
 PLANS = {
     "deterministic": lambda n, steps, b, rng: deterministic_batches(n, steps),
     "shuffle": lambda n, steps, b, rng: shuffle_batches(n, steps, rng),
@@ -312,14 +326,15 @@ class BatchSampler:
         return PLANS[self.sampler](self.dataset_size, self.steps_per_epoch, self.batch_size, rng)
 
     def epoch(self, epoch: int) -> list[np.ndarray]:
-        """Epoch ``epoch``'s T batches (int64 arrays; exactly max_batch_size long when it is set)."""
+        """Epoch ``epoch``'s T batches (int64 arrays; exactly max_batch_size long when it is set:
+        then ``PaddedBatch``, which no dataset but ``PaddedDataset`` can be indexed with)."""
         epoch = _check_int_in("epoch", epoch, 0, self.epochs - 1, "epochs - 1")
         rng = _epoch_rng(self.seed, epoch)
         plan = self._plan(rng)
         if self.max_batch_size is None:
             return [plan.batch(t).copy() for t in range(plan.steps)]
         # The truncation subsets come from the same epoch stream, after the plan.
-        return [pad_or_truncate(plan.batch(t), self.max_batch_size, rng)[0] for t in range(plan.steps)]
+        return [pad_or_truncate(plan.batch(t), self.max_batch_size, rng)[0].view(PaddedBatch) for t in range(plan.steps)]
 
     @staticmethod
     def weights(batch: np.ndarray) -> np.ndarray:
@@ -363,6 +378,10 @@ class PaddedDataset:
 
     def __len__(self) -> int:
         return len(self.dataset)
+
+    def __getitems__(self, indices):
+        """A whole batch (what torch's DataLoader fetches with, where the dataset has it)."""
+        return [self[index] for index in np.asarray(indices).tolist()]
 
     def __getitem__(self, index):
         index = int(index)

@@ -23,6 +23,8 @@ def _as_real(name: str, value) -> float:
         x = float(value)
     except (TypeError, ValueError):
         _fail(name, "a real number", value)
+    except OverflowError:  # an integer past the largest float (10**400)
+        _fail(name, "a real number within the range of floating point", value)
     if math.isnan(x):
         _fail(name, "a real number (not NaN)", value)
     return x

@@ -7,7 +7,8 @@ in one line naming the file (and the key or line) for each way a file can be oth
 - not text: bytes that are not UTF-8, or a NUL byte (an executable, an image, a Parquet file);
 - not valid YAML (the line of the first problem);
 - a duplicated key in one mapping (YAML parsers keep the last one silently: a schedule with two
-  ``phases:`` lists would be accounted for the second only).
+  ``phases:`` lists would be accounted for the second only); a key merged in (``<<: *anchor``) and
+  given again is YAML's override, not a duplicate.
 """
 
 from __future__ import annotations
@@ -26,9 +27,12 @@ class _StrictLoader(yaml.SafeLoader):
 
 
 def _mapping(loader: _StrictLoader, node: yaml.MappingNode, deep: bool = False) -> dict:
+    # the mapping's own keys only: a key merged in by ``<<: *anchor`` and given again is YAML's
+    # override of the merged value (the spec's merge), not a duplicate
+    own = [key_node for key_node, _ in node.value if key_node.tag != "tag:yaml.org,2002:merge"]
     loader.flatten_mapping(node)
     seen: dict = {}
-    for key_node, _ in node.value:
+    for key_node in own:
         key = loader.construct_object(key_node, deep=deep)
         line = key_node.start_mark.line + 1
         try:

@@ -35,15 +35,17 @@ def test_a_dp_accounting_poisson_event_over_shuffled_batches_gets_the_mismatch_s
     claimed = _eps(Phase("poisson", SIGMA, sampling_rate=B / N, steps=STEPS))
     shuffle = Phase("shuffle", SIGMA, steps_per_epoch=T, epochs=4)
     assert check.mismatch and check.loader == (shuffle,)
-    assert check.sentence.startswith(f"your accountant reports {rounded(claimed, True)} as poisson at q = ")
-    assert (f"your loader shuffles (every example once per epoch, fixed batch sizes): the certified bracket is "
+    assert check.reported is None  # a DpEvent describes the run; it reports nothing itself
+    assert check.sentence.startswith("your accountant assumes poisson at q = ")
+    assert f"(our certified eps for it: {rounded(claimed, True)})" in check.sentence
+    assert (f"your loader shuffles (every example once per epoch, fixed batch sizes): our certified bracket is "
             f"[{rounded(_eps(shuffle, 'lower'), False)}, {rounded(_eps(shuffle), True)}]") in check.sentence
     # every sampler on the same run whose certified eps is at most the claimed one is named, with its eps
     runs = {s: Phase(s, SIGMA, sampling_rate=B / N, steps=STEPS) if s in ("poisson", "wor")
             else Phase(s, SIGMA, steps_per_epoch=T, epochs=4) for s in SAMPLERS}
-    named = [f"{WORDS[s]} ({rounded(_eps(phase), True)})" for s, phase in runs.items() if _eps(phase) <= claimed]
+    named = [f"{WORDS[s]} (ours: {rounded(_eps(phase), True)})" for s, phase in runs.items() if _eps(phase) <= claimed]
     assert named and check.sentence.endswith(f"; to claim eps {rounded(claimed, True)} use {' or '.join(named)}")
-    assert "balls-and-bins (" in check.sentence and "shuffled batches (" not in check.sentence
+    assert "balls-and-bins (ours: " in check.sentence and "shuffled batches (" not in check.sentence
 
 
 def test_the_frame_is_the_face_s_long_frame_per_run(shuffled):
@@ -136,3 +138,36 @@ def test_a_loader_whose_bracket_is_below_the_claim_is_told_the_claim_holds():
                                              (0.15012, True, "0.151"), (0.0123, False, "0.0123"), (2.0, True, "2.00")])
 def test_bounds_are_rounded_outward(value, up, text):
     assert rounded(value, up) == text
+
+
+class ReportingAccountant:
+    """An Opacus-like accountant: a history, and its own get_epsilon (what it returns is what the
+    user reads; issue 42.4)."""
+
+    def __init__(self, answer):
+        self.history = [(SIGMA, 1 / T, STEPS)]
+        self.answer = answer
+
+    def get_epsilon(self, delta):
+        if isinstance(self.answer, Exception):
+            raise self.answer
+        return self.answer
+
+
+def test_the_sentence_says_what_the_user_s_accountant_returns_and_labels_ours_issue_42(shuffled):
+    check = check_accountant(shuffled, ReportingAccountant(1.1497), DELTA)
+    ours = _eps(Phase("poisson", SIGMA, sampling_rate=1 / T, steps=STEPS))
+    assert check.reported == 1.1497
+    assert check.sentence.startswith("your accountant reports 1.1497 as poisson at q = ")
+    assert f"(our certified eps for it: {rounded(ours, True)})" in check.sentence
+    assert "our certified bracket is" in check.sentence and "to claim eps 1.1497 use" in check.sentence
+
+
+@pytest.mark.parametrize("answer, message", [
+    ("1.2", r"^accountant must return a number >= 0 from get_epsilon\(1e-05\); got str '1.2'$"),
+    (float("nan"), r"^accountant must return a number >= 0 from get_epsilon\(1e-05\); got float nan$"),
+    (RuntimeError("boom"), r"^accountant raised RuntimeError in its get_epsilon\(1e-05\): boom \(your accountant's code"),
+])
+def test_an_accountant_whose_answer_is_not_a_number_is_refused_in_one_line(shuffled, answer, message):
+    with pytest.raises(ValueError, match=message):
+        check_accountant(shuffled, ReportingAccountant(answer), DELTA)

@@ -36,9 +36,19 @@ def test_a_list_of_batches_is_reiterable_and_the_size_defaults_to_the_largest_in
     assert drawn.epochs == 2 and drawn.dataset_size == 4 and "largest index + 1" in drawn.notes[0]
 
 
-def test_padding_indices_are_dropped():
-    drawn = draw([np.array([3, -1, -1]), np.array([0, 1, 2])], epochs=1, dataset_size=4)
-    assert list(drawn.sizes(0)) == [1, 3]
+def test_padding_indices_of_a_truncating_batch_sampler_are_dropped():
+    from dpsampling.batches import BatchSampler, Truncation
+
+    sampler = BatchSampler("poisson", 200, 20, epochs=3, truncation=Truncation(max_batch_size=40))
+    drawn = draw(sampler, epochs=3)
+    assert list(drawn.sizes(0)) == [int((b >= 0).sum()) for b in sampler.epoch(0)]
+
+
+@pytest.mark.parametrize("index", [-1, -3])
+def test_negative_indices_of_any_other_loader_are_refused_issue_42(index):
+    """A -1 from a plain loader is not padding: a dataset reads it as its last example."""
+    with pytest.raises(ValueError, match=rf"^loader must yield example indices >= 0; got {index} in batch 0 of epoch 0"):
+        draw([np.array([3, index, 1]), np.array([0, 1, 2])] * 3, epochs=3, dataset_size=4, steps_per_epoch=2)
 
 
 @pytest.mark.parametrize("loader, message", [

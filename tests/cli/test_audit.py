@@ -15,6 +15,22 @@ def history():
     return [(1.1, 1 / 94, 376)]
 def data():
     return [[0.5, 1.5]]
+def text():
+    return "an accountant"
+def failing():
+    return Failing()
+class Failing:
+    def __iter__(self):
+        yield [1, 2]
+        raise KeyError("their bug")
+class Answers:
+    history = [(1.1, 1 / 94, 376)]
+    def get_epsilon(self, delta):
+        return "1.2"
+def answers():
+    return Answers()
+def negative():
+    return [[0, -3], [1, 2]] * 3
 """
 
 
@@ -52,6 +68,14 @@ def test_flags_describe_the_assumed_run(here, run):
     (["myloaders:shuffled", "--sigma", "1"], "argument --assumed: sampler (with sigma and steps) describes"),
     (["myloaders:shuffled", "--accountant", "myloaders:history"], "argument --delta: delta must be given for the accountant check"),
     (["myloaders:shuffled", "--alpha", "2"], "argument --alpha: alpha must be in the open interval (0, 1); got 2.0"),
+    # issue 42: the user's objects and code, refused as theirs (never "internal error ... please report it")
+    (["myloaders:shuffled", "--accountant", "myloaders:text", "--delta", "1e-5"],
+     "argument --accountant: accountant must be a Phase, an Opacus PrivacyEngine or accountant"),
+    (["myloaders:shuffled", "--accountant", "myloaders:answers", "--delta", "1e-5"],
+     "argument --accountant: accountant must return a number >= 0 from get_epsilon(1e-05); got str '1.2'"),
+    (["myloaders:failing"], "argument LOADER: loader raised KeyError: 'their bug' (in your code, myloaders.py:"),
+    (["myloaders:negative", "--steps-per-epoch", "2"],
+     "argument LOADER: loader must yield example indices >= 0; got -3 in batch 0 of epoch 0"),
 ])
 def test_refusals_are_one_line_naming_the_flag(here, run, argv, message):
     result = run("audit", *argv)

@@ -5,6 +5,7 @@ report, and a --plot written whole or not at all."""
 import pytest
 
 from dpsampling import Accountant, Phase, calibrate_sigma, compare_epsilons, compare_sigmas, statement
+from dpsampling.accountants import printed
 
 RUN = ["--dataset-size", "2000", "--batch-size", "100", "--epochs", "2", "--delta", "1e-5"]
 KEYWORDS = {"dataset_size": 2000, "batch_size": 100, "epochs": 2}
@@ -50,7 +51,7 @@ def test_one_calibration_calibrate_compare_and_python_give_the_same_sigma(sample
                                                          "sigma_shown_insufficient": "shown insufficient"}
     # the sentence is read at the sigma shown sufficient: its eps is the calibration's
     assert compared["statement_sigma"] == python.sigma
-    assert compared["statement"].startswith(f"Report: ({python.epsilon_upper:.4g}, 1e-05)-DP")
+    assert compared["statement"].startswith(f"Report: ({printed.upper(python.epsilon_upper, 4)}, 1e-05)-DP")
     frame = compare_sigmas(4.0, 1e-5, rtol=0.01, samplers=(sampler,), **KEYWORDS)
     assert frame["sigma_sufficient"].iloc[0] == python.sigma
 

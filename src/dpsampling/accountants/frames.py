@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from dpsampling import __version__
+from dpsampling.accountants import printed
 from dpsampling.accountants.relations import DIRECTION_NAMES
 
 QUANTITY = {"delta": "epsilon", "epsilon": "delta"}
@@ -169,7 +170,7 @@ def headline_value(frame, bound: str = "upper") -> float:
 
 def statement(frame, sampler: str | None = None) -> str:
     """The sentence a paper or model card should carry: the headline row's upper bound at the
-    first query value (eps at delta, or delta at eps), with the relation, the sampler, the
+    first query value (eps at delta, or delta at eps; the bound rounded up, ``printed``), with the relation, the sampler, the
     accuracy and the package version; what the bound is comes from ``attrs["method_label"]`` (the
     Accountant's words for its method: "certified upper bound", or a reference method's name). ``sampler`` picks one block of a compare frame. Where the
     upper bound is not the sampler's own (a sampler bracketed by a closed form) the sentence says so."""
@@ -182,11 +183,12 @@ def statement(frame, sampler: str | None = None) -> str:
     name = sampler or " then ".join(p["sampler"] for p in phases) or "the run"
     relation = frame.attrs.get("relation", "add_or_remove").replace("_", "-")
     quantity = quantity_of(frame)
+    # the bound rounded up (a larger eps or delta is still proven), the query value as given, the bracket outward
     if quantity == "epsilon":
-        eps, delta = f"{row['epsilon_upper']:.4g}", f"{row['delta']:.3g}"
+        eps, delta = printed.upper(row["epsilon_upper"], 4), printed.given(row["delta"], 3)
     else:
-        eps, delta = f"{row['epsilon']:.4g}", f"{row['delta_upper']:.4g}"
-    bracket = f"[{row[quantity + '_lower']:.4g}, {row[quantity + '_upper']:.4g}]"
+        eps, delta = printed.given(row["epsilon"], 4), printed.upper(row["delta_upper"], 4)
+    bracket = printed.bracket(row[quantity + "_lower"], row[quantity + "_upper"], 4)
     version = frame.attrs.get("version", __version__)
     words = frame.attrs.get("method_label", "certified upper bound")
     if row["converged"]:

@@ -30,6 +30,19 @@ from dpsampling.validation import check_int_at_least, check_positive, check_rate
 
 STEPS_ALONE = "steps alone does not describe"
 """How the refusal of ``steps`` alone for an epoch-based sampler begins (the CLI words it in flags)."""
+MAX_SIGMA = 1e4
+"""The largest noise multiplier a phase may have (calibrate's search goes up to the same, its
+MAX_SIGMA): above, the engine's grids pass the range of floating point (sigma 1e300 overflowed,
+issue 42)."""
+MIN_SIGMA = 1e-3
+"""The smallest noise multiplier of any phase (calibrate's SMALLEST_SIGMA; samplers with a grid
+have a larger ``min_sigma``): sigma 1e-300 divided by zero (issue 42)."""
+MIN_SAMPLING_RATE = 1e-100
+"""The smallest sampling rate a phase may have: below, the subsampled pair's terms underflow
+(rate 1e-300 divided by zero, issue 42); at 1e-100 the eps of ten steps is already 0."""
+MAX_STEPS = 10**15
+"""The most steps a phase may have in all (calibrate's knob search goes to 10**12 steps or epochs):
+far more, and the engine worked for minutes before refusing, or ran out of memory (issue 42)."""
 RUN_FIELDS = ("steps", "epochs", "steps_per_epoch", "sampling_rate", "dataset_size", "batch_size")
 """The keywords that describe how long a phase runs and how it samples (``Phase``)."""
 
@@ -57,14 +70,14 @@ class Phase:
         steps, epochs, steps_per_epoch = run.get("steps"), run.get("epochs"), run.get("steps_per_epoch")
         sampling_rate, dataset_size, batch_size = run.get("sampling_rate"), run.get("dataset_size"), run.get("batch_size")
         spec = sampler_spec(sampler)
-        sigma = check_positive("sigma", sigma)
-        spec.check_sigma(sigma)
+        sigma = _check_sigma(spec, sigma)
         n, b = _dataset(dataset_size, batch_size)
+        _check_steps_per_epoch(steps_per_epoch, n, b)
         if spec.rate_based:
             rate = _rate(sampler, sampling_rate, n, b)
             per_epoch = steps_per_epoch
             if per_epoch is None and epochs is not None:
-                per_epoch = math.ceil(n / b) if n is not None else _steps_per_epoch_of_rate(rate)
+                per_epoch = -(-n // b) if n is not None else _steps_per_epoch_of_rate(rate)
             total, per_epoch, count = _length(sampler, steps, epochs, per_epoch, epoch_based=False)
         else:
             if sampling_rate is not None:
@@ -73,8 +86,14 @@ class Phase:
             rate = None
             per_epoch = steps_per_epoch
             if per_epoch is None and n is not None:
-                per_epoch = math.ceil(n / b)
+                per_epoch = -(-n // b)
             total, per_epoch, count = _length(sampler, steps, epochs, per_epoch, epoch_based=True)
+        if total > MAX_STEPS:
+            name = "steps" if steps is not None else "epochs" if (count or 1) >= (per_epoch or 1) else \
+                "steps_per_epoch" if steps_per_epoch is not None else "dataset_size"
+            raise ValueError(f"{name} must make at most {MAX_STEPS:.0e} steps in "
+                             f"all (far more and the engine works for minutes, or runs out of memory); got "
+                             f"{dataset_size_text(total)} steps")
         for name, value in (("sampler", sampler), ("sigma", sigma), ("steps", total), ("epochs", count),
                             ("steps_per_epoch", per_epoch), ("sampling_rate", rate), ("dataset_size", n),
                             ("batch_size", b)):
@@ -116,9 +135,7 @@ class Phase:
         phase = object.__new__(Phase)
         for name in self.__slots__:
             object.__setattr__(phase, name, getattr(self, name))
-        sigma = check_positive("sigma", sigma)
-        self.spec.check_sigma(sigma)
-        object.__setattr__(phase, "sigma", sigma)
+        object.__setattr__(phase, "sigma", _check_sigma(self.spec, sigma))
         return phase
 
     def as_dict(self) -> dict:
@@ -141,6 +158,19 @@ class Phase:
                 f"({self.steps:,} steps){size}{data}")
 
 
+def _check_sigma(spec, sigma) -> float:
+    """A noise multiplier in [the sampler's min_sigma and MIN_SIGMA, MAX_SIGMA]."""
+    sigma = check_positive("sigma", sigma)
+    spec.check_sigma(sigma)
+    if sigma < MIN_SIGMA * (1 - 1e-9):  # calibrate's search ends land within rounding of both
+        raise ValueError(f"sigma must be at least {MIN_SIGMA:g} (calibrate's smallest; below, the closed forms pass "
+                         f"the range of floating point); got {sigma!r}")
+    if sigma > MAX_SIGMA * (1 + 1e-9):
+        raise ValueError(f"sigma must be at most {MAX_SIGMA:g} (the end of calibrate's search; above, the certified "
+                         f"grids pass the range of floating point); got {sigma!r}")
+    return sigma
+
+
 def _dataset(dataset_size, batch_size) -> tuple[int | None, int | None]:
     if (dataset_size is None) != (batch_size is None):
         given, missing = ("dataset_size", "batch_size") if batch_size is None else ("batch_size", "dataset_size")
@@ -155,13 +185,37 @@ def _dataset(dataset_size, batch_size) -> tuple[int | None, int | None]:
     return n, b
 
 
+def _check_steps_per_epoch(steps_per_epoch, n, b) -> None:
+    """An over-determined run must agree: steps_per_epoch with dataset_size and batch_size is
+    ceil(n / b), or it is refused (it never silently overrides them)."""
+    if steps_per_epoch is None or n is None:
+        return
+    per_epoch = check_int_at_least("steps_per_epoch", steps_per_epoch, 1)
+    if per_epoch != -(-n // b):
+        raise ValueError(f"steps_per_epoch must equal ceil(dataset_size / batch_size) = {-(-n // b):,} when "
+                         f"both are given (dataset_size {n:,}, batch_size {b:,}); got {steps_per_epoch!r}")
+
+
+def dataset_size_text(n: int) -> str:
+    """A count in a message: in full, or its order of magnitude when it is huge."""
+    return f"{n:,}" if n < 10**30 else f"about 1e{int(math.log10(n))}"
+
+
 def _rate(sampler: str, sampling_rate, n, b) -> float:
     if sampling_rate is None and n is None:
         raise ValueError(f"sampling_rate must be given for sampler {sampler} (or dataset_size and batch_size, "
                          "q = batch_size / dataset_size); got neither (there is no default rate)")
     if sampling_rate is None:
-        return b / n
+        rate = b / n
+        if rate < MIN_SAMPLING_RATE:
+            raise ValueError(f"dataset_size must be at most {1 / MIN_SAMPLING_RATE:g} times batch_size (the rate b / n must "
+                             f"be at least {MIN_SAMPLING_RATE:g}, below which the subsampled terms pass the range of "
+                             f"floating point); got {dataset_size_text(n)} with batch_size {b}")
+        return rate
     rate = check_rate("sampling_rate", sampling_rate)
+    if rate < MIN_SAMPLING_RATE:
+        raise ValueError(f"sampling_rate must be at least {MIN_SAMPLING_RATE:g} (below, the subsampled terms pass the "
+                         f"range of floating point; at {MIN_SAMPLING_RATE:g} eps is already 0); got {sampling_rate!r}")
     if n is not None and not math.isclose(rate, b / n, rel_tol=1e-9):
         raise ValueError(f"sampling_rate must equal batch_size / dataset_size = {b / n:.10g} when both are given; "
                          f"got {sampling_rate!r}")
@@ -211,4 +265,4 @@ def as_phases(phases) -> tuple[Phase, ...]:
     return phases
 
 
-__all__ = ["RUN_FIELDS", "SAMPLER_NAMES", "STEPS_ALONE", "Phase", "as_phases"]
+__all__ = ["MAX_SIGMA", "MAX_STEPS", "MIN_SAMPLING_RATE", "MIN_SIGMA", "RUN_FIELDS", "SAMPLER_NAMES", "STEPS_ALONE", "Phase", "as_phases"]

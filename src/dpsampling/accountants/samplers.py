@@ -105,15 +105,22 @@ def _deterministic_weight(phase) -> float:
     return phase.epochs / phase.sigma**2
 
 
+SHUFFLE_LOWER_EPOCHS = 100_000
+"""The most epochs shuffle's lower bound is computed over (10**9 ran out of memory, issue 42)."""
+
+
 def _shuffle_bounds(phase, quantity: str, values: np.ndarray):
     """Lower: the sets E_C per direction (chua24 eq. (3)); upper: delta_D (Thm 4.1), both directions."""
     sigma, steps, epochs = phase.sigma, phase.steps_per_epoch, phase.epochs
     sensitivity = math.sqrt(epochs)
+    # the lower bound's arrays grow with the epochs; the first SHUFFLE_LOWER_EPOCHS epochs are a
+    # post-processing of all of them, so their lower bound is one of the whole run's
+    seen = min(epochs, SHUFFLE_LOWER_EPOCHS)
     if quantity == "delta":
-        lower = shuffle.shuffle_delta_lower(values, sigma, steps, epochs)
+        lower = shuffle.shuffle_delta_lower(values, sigma, steps, seen)
         upper = gaussian.gaussian_delta(values, sigma, sensitivity)
     else:
-        lower = shuffle.shuffle_epsilon_lower(values, sigma, steps, epochs)
+        lower = shuffle.shuffle_epsilon_lower(values, sigma, steps, seen)
         upper = np.array([gaussian.gaussian_epsilon(d, sigma, sensitivity) for d in values])
     bounds = np.empty((values.size, 3, 2))
     for column, direction in enumerate(("remove", "add", "max")):

@@ -3,7 +3,9 @@
 ``check_accountant(verdict, accountant, delta)`` reads the run the accountant assumed from its
 own object (``assumed_phases``), makes the run the loader's batches support from the verdict
 (``loader_phase``) on the same noise and number of steps, and asks the face (``Accountant``) for
-the certified eps bounds of both and of every sampler on that run; no eps is computed here.
+the certified eps bounds of both and of every sampler on that run; no eps is computed here. What
+the user's accountant reports is asked of it (its ``get_epsilon(delta)``, where it has one) and
+said as theirs; every other number of the sentence is labelled ours.
 
 What is read as the accountant (duck typed; torch and jax are never imported):
 
@@ -25,11 +27,13 @@ at the largest per-example rate, or nothing (no guarantee).
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass, field
 
 import pandas as pd
 from scipy import stats
 
+from dpsampling.accountants import printed
 from dpsampling.accountants.accountant import Accountant
 from dpsampling.accountants.frames import headline_value
 from dpsampling.accountants.relations import ADD_OR_REMOVE
@@ -53,6 +57,8 @@ class Check:
     frame: pd.DataFrame
     sentence: str
     notes: list = field(default_factory=list)
+    reported: float | None = None
+    """What the user's accountant returned (its ``get_epsilon(delta)``), None where it has none."""
 
     @property
     def mismatch(self) -> bool:
@@ -159,12 +165,35 @@ def _alternatives(assumed: Phase, per_epoch: int) -> list[Phase]:
 
 def rounded(value: float, up: bool) -> str:
     """``value`` rounded outward (an upper bound up, a lower bound down) to 2 decimals, or 3
-    significant digits below 1."""
+    significant digits below 1 (``printed``: exact decimal arithmetic)."""
     if not math.isfinite(value) or value == 0:
         return f"{value:g}"
     places = max(2, 2 - math.floor(math.log10(abs(value))))
-    scaled = value * 10 ** places
-    return f"{(math.ceil(scaled) if up else math.floor(scaled)) / 10 ** places:.{places}f}"
+    return printed.upper_places(value, places) if up else printed.lower_places(value, places)
+
+
+def reported_epsilon(accountant, delta: float) -> float | None:
+    """What the user's accountant itself reports: its ``get_epsilon(delta)`` called (an Opacus
+    PrivacyEngine or accountant, ours), None for a run description (a Phase, a history, a DpEvent,
+    DpParams). Its error, or an answer that is not a number, is refused naming the accountant."""
+    get = getattr(accountant, "get_epsilon", None)
+    if isinstance(accountant, Phase) or not callable(get):
+        return None
+    try:
+        value = get(delta)
+    except Exception as error:  # the user's code: theirs, said in one line
+        last = " ".join(str(error).split()) or "(no message)"
+        raise ValueError(f"accountant raised {type(error).__name__} in its get_epsilon({delta:g}): {last} (your "
+                         "accountant's code, not dpsampling's)") from error
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or math.isnan(value) or value < 0:
+        raise ValueError(f"accountant must return a number >= 0 from get_epsilon({delta:g}); got "
+                         f"{type(value).__name__} {value!r}")
+    return float(value)
+
+
+def _claim(target: float, reported: float | None) -> str:
+    """The eps claimed: the user's accountant's as it returns it, else our upper bound rounded up."""
+    return rounded(target, True) if reported is None else f"{reported:.5g}"
 
 
 def _words(phase: Phase) -> str:
@@ -198,9 +227,15 @@ def check_accountant(verdict: Verdict, accountant, delta: float, *, steps: int |
         return frame.assign(run=role, sampler=phase.sampler)
 
     frames = [bounds(assumed, "assumed")]
-    claimed = headline_value(frames[0])
+    ours = headline_value(frames[0])
+    reported = reported_epsilon(accountant, delta)
+    target = ours if reported is None else reported  # the eps the user claims: theirs where we can ask it
+    said = (f"your accountant assumes {_words(assumed)} (our certified eps for it: {rounded(ours, True)})"
+            if reported is None else
+            f"your accountant reports {reported:.5g} as {_words(assumed)} (our certified eps for it: "
+            f"{rounded(ours, True)})")
+    head = f"{said}; your loader {verdict.behaviour()}"
     mine = loader_phase(verdict, assumed)
-    head = f"your accountant reports {rounded(claimed, True)} as {_words(assumed)}; your loader {verdict.behaviour()}"
     if mine is None:
         sentence = f"{head}: {verdict.consequence()}"
     else:
@@ -208,25 +243,28 @@ def check_accountant(verdict: Verdict, accountant, delta: float, *, steps: int |
         lower, upper = headline_value(frames[1], "lower"), headline_value(frames[1])
         bracket = f"[{rounded(lower, False)}, {rounded(upper, True)}]"
         if verdict.matches and _same_run(mine, assumed):
-            sentence = (f"your loader does what your accountant assumes ({verdict.sampler}): the certified bracket is "
+            sentence = (f"your loader does what your accountant assumes ({verdict.sampler}): our certified bracket is "
                         f"{bracket} at delta {delta:g}")
+            if reported is not None:
+                sentence += f"; your accountant reports {reported:.5g}"
         else:
-            sentence = f"{head}: the certified bracket is {bracket} ({_words(mine)})"
-            if upper <= claimed:
-                sentence += f"; the eps reported, {rounded(claimed, True)}, holds for your loader too"
+            sentence = f"{head}: our certified bracket is {bracket} ({_words(mine)})"
+            if upper <= target:
+                whose = "your accountant reports" if reported is not None else "we certify for the run assumed"
+                sentence += f"; the eps {whose}, {_claim(target, reported)}, holds for your loader too"
     if mine is None or (not sentence.startswith("your loader does") and not sentence.endswith("too")):
         good = []
         for phase in _alternatives(assumed, verdict.facts["steps_per_epoch"]):
             frame = bounds(phase, "alternative")
             frames.append(frame)
-            if headline_value(frame) <= claimed * (1 + 1e-9):
-                good.append(f"{WORDS[phase.sampler]} ({rounded(headline_value(frame), True)})")
-        eps = rounded(claimed, True)
+            if headline_value(frame) <= target * (1 + 1e-9):
+                good.append(f"{WORDS[phase.sampler]} (ours: {rounded(headline_value(frame), True)})")
+        eps = _claim(target, reported)
         sentence += (f"; to claim eps {eps} use {' or '.join(good)}" if good else
                      f"; no sampler reaches eps {eps} on this run")
     frame = pd.concat(frames, ignore_index=True)
     frame.attrs.update(frames[0].attrs, phases=[f.attrs["phases"][0] for f in frames])
-    return Check(phases, None if mine is None else (mine,), frame, sentence)
+    return Check(phases, None if mine is None else (mine,), frame, sentence, reported=reported)
 
 
 __all__ = ["Check", "assumed_phases", "check_accountant", "loader_phase"]

@@ -31,6 +31,7 @@ from __future__ import annotations
 import itertools
 import math
 import numbers
+import sys
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -201,14 +202,45 @@ def _read(loader, epochs: int, steps_per_epoch, batch_size, seed: int, n):
     return _epochs_from_reiterable(loader, epochs, name), f"{name}, one iter() per epoch"
 
 
+MAX_COUNT = 10**15
+"""The largest dataset size or steps per epoch an audit takes (a huge integer overflowed int64, issue 42)."""
+
+
+def _pad_index(loader) -> int | None:
+    """PAD_INDEX where ``loader`` is (or batches with) a truncating BatchSampler (its padding slots,
+    which the audit drops), else None."""
+    if "dpsampling.batches" not in sys.modules:  # not imported: no BatchSampler made
+        return None
+    from dpsampling.batches import PAD_INDEX, BatchSampler
+
+    for candidate in (loader, getattr(loader, "batch_sampler", None)):
+        if isinstance(candidate, BatchSampler) and candidate.max_batch_size is not None:
+            return PAD_INDEX
+    return None
+
+
+def _check_indices(epoch: list, number: int, padding: int | None) -> None:
+    """Every index >= 0 (a truncating BatchSampler's padding index aside), else one refusal."""
+    for step, batch in enumerate(epoch):
+        bad = batch[(batch < 0) & (batch != padding)] if padding is not None else batch[batch < 0]
+        if bad.size:
+            raise ValueError(f"loader must yield example indices >= 0; got {int(bad[0])} in batch {step} of epoch "
+                             f"{number} (a negative index reads an example counted from the end of the dataset)")
+
+
 def draw(loader, *, epochs: int = 3, dataset_size: int | None = None, steps_per_epoch: int | None = None,
          batch_size: int | None = None, seed: int = 0) -> Draw:
     """``epochs`` epochs of ``loader``'s index batches (module docstring); ``seed`` seeds what the
     audit seeds itself (a jax-privacy strategy's rng), never the loader's own generator."""
     epochs = check_int_at_least("epochs", epochs, MIN_EPOCHS)
     n = None if dataset_size is None else check_int_at_least("dataset_size", dataset_size, 1)
+    if n is not None and n > MAX_COUNT:
+        raise ValueError(f"dataset_size must be at most {MAX_COUNT:.0e} (the audit holds int64 indices); got {n:.3g}")
     if steps_per_epoch is not None:
         steps_per_epoch = check_int_at_least("steps_per_epoch", steps_per_epoch, 1)
+        if steps_per_epoch > MAX_COUNT:
+            raise ValueError(f"steps_per_epoch must be at most {MAX_COUNT:.0e} (the batches the audit reads); got "
+                             f"{steps_per_epoch:.3g}")
     seed = check_int_at_least("seed", seed, 0)
     known = n if n is not None else _dataset_size_of(loader)
     batches, source = _read(loader, epochs, steps_per_epoch, batch_size, seed, known)
@@ -216,9 +248,10 @@ def draw(loader, *, epochs: int = 3, dataset_size: int | None = None, steps_per_
         raise ValueError(f"loader must yield at least one epoch of index batches; got none from {source}")
     notes = [] if len(batches) == epochs else [f"the loader ended after {len(batches)} of the {epochs} epochs asked"]
     result = Draw(0, source=source, notes=notes)
-    largest = -1
-    for epoch in batches:
-        kept = [b[b >= 0] for b in epoch]
+    largest, padding = -1, _pad_index(loader)
+    for number, epoch in enumerate(batches):
+        _check_indices(epoch, number, padding)
+        kept = epoch if padding is None else [b[b != padding] for b in epoch]
         sizes = np.fromiter((len(b) for b in kept), dtype=np.int64, count=len(kept))
         indices = np.concatenate(kept) if kept else np.zeros(0, np.int64)
         largest = max(largest, int(indices.max()) if indices.size else -1)

@@ -20,17 +20,21 @@ and ``statement`` (the sentence).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import math
 import os
 import sys
+import sysconfig
+import traceback
+from pathlib import Path
 
 from dpsampling import SAMPLERS
 from dpsampling.accountants.relations import ADD_OR_REMOVE, DEFAULT_RELATION
 from dpsampling.accountants.run import Phase
 from dpsampling.auditing import DEFAULT_ALPHA, audit, check_accountant
 from dpsampling.cli.arguments import whole
-from dpsampling.cli.main import OneLineParser
+from dpsampling.cli.main import PACKAGE, OneLineParser, _raised_by_package
 from dpsampling.cli.output import dump, records
 
 FLAGS = {"loader": "LOADER", "accountant": "--accountant", "epochs": "--epochs", "dataset_size": "--dataset-size",
@@ -99,7 +103,47 @@ def resolve(name: str, spec: str):
         target = getattr(importlib.import_module(module_name), function)
     except (ImportError, AttributeError) as error:
         raise ValueError(f"{name} must name an importable function; got {spec!r} ({error})") from None
-    return target()
+    except Exception as error:  # their module failed on import
+        said = users_error(name, error)
+        if said is None:
+            raise
+        raise said from error
+    if not callable(target):
+        raise ValueError(f"{name} must name a function; got {spec!r}, a {type(target).__name__}")
+    with theirs(name):
+        return target()
+
+
+def users_error(name: str, error: BaseException) -> ValueError | None:
+    """``error`` said as the user's, one line, where its traceback passes through their code (a
+    file outside dpsampling and the installed libraries): what and where, from its last such frame."""
+    frames = [f for f in traceback.extract_tb(error.__traceback__) if _users_file(f.filename)]
+    if not frames:
+        return None
+    where = frames[-1]
+    message = " ".join(str(error).split()) or "(no message)"
+    return ValueError(f"{name} raised {type(error).__name__}: {message} (in your code, {Path(where.filename).name}:"
+                      f"{where.lineno} in {where.name}; not an error of dpsampling)")
+
+
+def _users_file(filename: str) -> bool:
+    path = Path(filename).resolve()
+    libraries = {Path(p).resolve() for p in (sys.prefix, sys.base_prefix, sysconfig.get_paths()["purelib"])}
+    return not filename.startswith("<") and not path.is_relative_to(PACKAGE) and \
+        not any(path.is_relative_to(root) for root in libraries)
+
+
+@contextlib.contextmanager
+def theirs(name: str):
+    """Run the user's code (their loader, their accountant): an exception from it is a refusal
+    naming it (``users_error``); one of dpsampling's own stays as it is."""
+    try:
+        yield
+    except Exception as error:
+        said = None if isinstance(error, ValueError) and _raised_by_package(error) else users_error(name, error)
+        if said is None:
+            raise
+        raise said from error
 
 
 def _assumed(args):
@@ -108,7 +152,7 @@ def _assumed(args):
     if args.accountant is not None:
         if given:
             raise ValueError(f"accountant describes the assumed run itself; got {given[0]} too")
-        return resolve("accountant", args.accountant)
+        return resolve("accountant", args.accountant)  # an object, never taken as a sampler's name
     if not given:
         if args.delta is not None:
             raise ValueError("delta applies to the accountant check: give --accountant, or --assumed with --sigma and "
@@ -119,7 +163,11 @@ def _assumed(args):
                          f"--sigma and --steps together; got {', '.join(given)}")
     if args.sampling_rate is not None:
         return Phase(args.sampler, args.sigma, sampling_rate=args.sampling_rate, steps=args.steps)
-    return args.sampler
+    return AssumedSampler(args.sampler)
+
+
+class AssumedSampler(str):
+    """--assumed of an epoch-based sampler: its phase is made on the loader's T (``_phase_of_sampler``)."""
 
 
 def _phase_of_sampler(sampler: str, args, verdict) -> Phase:
@@ -140,17 +188,19 @@ def run(args) -> int:
     if assumed is not None and args.delta is None:
         raise ValueError("delta must be given for the accountant check (the eps reported is at a delta); got None")
     loader = resolve("loader", args.loader)
-    verdict = audit(loader, epochs=args.epochs, dataset_size=args.dataset_size, steps_per_epoch=args.steps_per_epoch,
-                    batch_size=args.batch_size, seed=args.seed, alpha=args.alpha)
+    with theirs("loader"):
+        verdict = audit(loader, epochs=args.epochs, dataset_size=args.dataset_size,
+                        steps_per_epoch=args.steps_per_epoch, batch_size=args.batch_size, seed=args.seed, alpha=args.alpha)
     document = {"command": "audit", "inputs": {k: getattr(args, k) for k in FLAGS}, "loader": verdict_document(verdict)}
     lines = [f"# loader: {verdict.facts['source']}", *(f"# note: {note}" for note in verdict.facts["notes"]),
              f"your loader {verdict.behaviour()}", f"accounting: {verdict.consequence()}"]
     lines += [f"  {t['test']}: p = {t['p_value']:.3g} (rejected below {t['level']:.3g}){' REJECTED' * t['rejected']}"
               for t in verdict.tests]
     if assumed is not None:
-        if isinstance(assumed, str):
+        if isinstance(assumed, AssumedSampler):
             assumed = _phase_of_sampler(assumed, args, verdict)
-        check = check_accountant(verdict, assumed, args.delta, steps=args.steps, relation=args.relation)
+        with theirs("accountant"):
+            check = check_accountant(verdict, assumed, args.delta, steps=args.steps, relation=args.relation)
         document.update(bounds=records(check.frame), attrs=dict(check.frame.attrs), statement=check.sentence)
         lines.append(check.sentence)
     print(dump(document) if args.json else "\n".join(lines))

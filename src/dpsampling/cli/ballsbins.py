@@ -21,6 +21,7 @@ from dpsampling.accountants.ballsbins.device import resolve_device
 from dpsampling.accountants.ballsbins.tables import BallsBinsOptions, ballsbins_delta_table, ballsbins_epsilon_table
 from dpsampling.accountants.frames import QUANTITY, quantity_of, statement
 from dpsampling.cli.output import bounds_records, dump, jsonable, table
+from dpsampling.validation import check_int_at_least, check_open_unit
 
 OPTIONS = ("samples", "seed", "error_prob", "orders", "epsilon_step", "device")
 GUARANTEE = ("each Monte Carlo delta_upper / epsilon_upper (per direction and their maximum) holds with probability "
@@ -30,6 +31,8 @@ GUARANTEE = ("each Monte Carlo delta_upper / epsilon_upper (per direction and th
 def _options(args) -> BallsBinsOptions:
     chosen = {name: getattr(args, name) for name in OPTIONS if getattr(args, name) is not None}
     options = BallsBinsOptions(method=args.method, **chosen)
+    check_int_at_least("samples", options.samples, 1)  # before _check_certifiable divides by them
+    check_open_unit("error_prob", options.error_prob)
     return replace(options, device=resolve_device(options.device))  # cuda without a GPU: refused before sampling
 
 

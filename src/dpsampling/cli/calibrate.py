@@ -23,8 +23,10 @@ answers the eps spent and how many more steps (poisson, wor) or epochs it leaves
 from __future__ import annotations
 
 import argparse
+import numbers
 
 from dpsampling import SAMPLERS
+from dpsampling.accountants import printed
 from dpsampling.accountants.accountant import METHOD_LABELS
 from dpsampling.accountants.calibrate import DEFAULT_RTOL, START_SIGMA, calibrate_sigma
 from dpsampling.accountants.knobs import KNOBS, budget_left, calibrate_knob
@@ -39,6 +41,7 @@ from dpsampling.cli.arguments import (
     engine_options,
     phases_of,
 )
+from dpsampling.cli.arguments import rtol as rtol_of
 from dpsampling.cli.main import OneLineParser
 from dpsampling.cli.output import WORDS, dump
 
@@ -94,7 +97,7 @@ def run(args) -> int:
     phases = phases_of(args, START_SIGMA)
     options = engine_options(phases, args)
     result = calibrate_sigma(phases, args.target_epsilon, args.delta, relation=args.relation or DEFAULT_RELATION,
-                             accuracy=accuracy(args), rtol=DEFAULT_RTOL if args.rtol is None else args.rtol, **options)
+                             accuracy=accuracy(args), rtol=rtol_of(args), **options)
     document = {"command": "calibrate", "inputs": {name: getattr(args, name) for name in (
                     "sampler", "schedule", *RUN_FIELDS, "target_epsilon", "delta", "relation", "accuracy", "refine",
                     "rtol", "pld_method", "max_grid_points")},
@@ -113,16 +116,26 @@ def _text(result, args) -> list[str]:
     else:
         values = [("scale of every phase's sigma", result.scale, result.scale_not_shown, result.scale_insufficient)]
     for name, sufficient, not_shown, insufficient in values:
-        lines.append(f"{name} = {sufficient:.6g}  shown sufficient ({METHOD_LABELS[result.method]} on eps "
-                     f"{result.epsilon_upper:.6g} <= {result.target_epsilon:g})")
+        lines.append(f"{name} = {printed.upper(sufficient)}  shown sufficient ({METHOD_LABELS[result.method]} on eps "
+                     f"{printed.upper(result.epsilon_upper)} <= {result.target_epsilon:g})")
         lines.append(f"{name} = {not_shown:.6g}  not shown sufficient (its upper bound exceeds the target; the "
                      "true eps may still meet it)")
         if insufficient is None:
             lines.append(f"{name}: none shown insufficient in the search (no lower bound above the target was met)")
         else:
-            lines.append(f"{name} = {insufficient:.6g}  shown insufficient (its lower bound exceeds the "
+            lines.append(f"{name} = {printed.lower(insufficient)}  shown insufficient (its lower bound exceeds the "
                          "target: no accountant can certify it)")
     return lines
+
+
+def _knob_text(knob: str, value, sufficient: bool = False) -> str:
+    """A knob's value as printed: whole numbers in full; a sigma shown sufficient rounded up, a rate
+    shown sufficient rounded down (the printed value is still shown sufficient)."""
+    if isinstance(value, numbers.Integral):
+        return str(int(value))
+    if not sufficient:
+        return f"{value:.6g}"
+    return printed.upper(value) if knob == "sigma" else printed.lower(value)
 
 
 def _knob(args) -> int:
@@ -139,17 +152,17 @@ def _knob(args) -> int:
     if args.budget_left:
         result = budget_left(phases, args.target_epsilon, args.delta, **common)
         lines = [f"# run so far: {phase.describe()}" for phase in phases]
-        lines += [f"eps spent at delta {args.delta:g}: certified upper bound {result.epsilon_spent_upper:.6g} (lower "
-                  f"bound {result.epsilon_spent_lower:.6g})",
+        lines += [f"eps spent at delta {args.delta:g}: certified upper bound {printed.upper(result.epsilon_spent_upper)} (lower "
+                  f"bound {printed.lower(result.epsilon_spent_lower)})",
                   f"{result.more:,} more {result.unit} of the last phase keep the run shown within eps "
                   f"{args.target_epsilon:g} (the next one is not shown to)"]
     else:
-        rtol = DEFAULT_RTOL if args.rtol is None else args.rtol
+        rtol = rtol_of(args)
         result = calibrate_knob(phases, args.knob, args.target_epsilon, args.delta, rtol=rtol, **common)
-        not_shown = "none in range" if result.value_not_shown is None else f"{result.value_not_shown:.6g}"
+        not_shown = "none in range" if result.value_not_shown is None else _knob_text(args.knob, result.value_not_shown)
         lines = [f"# run at the value shown sufficient: {phase.describe()}" for phase in result.phases]
-        lines += [f"{args.knob} = {result.value:.6g}  shown sufficient (certified eps upper bound "
-                  f"{result.epsilon_upper:.6g} <= {args.target_epsilon:g}); {args.knob} = {not_shown}  not shown "
+        lines += [f"{args.knob} = {_knob_text(args.knob, result.value, sufficient=True)}  shown sufficient (certified eps upper bound "
+                  f"{printed.upper(result.epsilon_upper)} <= {args.target_epsilon:g}); {args.knob} = {not_shown}  not shown "
                   "sufficient"]
     document = {"command": "calibrate", "inputs": inputs, **result.as_dict()}
     print(dump(document) if args.json else "\n".join(lines))

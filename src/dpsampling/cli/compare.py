@@ -25,6 +25,7 @@ from dpsampling.accountants.frames import statement, wide
 from dpsampling.accountants.relations import DEFAULT_RELATION
 from dpsampling.accountants.run import Phase
 from dpsampling.cli.arguments import FLAGS, accuracy, add_accounting_arguments, add_output_arguments, add_run_arguments
+from dpsampling.cli.arguments import rtol as rtol_of
 from dpsampling.cli.arguments import run_keywords as _keywords
 from dpsampling.cli.main import OneLineParser
 from dpsampling.cli.output import WORDS, bounds_records, dump, records, table
@@ -133,7 +134,7 @@ def _length(frame) -> str:
 
 def _sigmas(args, keywords: dict) -> tuple[dict, list[str]]:
     relation = args.relation or DEFAULT_RELATION
-    rtol = DEFAULT_RTOL if args.rtol is None else args.rtol
+    rtol = rtol_of(args)
     frame = compare_sigmas(args.target_epsilon, args.delta, relation=relation, accuracy=accuracy(args), rtol=rtol,
                            **keywords)
     rows = records(frame)

@@ -15,7 +15,8 @@ How a command ends (the same for every command):
 - 1: an internal error (an ``AccountingError``: an answer that failed its own checks, or any
   other exception, including a ``ValueError`` raised outside the package, e.g. by numpy): one
   line saying so, the traceback with ``--debug``;
-- a command with ``--time-limit`` stops a query that passes it: exit 2, one line (``accountants.limits``);
+- 3: the query took longer than its time limit (``--time-limit``, default 50 s;
+  ``accountants.limits``): one line saying so and how to raise it; not an error of the input;
 - 130: Ctrl-C, one line. Output files are written atomically and stdout only at the end, so an
   interrupted command leaves nothing half-written.
 """
@@ -26,6 +27,7 @@ import argparse
 import importlib
 import linecache
 import os
+import re
 import signal
 import sys
 import threading
@@ -52,13 +54,20 @@ COMMANDS = {
 """Subcommand -> (module, one-line help): the module is imported when its command runs."""
 
 PACKAGE = Path(__file__).resolve().parent.parent
-EXIT_USAGE, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 2, 1, 130, 141
+EXIT_USAGE, EXIT_INTERNAL, EXIT_TIME_LIMIT, EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 2, 1, 3, 130, 141
+NUMBER = re.compile(r"^-(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$|^-(inf|infinity|nan)$", re.IGNORECASE)
+"""A negative number (-1e-5, -inf): a value, never taken for a flag (argparse's own test misses exponents)."""
 
 _interrupted = threading.Event()
 
 
 class OneLineParser(argparse.ArgumentParser):
-    """argparse, but a usage error is one line on stderr and exit status 2."""
+    """argparse, but a usage error is one line on stderr and exit status 2, and a negative number
+    in any notation (``--delta -1e-5``) is read as a value, for the command to refuse by name."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._negative_number_matcher = NUMBER
 
     def error(self, message):
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
@@ -138,6 +147,8 @@ def main(argv=None) -> int:
     except ValueError as error:
         if _interrupted.is_set():
             return _interrupt(prog)
+        if type(error).__name__ == "TimeLimitExceeded":  # accountants.limits, not imported for --help
+            return _timed_out(prog, error, rest)
         if _raised_by_package(error):
             print(f"{prog}: error: {usage_line(error, table)}", file=sys.stderr)
             return EXIT_USAGE
@@ -149,6 +160,25 @@ def main(argv=None) -> int:
     finally:
         if main_thread:  # the handler before ours (None: one not set from Python, i.e. the default)
             signal.signal(signal.SIGINT, signal.default_int_handler if handler is None else handler)
+
+
+def _timed_out(prog: str, error: ValueError, rest: list[str]) -> int:
+    """Exit 3: the query was stopped at the time limit (given, or the default): what, and how to raise it."""
+    from dpsampling.accountants.limits import DEFAULT_TIME_LIMIT
+
+    given = None
+    for i, argument in enumerate(rest):
+        if argument.startswith("--time-limit="):
+            given = argument.split("=", 1)[1]
+        elif argument == "--time-limit" and i + 1 < len(rest):
+            given = rest[i + 1]
+    limit = f"{float(given):g} s (--time-limit {given})" if given else \
+        f"{DEFAULT_TIME_LIMIT:g} s (--time-limit, default {DEFAULT_TIME_LIMIT:g})"
+    message = " ".join(str(error).split())
+    detail = message.split("(CPU and wall-clock time) ", 1)[-1]
+    print(f"{prog}: stopped: the query took longer than the time limit of {limit}, CPU and wall-clock time, so it "
+          f"has no answer; stopped {detail}", file=sys.stderr)
+    return EXIT_TIME_LIMIT
 
 
 def _interrupt(prog: str) -> int:

@@ -3,7 +3,7 @@
 
 JSON numbers are the frames' floats written with ``repr`` (``json``'s way), so reading them back
 gives the same doubles, bit for bit; an infinite upper bound is written ``Infinity`` (as Python's
-``json`` reads it). Tables are the same numbers to 6 significant digits.
+``json`` reads it). Tables are the same numbers to 6 significant digits, bounds rounded outward (``accountants.printed``).
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import math
 
 import numpy as np
 
+from dpsampling.accountants import printed
 from dpsampling.accountants.frames import QUANTITY, quantity_of, records_of, wide_records
 
 DIRECTION_COLUMNS = ("remove", "add", "max")
@@ -72,9 +73,16 @@ def _cell(value) -> str:
     return str(value)
 
 
+def _bound_cell(key: str, value) -> str:
+    """A cell; a bound's (``printed.cell``: ``*_upper`` up, ``*_lower`` down) rounded outward."""
+    if isinstance(value, (float, np.floating)) and not math.isnan(value):
+        return printed.cell(key, value) or _cell(value)
+    return _cell(value)
+
+
 def table(rows: list[dict], columns: list[tuple[str, str]], width: int = 12) -> str:
     """Fixed-width text: ``columns`` = (key, header) pairs; text left-aligned, numbers right-aligned."""
-    cells = [[_cell(row.get(key)) for key, _ in columns] for row in rows]
+    cells = [[_bound_cell(key, row.get(key)) for key, _ in columns] for row in rows]
     widths = [max([width, len(header)] + [len(line[i]) for line in cells]) for i, (_, header) in enumerate(columns)]
     text = [isinstance(rows[0].get(key), str) if rows else False for key, _ in columns]
     lines = ["  ".join(f"{header:<{w}}" if left else f"{header:>{w}}"

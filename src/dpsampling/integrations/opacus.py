@@ -141,7 +141,8 @@ class CertifiedOpacusAccountant:
 
     def _trivial(self) -> str | None:
         spec = sampler_spec(self.sampler)
-        for z, _, steps in self.history:
+        for z, _, steps in self.history:  # a history set or loaded directly is checked as step() checks
+            z = check_nonnegative("noise_multiplier", z)
             if steps and (z == 0.0 or z < spec.min_sigma):
                 return (f"noise multiplier {z:g} is below {spec.min_sigma} for {self.sampler} (no noise, or below "
                         "its certified grid); the only bound given is eps = inf")
