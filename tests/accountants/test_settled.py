@@ -87,3 +87,14 @@ def test_reused_laws_are_the_laws_built_anew():
     assert again is first
     assert np.array_equal(first.points.p, fresh.points.p) and first.h == fresh.h
     assert engine._kept_laws is None  # nothing is kept outside the block
+
+
+def test_the_face_refuses_an_accuracy_or_rtol_floating_point_cannot_reach():
+    """Issue 42 from Python: 1e-300 failed inside the kernels (accuracy) or bisected for ever (rtol)."""
+    run = Phase("poisson", 1.0, sampling_rate=0.01, steps=100)
+    with pytest.raises(ValueError, match=r"^accuracy must be at least 1e-06.*got 1e-300$"):
+        Accountant(run, accuracy=1e-300)
+    with pytest.raises(ValueError, match=r"^rtol must be at least 1e-09.*got 1e-300$"):
+        calibrate_sigma(run, 2.0, 1e-5, rtol=1e-300)
+    with pytest.raises(ValueError, match=r"^rtol must be at least"):
+        calibrate_knob(run, "steps", 2.0, 1e-5, rtol=1e-300)

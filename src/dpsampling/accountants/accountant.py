@@ -54,6 +54,8 @@ if TYPE_CHECKING:  # pandas is imported when a DataFrame is made (frames.LongRow
 METHODS = ("certified", "dp_accounting", "rdp")
 """How the bounds are computed: the certified engine (default), or a reference method of
 dp-accounting: its PLD ("dp_accounting") or its RDP accountant ("rdp")."""
+MIN_ACCURACY = 1e-6
+"""The finest accuracy asked for (1e-300 failed inside the balls-and-bins kernels, issue 42)."""
 METHOD_LABELS = {
     "certified": "certified upper bound",
     "dp_accounting": "upper bound of dp-accounting's pessimistic PLD, a reference method, not certified",
@@ -80,6 +82,9 @@ class Accountant:
         for phase in self.phases:
             phase.spec.check_relation(relation)
         self.accuracy = check_open_unit("accuracy", accuracy)
+        if self.accuracy < MIN_ACCURACY:
+            raise ValueError(f"accuracy must be at least {MIN_ACCURACY:g} (finer brackets are beyond the engine's "
+                             f"floating point); got {accuracy!r}")
         self.refine = check_choice("refine", refine, REFINE_CHOICES)
         self.method = check_choice("method", method, METHODS)
         self.max_grid_points = check_int_at_least("max_grid_points", max_grid_points, 2)

@@ -35,6 +35,8 @@ from dpsampling.validation import check_open_unit, check_positive
 
 DEFAULT_RTOL = 1e-3
 """Relative width of the final bracket on sigma."""
+MIN_RTOL = 1e-9
+"""The narrowest bracket asked for (1e-300 bisected for ever: floats have 16 digits)."""
 START_SIGMA = 1.0
 """Where the bisection of a one-phase run starts (whatever the phase's own sigma)."""
 MAX_SIGMA = 1e4
@@ -114,7 +116,7 @@ def calibrate_sigma(phases, target_epsilon: float, delta: float, *, relation: st
     phases = as_phases(phases)
     target = check_positive("target_epsilon", target_epsilon)
     delta = check_open_unit("delta", delta)
-    rtol = check_open_unit("rtol", rtol)
+    rtol = check_rtol(rtol)
     options["method"] = method
     Accountant(phases, relation=relation, accuracy=accuracy, **options)  # checks the options once
     if len(phases) == 1:
@@ -158,6 +160,15 @@ def calibrate_sigma(phases, target_epsilon: float, delta: float, *, relation: st
                        rtol, high, low, insufficient, len(seen), epsilon_upper)
 
 
+def check_rtol(rtol) -> float:
+    """A relative bracket width in [MIN_RTOL, 1)."""
+    rtol = check_open_unit("rtol", rtol)
+    if rtol < MIN_RTOL:
+        raise ValueError(f"rtol must be at least {MIN_RTOL:g} (a bracket narrower than floating point resolves is "
+                         f"never reached); got {rtol!r}")
+    return rtol
+
+
 def _bracket(sufficient, start: float, smallest: float, largest: float, target: float, phases):
     """(low, high): c = low not shown sufficient, c = high shown sufficient."""
     if sufficient(start):
@@ -181,4 +192,4 @@ def _bracket(sufficient, start: float, smallest: float, largest: float, target: 
         low = high
 
 
-__all__ = ["DEFAULT_RTOL", "RUN_COLUMNS", "START_SIGMA", "Calibration", "calibrate_sigma"]
+__all__ = ["DEFAULT_RTOL", "MIN_RTOL", "check_rtol", "RUN_COLUMNS", "START_SIGMA", "Calibration", "calibrate_sigma"]

@@ -37,7 +37,7 @@ import math
 from dataclasses import dataclass, field
 
 from dpsampling.accountants.accountant import Accountant
-from dpsampling.accountants.calibrate import DEFAULT_RTOL, calibrate_sigma
+from dpsampling.accountants.calibrate import DEFAULT_RTOL, calibrate_sigma, check_rtol
 from dpsampling.accountants.certified.engine import reusing_laws
 from dpsampling.accountants.limits import TimeLimitExceeded
 from dpsampling.accountants.relations import DEFAULT_RELATION
@@ -213,7 +213,7 @@ def calibrate_knob(phases, knob: str, target_epsilon: float, delta: float, *, re
     knob = check_choice("knob", knob, KNOBS)
     target = check_positive("target_epsilon", target_epsilon)
     delta = check_open_unit("delta", delta)
-    rtol = check_open_unit("rtol", rtol)
+    rtol = check_rtol(rtol)
     if knob == "sigma":
         if len(phases) != 1:
             raise ValueError("knob sigma applies to a one-phase run here (calibrate_sigma scales every phase of a "
