@@ -1,4 +1,4 @@
-"""Monte Carlo accounting of a ``MatrixRun`` (balls-and-bins, b-min-sep): delta(eps) with confidence.
+"""Monte Carlo accounting of a ``MatrixRun`` (balls-and-bins, fixed balls-and-bins, b-min-sep): delta(eps) with confidence.
 
 ``sample_losses`` draws privacy-loss samples: ``remove`` = L(y) for y ~ P, ``add`` = -L(y) for
 y ~ Q (docs/MATRIX.md); either way delta(eps) = E[[1 - e^{eps - loss}]_+]. ``delta_estimates``
@@ -19,7 +19,7 @@ import pandas as pd
 
 from dpsampling.accountants.ballsbins.estimates import estimate_delta, kl_upper_confidence_bound
 from dpsampling.accountants.matrix import _kernels
-from dpsampling.accountants.matrix.reference import ballsbins_shifts, draw_outputs, reference_losses
+from dpsampling.accountants.matrix.reference import draw_outputs, fixed_bins_shifts, reference_losses
 from dpsampling.accountants.matrix.run import MatrixRun
 from dpsampling.validation import check_choice, check_int_at_least, check_open_unit
 
@@ -33,15 +33,21 @@ def _check_monte_carlo(run: MatrixRun) -> None:
     if run.sampler == "cyclic_poisson":
         raise ValueError("sampler cyclic_poisson has no Monte Carlo here: with bands <= cycle_length use "
                          "certified_phases; bands > cycle_length is not implemented (docs/MATRIX.md)")
+    if run.sampler == "balls_and_bins" and run.bands > run.cycle_length:
+        raise ValueError(f"coefficients must have at most cycle_length={run.cycle_length} entries for the "
+                         f"balls_and_bins Monte Carlo (bands > cycle length is not implemented); got {run.bands}")
 
 
 def kernel_losses(run: MatrixRun, outputs: np.ndarray) -> np.ndarray:
     """L(y) for each row of ``outputs`` (n, T), by the Numba kernels (same values as ``reference_losses``)."""
+    _check_monte_carlo(run)
     outputs = np.ascontiguousarray(outputs, dtype=np.float64)
     out = np.empty(outputs.shape[0])
     column = np.ascontiguousarray(run.column())
     if run.sampler == "balls_and_bins":
-        norms = np.ascontiguousarray((ballsbins_shifts(run) ** 2).sum(axis=1))
+        _kernels.epoch_bins_losses(outputs, column, run.cycle_length, run.sigma, out)
+    elif run.sampler == "fixed_balls_and_bins":
+        norms = np.ascontiguousarray((fixed_bins_shifts(run) ** 2).sum(axis=1))
         _kernels.ballsbins_losses(outputs, column, run.cycle_length, norms, run.sigma, out)
     else:
         _kernels.bminsep_losses(outputs, column, run.min_separation, run.sampling_rate, run.warm_start,

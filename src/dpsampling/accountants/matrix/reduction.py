@@ -6,6 +6,8 @@ passed to ``Accountant``), or None when no certified reduction is known:
 - cyclic Poisson with bands <= cycle length (Choquette-Choo et al. 2023, amplified banded MF):
   ceil(T / k) Poisson-subsampled Gaussian steps at noise multiplier sigma / ||c||, rate q;
 - balls-and-bins with one coefficient: today's balls-and-bins DP-SGD run at sigma / c_0;
+- fixed balls-and-bins with one coefficient and steps = E k: one epoch of balls-and-bins at
+  sigma / (c_0 sqrt(E)) (the k shifts are orthogonal of norm c_0 sqrt(E): a rotation, exact);
 - b-min-sep with min_separation 1 (that is Poisson sampling, one coefficient): Poisson at rate p.
 
 With ``coefficients == [1]`` the phase is exactly today's DP-SGD phase (sigma / 1.0 == sigma).
@@ -41,6 +43,12 @@ def certified_phases(run: MatrixRun) -> list | None:
         if run.bands > 1:
             return None
         return [_phase("balls_and_bins", effective_sigma(run), steps=run.steps, steps_per_epoch=run.cycle_length)]
+    if run.sampler == "fixed_balls_and_bins":
+        if run.bands > 1 or run.steps % run.cycle_length:
+            return None
+        epochs = run.steps // run.cycle_length
+        sigma = effective_sigma(run) if epochs == 1 else run.sigma / (run.coefficients[0] * math.sqrt(epochs))
+        return [_phase("balls_and_bins", sigma, steps=run.cycle_length, steps_per_epoch=run.cycle_length)]
     if run.min_separation == 1:  # b_min_sep; bands <= min_separation = 1
         return [_phase("poisson", effective_sigma(run), sampling_rate=run.sampling_rate, steps=run.steps)]
     return None

@@ -3,8 +3,10 @@
 The draws (``draw_outputs``) are shared with the Numba kernels (``_kernels``), so the two loss
 computations can be compared sample by sample. The losses here follow docs/MATRIX.md literally:
 
-- balls-and-bins: L(y) = log (1/k) sum_s exp((<y, C x_s> - ||C x_s||^2 / 2) / sigma^2), with the k
-  shifts C x_s built as explicit T-vectors (O(k T) per sample);
+- fixed balls-and-bins: L(y) = log (1/k) sum_s exp((<y, C x_s> - ||C x_s||^2 / 2) / sigma^2), with
+  the k shifts C x_s built as explicit T-vectors (O(k T) per sample);
+- balls-and-bins (a fresh bin per epoch): the same over all k^E bin sequences (enumerated;
+  k^E <= 4096 only);
 - b-min-sep: L(y) = log sum_x pi(x) exp((<y, Cx> - ||Cx||^2 / 2) / sigma^2) over *every* pattern x
   with its probability pi(x) (enumerated; T <= 16 only), independent of the recursion the kernel
   uses.
@@ -18,9 +20,10 @@ from scipy import special
 from dpsampling.accountants.matrix.run import MatrixRun, banded_times
 
 MAX_ENUMERATION_STEPS = 16
+MAX_BIN_SEQUENCES = 4096
 
 
-def ballsbins_shifts(run: MatrixRun) -> np.ndarray:
+def fixed_bins_shifts(run: MatrixRun) -> np.ndarray:
     """(k, T): row s is C x_s, x_s the indicator of the steps t = s mod k."""
     t = np.arange(run.steps)
     patterns = (t[None, :] % run.cycle_length == np.arange(run.cycle_length)[:, None]).astype(np.float64)
@@ -51,12 +54,18 @@ def draw_outputs(run: MatrixRun, count: int, rng: np.random.Generator, direction
     noise = run.sigma * rng.standard_normal((count, run.steps))
     if direction == "add":
         return noise
-    if run.sampler == "balls_and_bins":
+    if run.sampler == "fixed_balls_and_bins":
         bins = rng.integers(0, run.cycle_length, size=count)
-        return noise + ballsbins_shifts(run)[bins]
+        return noise + fixed_bins_shifts(run)[bins]
+    if run.sampler == "balls_and_bins":
+        k = run.cycle_length
+        steps = rng.integers(0, k, size=(count, run.epochs)) + k * np.arange(run.epochs)
+        patterns = np.zeros((count, run.steps))
+        patterns[np.arange(count)[:, None], steps] = 1.0
+        return noise + banded_times(run.column(), patterns)
     if run.sampler == "b_min_sep":
         return noise + banded_times(run.column(), bminsep_patterns(run, count, rng))
-    raise ValueError(f"sampler must be balls_and_bins or b_min_sep for the Monte Carlo; got {run.sampler}")
+    raise ValueError(f"sampler must not be {run.sampler} for the Monte Carlo (docs/MATRIX.md)")
 
 
 def _enumerate(run: MatrixRun):
@@ -91,13 +100,24 @@ def _enumerate(run: MatrixRun):
 def reference_losses(run: MatrixRun, outputs: np.ndarray) -> np.ndarray:
     """L(y) = log P(y) / Q(y) for each row of ``outputs``, by the definition (see module docstring)."""
     outputs = np.asarray(outputs, dtype=np.float64)
-    if run.sampler == "balls_and_bins":
-        shifts = ballsbins_shifts(run)
+    if run.sampler == "fixed_balls_and_bins":
+        shifts = fixed_bins_shifts(run)
         logs = (outputs @ shifts.T - 0.5 * (shifts**2).sum(axis=1)) / run.sigma**2
         return special.logsumexp(logs, axis=1) - np.log(run.cycle_length)
+    if run.sampler == "balls_and_bins":
+        k, epochs = run.cycle_length, run.epochs
+        if k**epochs > MAX_BIN_SEQUENCES:
+            raise ValueError(f"cycle_length ** epochs must be <= {MAX_BIN_SEQUENCES} for the enumerating reference; "
+                             f"got {k}**{epochs}")
+        bins = np.indices((k,) * epochs).reshape(epochs, -1).T  # every bin sequence
+        patterns = np.zeros((bins.shape[0], run.steps))
+        patterns[np.arange(bins.shape[0])[:, None], bins + k * np.arange(epochs)] = 1.0
+        shifts = banded_times(run.column(), patterns)
+        logs = (outputs @ shifts.T - 0.5 * (shifts**2).sum(axis=1)) / run.sigma**2
+        return special.logsumexp(logs, axis=1) - epochs * np.log(k)
     if run.sampler == "b_min_sep":
         patterns, probabilities = _enumerate(run)
         shifts = banded_times(run.column(), patterns)
         logs = (outputs @ shifts.T - 0.5 * (shifts**2).sum(axis=1)) / run.sigma**2
         return special.logsumexp(logs, axis=1, b=probabilities[None, :])
-    raise ValueError(f"sampler must be balls_and_bins or b_min_sep for the Monte Carlo; got {run.sampler}")
+    raise ValueError(f"sampler must not be {run.sampler} for the Monte Carlo (docs/MATRIX.md)")

@@ -3,7 +3,10 @@
 Validated once at construction (ValueError naming the argument). See docs/MATRIX.md for the
 mechanism and the dominating pairs. Samplers:
 
-- ``balls_and_bins``: ``cycle_length`` k (steps per epoch);
+- ``balls_and_bins``: ``cycle_length`` k (steps per epoch); a fresh bin every epoch (chua25; the
+  project's sampler), so ``steps`` must be a whole number of epochs;
+- ``fixed_balls_and_bins``: ``cycle_length`` k; one bin kept for every cycle (jax-privacy 2.0's
+  ``BallsInBinsSampling``, Choquette-Choo et al. 2024); any ``steps``;
 - ``cyclic_poisson``: ``cycle_length`` k and ``sampling_rate`` q;
 - ``b_min_sep``: ``min_separation`` b_sep, ``sampling_rate`` p, ``warm_start`` (bool);
   needs len(coefficients) <= min_separation.
@@ -18,9 +21,10 @@ import numpy as np
 
 from dpsampling.validation import check_choice, check_int_at_least, check_positive, check_rate
 
-MATRIX_SAMPLERS = ("balls_and_bins", "cyclic_poisson", "b_min_sep")
+MATRIX_SAMPLERS = ("balls_and_bins", "fixed_balls_and_bins", "cyclic_poisson", "b_min_sep")
 _FIELDS = {
     "balls_and_bins": ("cycle_length",),
+    "fixed_balls_and_bins": ("cycle_length",),
     "cyclic_poisson": ("cycle_length", "sampling_rate"),
     "b_min_sep": ("min_separation", "sampling_rate", "warm_start"),
 }
@@ -78,6 +82,9 @@ class MatrixRun:
         if not isinstance(self.warm_start, bool | np.bool_):
             raise ValueError(f"warm_start must be True or False; got {self.warm_start!r}")
         set_(self, "warm_start", bool(self.warm_start))
+        if sampler == "balls_and_bins" and self.steps % self.cycle_length:
+            raise ValueError(f"steps must be a whole number of epochs of cycle_length={self.cycle_length} steps for "
+                             f"sampler balls_and_bins; got {self.steps}")
         if sampler == "b_min_sep" and self.bands > self.min_separation:
             raise ValueError(f"coefficients must have at most min_separation={self.min_separation} entries for "
                              f"b_min_sep (the dominating pair of docs/MATRIX.md needs it); got {self.bands}")
@@ -85,6 +92,11 @@ class MatrixRun:
     @property
     def bands(self) -> int:
         return len(self.coefficients)
+
+    @property
+    def epochs(self) -> int | None:
+        """ceil(steps / cycle_length) for the cycle-based samplers, None for b_min_sep."""
+        return None if self.cycle_length is None else -(-self.steps // self.cycle_length)
 
     @property
     def column_norm(self) -> float:
