@@ -23,6 +23,7 @@ import pandas as pd
 
 from dpsampling.accountants.ballsbins.estimates import estimate_delta, required_samples
 from dpsampling.accountants.matrix import MatrixRun, sample_losses
+from dpsampling.accountants.matrix.run import FIXED_BINS, MIN_SEP
 
 SETTINGS = {
     "fixed_bins_T200_k20_b4": MatrixRun([1.0, 0.6, 0.35, 0.15], "fixed_balls_and_bins", 2.5, 200, cycle_length=20),
@@ -35,9 +36,9 @@ def jax_privacy_strategy(run: MatrixRun):
     """jax-privacy's batch-selection strategy for ``run`` (ImportError when not installed)."""
     from jax_privacy import batch_selection
 
-    if run.sampler == "fixed_balls_and_bins":
+    if run.kind == FIXED_BINS:
         return batch_selection.BallsInBinsSampling(iterations=run.steps, cycle_length=run.cycle_length)
-    if run.sampler == "b_min_sep":
+    if run.kind == MIN_SEP:
         return batch_selection.BMinSepSampling(sampling_prob=run.sampling_rate, iterations=run.steps,
                                                min_sep=run.min_separation, warm_start=run.warm_start)
     raise ValueError(f"sampler must be fixed_balls_and_bins or b_min_sep (jax-privacy's); got {run.sampler}")

@@ -13,5 +13,6 @@ from dpsampling.accountants.matrix.montecarlo import delta_estimates, epsilon_es
 from dpsampling.accountants.matrix.reduction import certified_phases, effective_sigma
 from dpsampling.accountants.matrix.run import MATRIX_SAMPLERS, MatrixRun
 
-__all__ = ["MATRIX_SAMPLERS", "MatrixCalibration", "MatrixRun", "calibrate_matrix_sigma", "certified_phases", "delta_estimates", "effective_sigma",
-           "epsilon_estimate", "importance_estimate", "lower_bound_delta", "sample_losses"]
+__all__ = ["MATRIX_SAMPLERS", "MatrixCalibration", "MatrixRun", "calibrate_matrix_sigma", "certified_phases",
+           "delta_estimates", "effective_sigma", "epsilon_estimate", "importance_estimate", "lower_bound_delta",
+           "sample_losses"]

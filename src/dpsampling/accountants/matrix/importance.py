@@ -30,7 +30,7 @@ from scipy import special
 from dpsampling.accountants.ballsbins.estimates import DeltaEstimate, _check_grid
 from dpsampling.accountants.matrix.montecarlo import CHUNK, kernel_losses
 from dpsampling.accountants.matrix.reference import fixed_bins_shifts
-from dpsampling.accountants.matrix.run import MatrixRun
+from dpsampling.accountants.matrix.run import FIXED_BINS, MatrixRun
 from dpsampling.validation import check_int_at_least
 
 
@@ -61,7 +61,7 @@ def thresholds(run: MatrixRun, epsilon0: float) -> np.ndarray:
 
 def importance_estimate(run: MatrixRun, epsilons, *, samples: int, epsilon0: float, seed: int = 0) -> DeltaEstimate:
     """Remove-direction estimate of delta at every eps >= epsilon0 (NaN below), fixed balls-and-bins."""
-    if not isinstance(run, MatrixRun) or run.sampler != "fixed_balls_and_bins":
+    if not isinstance(run, MatrixRun) or run.kind != FIXED_BINS:
         raise ValueError("run must be a MatrixRun with sampler fixed_balls_and_bins for importance sampling")
     samples = check_int_at_least("samples", samples, 1)
     grid = _check_grid(epsilons)

@@ -22,7 +22,7 @@ import pandas as pd
 from scipy import special
 
 from dpsampling.accountants.matrix.reference import fixed_bins_shifts
-from dpsampling.accountants.matrix.run import MatrixRun
+from dpsampling.accountants.matrix.run import FIXED_BINS, MatrixRun
 
 GRID = 4001
 SLACK = 1e-15  # absolute rounding allowance subtracted from each difference of probabilities
@@ -44,7 +44,7 @@ def _bounds(run: MatrixRun, epsilon: float):
 
 def lower_bound_delta(run: MatrixRun, epsilons) -> pd.DataFrame:
     """Rows (epsilon, direction in remove/add/max): ``lower`` (certified). Fixed balls-and-bins only."""
-    if not isinstance(run, MatrixRun) or run.sampler != "fixed_balls_and_bins":
+    if not isinstance(run, MatrixRun) or run.kind != FIXED_BINS:
         raise ValueError("run must be a MatrixRun with sampler fixed_balls_and_bins for the certified lower bound")
     grid = np.atleast_1d(np.asarray(epsilons, dtype=np.float64))
     if grid.ndim != 1 or grid.size == 0 or not np.all(np.isfinite(grid)):

@@ -20,7 +20,7 @@ import pandas as pd
 from dpsampling.accountants.ballsbins.estimates import estimate_delta, kl_upper_confidence_bound
 from dpsampling.accountants.matrix import _kernels
 from dpsampling.accountants.matrix.reference import draw_outputs, fixed_bins_shifts, reference_losses
-from dpsampling.accountants.matrix.run import MatrixRun
+from dpsampling.accountants.matrix.run import CYCLIC, EPOCH_BINS, FIXED_BINS, MatrixRun
 from dpsampling.validation import check_choice, check_int_at_least, check_open_unit
 
 DIRECTIONS = ("remove", "add")
@@ -30,10 +30,10 @@ CHUNK = 4096
 def _check_monte_carlo(run: MatrixRun) -> None:
     if not isinstance(run, MatrixRun):
         raise ValueError(f"run must be a MatrixRun; got {type(run).__name__}")
-    if run.sampler == "cyclic_poisson":
+    if run.kind == CYCLIC:
         raise ValueError("sampler cyclic_poisson has no Monte Carlo here: with bands <= cycle_length use "
                          "certified_phases; bands > cycle_length is not implemented (docs/MATRIX.md)")
-    if run.sampler == "balls_and_bins" and run.bands > run.cycle_length:
+    if run.kind == EPOCH_BINS and run.bands > run.cycle_length:
         raise ValueError(f"coefficients must have at most cycle_length={run.cycle_length} entries for the "
                          f"balls_and_bins Monte Carlo (bands > cycle length is not implemented); got {run.bands}")
 
@@ -44,9 +44,9 @@ def kernel_losses(run: MatrixRun, outputs: np.ndarray) -> np.ndarray:
     outputs = np.ascontiguousarray(outputs, dtype=np.float64)
     out = np.empty(outputs.shape[0])
     column = np.ascontiguousarray(run.column())
-    if run.sampler == "balls_and_bins":
+    if run.kind == EPOCH_BINS:
         _kernels.epoch_bins_losses(outputs, column, run.cycle_length, run.sigma, out)
-    elif run.sampler == "fixed_balls_and_bins":
+    elif run.kind == FIXED_BINS:
         norms = np.ascontiguousarray((fixed_bins_shifts(run) ** 2).sum(axis=1))
         _kernels.ballsbins_losses(outputs, column, run.cycle_length, norms, run.sigma, out)
     else:

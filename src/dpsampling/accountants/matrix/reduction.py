@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 
-from dpsampling.accountants.matrix.run import MatrixRun
+from dpsampling.accountants.matrix.run import CYCLIC, EPOCH_BINS, FIXED_BINS, MatrixRun
 
 
 def _phase(*args, **kwargs):
@@ -34,16 +34,16 @@ def effective_sigma(run: MatrixRun) -> float:
 
 def certified_phases(run: MatrixRun) -> list | None:
     """The Phase(s) of the certified face that dominate ``run``, or None (use the Monte Carlo)."""
-    if run.sampler == "cyclic_poisson":
+    if run.kind == CYCLIC:
         if run.bands > run.cycle_length:
             return None
         return [_phase("poisson", effective_sigma(run), sampling_rate=run.sampling_rate,
                        steps=math.ceil(run.steps / run.cycle_length))]
-    if run.sampler == "balls_and_bins":
+    if run.kind == EPOCH_BINS:
         if run.bands > 1:
             return None
         return [_phase("balls_and_bins", effective_sigma(run), steps=run.steps, steps_per_epoch=run.cycle_length)]
-    if run.sampler == "fixed_balls_and_bins":
+    if run.kind == FIXED_BINS:
         if run.bands > 1 or run.steps % run.cycle_length:
             return None
         epochs = run.steps // run.cycle_length

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
-from dpsampling.accountants.matrix.run import MatrixRun, banded_times
+from dpsampling.accountants.matrix.run import EPOCH_BINS, FIXED_BINS, MIN_SEP, MatrixRun, banded_times
 
 MAX_ENUMERATION_STEPS = 16
 MAX_BIN_SEQUENCES = 4096
@@ -54,16 +54,16 @@ def draw_outputs(run: MatrixRun, count: int, rng: np.random.Generator, direction
     noise = run.sigma * rng.standard_normal((count, run.steps))
     if direction == "add":
         return noise
-    if run.sampler == "fixed_balls_and_bins":
+    if run.kind == FIXED_BINS:
         bins = rng.integers(0, run.cycle_length, size=count)
         return noise + fixed_bins_shifts(run)[bins]
-    if run.sampler == "balls_and_bins":
+    if run.kind == EPOCH_BINS:
         k = run.cycle_length
         steps = rng.integers(0, k, size=(count, run.epochs)) + k * np.arange(run.epochs)
         patterns = np.zeros((count, run.steps))
         patterns[np.arange(count)[:, None], steps] = 1.0
         return noise + banded_times(run.column(), patterns)
-    if run.sampler == "b_min_sep":
+    if run.kind == MIN_SEP:
         return noise + banded_times(run.column(), bminsep_patterns(run, count, rng))
     raise ValueError(f"sampler must not be {run.sampler} for the Monte Carlo (docs/MATRIX.md)")
 
@@ -100,11 +100,11 @@ def _enumerate(run: MatrixRun):
 def reference_losses(run: MatrixRun, outputs: np.ndarray) -> np.ndarray:
     """L(y) = log P(y) / Q(y) for each row of ``outputs``, by the definition (see module docstring)."""
     outputs = np.asarray(outputs, dtype=np.float64)
-    if run.sampler == "fixed_balls_and_bins":
+    if run.kind == FIXED_BINS:
         shifts = fixed_bins_shifts(run)
         logs = (outputs @ shifts.T - 0.5 * (shifts**2).sum(axis=1)) / run.sigma**2
         return special.logsumexp(logs, axis=1) - np.log(run.cycle_length)
-    if run.sampler == "balls_and_bins":
+    if run.kind == EPOCH_BINS:
         k, epochs = run.cycle_length, run.epochs
         if k**epochs > MAX_BIN_SEQUENCES:
             raise ValueError(f"cycle_length ** epochs must be <= {MAX_BIN_SEQUENCES} for the enumerating reference; "
@@ -115,7 +115,7 @@ def reference_losses(run: MatrixRun, outputs: np.ndarray) -> np.ndarray:
         shifts = banded_times(run.column(), patterns)
         logs = (outputs @ shifts.T - 0.5 * (shifts**2).sum(axis=1)) / run.sigma**2
         return special.logsumexp(logs, axis=1) - epochs * np.log(k)
-    if run.sampler == "b_min_sep":
+    if run.kind == MIN_SEP:
         patterns, probabilities = _enumerate(run)
         shifts = banded_times(run.column(), patterns)
         logs = (outputs @ shifts.T - 0.5 * (shifts**2).sum(axis=1)) / run.sigma**2

@@ -22,6 +22,9 @@ import numpy as np
 from dpsampling.validation import check_choice, check_int_at_least, check_positive, check_rate
 
 MATRIX_SAMPLERS = ("balls_and_bins", "fixed_balls_and_bins", "cyclic_poisson", "b_min_sep")
+EPOCH_BINS, FIXED_BINS, CYCLIC, MIN_SEP = "epoch bins", "fixed bins", "cyclic", "min sep"
+KINDS = dict(zip(MATRIX_SAMPLERS, (EPOCH_BINS, FIXED_BINS, CYCLIC, MIN_SEP)))
+"""Each sampler's participation law (code selects by kind, never by comparing sampler names)."""
 _FIELDS = {
     "balls_and_bins": ("cycle_length",),
     "fixed_balls_and_bins": ("cycle_length",),
@@ -60,6 +63,7 @@ class MatrixRun:
 
     def __post_init__(self):
         sampler = check_choice("sampler", self.sampler, MATRIX_SAMPLERS)
+        kind = KINDS[sampler]
         set_ = object.__setattr__
         set_(self, "coefficients", _coefficients(self.coefficients))
         set_(self, "sigma", check_positive("sigma", self.sigma))
@@ -82,12 +86,17 @@ class MatrixRun:
         if not isinstance(self.warm_start, bool | np.bool_):
             raise ValueError(f"warm_start must be True or False; got {self.warm_start!r}")
         set_(self, "warm_start", bool(self.warm_start))
-        if sampler == "balls_and_bins" and self.steps % self.cycle_length:
+        if kind == EPOCH_BINS and self.steps % self.cycle_length:
             raise ValueError(f"steps must be a whole number of epochs of cycle_length={self.cycle_length} steps for "
                              f"sampler balls_and_bins; got {self.steps}")
-        if sampler == "b_min_sep" and self.bands > self.min_separation:
+        if kind == MIN_SEP and self.bands > self.min_separation:
             raise ValueError(f"coefficients must have at most min_separation={self.min_separation} entries for "
                              f"b_min_sep (the dominating pair of docs/MATRIX.md needs it); got {self.bands}")
+
+    @property
+    def kind(self) -> str:
+        """The participation law: EPOCH_BINS, FIXED_BINS, CYCLIC or MIN_SEP."""
+        return KINDS[self.sampler]
 
     @property
     def bands(self) -> int:
