@@ -219,3 +219,22 @@ def test_calibrate_dp_mechanism_finds_a_certified_noise():
     higher = CertifiedAccountant().compose(dpa.PoissonSampledDpEvent(0.02, gaussian(z - 2e-3)), 200)
     assert higher.get_epsilon(DELTA) > target * (1 - 0.02)  # within the accuracy (1%) of the optimum
     assert np.isfinite(eps)
+
+
+def test_no_finite_bound_reads_as_inf_in_dp_accountings_protocol():
+    """Where the engine's proven floor reaches delta no finite eps is certified: the face refuses
+    in one line, the dp_accounting adapter answers inf (a true upper bound, as dp_accounting's
+    accountants answer an unbounded eps), so calibrate_dp_mechanism reads that noise as too little."""
+    import math
+
+    import dp_accounting
+
+    from dpsampling.accountants.accountant import Accountant
+    from dpsampling.accountants.frames import NoFiniteBound
+    from dpsampling.accountants.run import Phase
+    from dpsampling.integrations.dp_accounting import CertifiedAccountant
+
+    with pytest.raises(NoFiniteBound, match="proven floor"):
+        Accountant(Phase("poisson", 1.0, sampling_rate=0.01, steps=100)).get_epsilon(1e-300)
+    event = dp_accounting.PoissonSampledDpEvent(0.01, dp_accounting.GaussianDpEvent(1.0))
+    assert CertifiedAccountant().compose(event, 100).get_epsilon(1e-300) == math.inf

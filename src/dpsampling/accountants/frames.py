@@ -36,6 +36,12 @@ class Refused(ValueError):
     larger than max_grid_points): a refusal of the input, one line, like every ValueError here."""
 
 
+class NoFiniteBound(Refused):
+    """An eps query whose delta the engine's proven floor (tails moved or cut, their rounding)
+    already reaches: no finite eps is certified there. The CLI and the face refuse it; an adapter
+    whose protocol answers a number (dp_accounting's get_epsilon) answers inf, the trivial bound."""
+
+
 def relative_gaps(lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
     """(upper - lower) / upper (0 where both are 0, inf where upper is inf and lower is not)."""
     with np.errstate(invalid="ignore", divide="ignore"):

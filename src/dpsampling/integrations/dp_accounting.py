@@ -42,13 +42,15 @@ the field, the value and what is allowed.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 from dp_accounting import NeighboringRelation, PrivacyAccountant
 
 from dpsampling.accountants.accountant import Accountant
 from dpsampling.accountants.certified.engine import DEFAULT_MAX_GRID_POINTS
-from dpsampling.accountants.frames import headline_value, statement
+from dpsampling.accountants.frames import NoFiniteBound, headline_value, statement
 from dpsampling.integrations.bounds import constant_frame, run_frame
 from dpsampling.integrations.events import KeptBinsDpEvent, RandomAllocationDpEvent, ShuffledDpEvent
 from dpsampling.integrations.ledger import (
@@ -153,9 +155,15 @@ class CertifiedAccountant(PrivacyAccountant):
         return self._answer("delta", check_array("epsilon", epsilons, check_nonnegative))
 
     def get_epsilon(self, target_delta: float) -> float:
-        """The certified upper bound on eps(target_delta) that the relation reads."""
+        """The certified upper bound on eps(target_delta) that the relation reads; inf where the
+        engine's proven floor already reaches target_delta (``frames.NoFiniteBound``: no finite eps
+        is certified there), as dp_accounting's accountants answer an unbounded eps, so that
+        ``calibrate_dp_mechanism`` reads such a noise as not enough."""
         delta = check_open_unit("target_delta", target_delta)
-        return headline_value(self._answer("epsilon", np.array([delta])))
+        try:
+            return headline_value(self._answer("epsilon", np.array([delta])))
+        except NoFiniteBound:
+            return math.inf
 
     def get_delta(self, target_epsilon: float) -> float:
         """The certified upper bound on delta(target_epsilon) that the relation reads."""

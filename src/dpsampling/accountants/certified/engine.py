@@ -32,7 +32,7 @@ import numpy as np
 
 from ... import progress
 from ..closed_form import gaussian
-from ..frames import Refused
+from ..frames import NoFiniteBound, Refused
 from ..relations import DIRECTION_NAMES
 from . import hockey
 from .compose import subsampled_laws
@@ -263,11 +263,11 @@ def refined(phases, values: np.ndarray, kind: str, accuracy: float, max_grid_poi
     if kind == "epsilon":
         unreachable = np.isinf(best[:, columns, 1]).any(axis=1)
         if unreachable.any() and not charged < 1.0:
-            raise Refused(f"the certified engine cannot bound {label}: the tails it moved or cut and their rounding "
+            raise NoFiniteBound(f"the certified engine cannot bound {label}: the tails it moved or cut and their rounding "
                           f"already weigh {charged:.3g} >= 1, so no delta is certified (fewer steps or more noise); "
                           f"got delta {float(values[unreachable].min()):g}")
         if unreachable.any():
-            raise Refused(f"delta must be above the proven floor {charged:.3g} of {label} (the tails it moved or cut "
+            raise NoFiniteBound(f"delta must be above the proven floor {charged:.3g} of {label} (the tails it moved or cut "
                           f"and their rounding, charged to every delta); got {float(values[unreachable].min()):g}")
     attrs = {"method": "certified", "engine_version": ENGINE_VERSION, "grid_step": laws.h,
              "grid_points_largest": int(largest), "max_grid_points": int(max_grid_points),
