@@ -19,7 +19,9 @@ the steps already taken):
 - ``sampling_rate``: the largest rate q in (0, 1] (poisson, wor given by a rate), steps fixed,
   to relative width ``rtol``.
 
-Integer knobs are searched by doubling from the run's value, then bisected to adjacent integers;
+Integer knobs are searched by doubling from the run's value, then narrowed to adjacent integers,
+each step at the value where the bounds seen so far put the target (``_interpolated``; a bisection
+where that does not halve the bracket), with its neighbour asked next;
 the rate is bisected in log scale. Every evaluation is one ``Accountant`` query refined only until
 it settles the question (``epsilon_settled``: the verdict ``get_epsilon`` would give, refined as every
 door refines it), and the value returned is answered in full. The true eps grows with steps, epochs, rate and batch size (composition and
@@ -185,10 +187,34 @@ def _largest_integer(search: _Search, start: int, lowest: int, highest: int) -> 
                 high = step
         if low is None:
             return None, lowest
+    guided = True
     while high - low > 1:
-        mid = (low + high) // 2
-        low, high = (mid, high) if search.sufficient(mid) else (low, mid)
+        width = high - low
+        guess = _interpolated(search, low, high) if guided else None
+        mid = (low + high) // 2 if guess is None else guess
+        if search.sufficient(mid):
+            low = mid
+            if guess is not None and mid + 1 < high and not search.sufficient(mid + 1):
+                high = mid + 1  # the guess and its neighbour settle it
+        else:
+            high = mid
+            if guess is not None and mid - 1 > low and search.sufficient(mid - 1):
+                low = mid - 1
+        guided = high - low <= width // 2  # a guess that did not halve the bracket: bisect next
     return low, high
+
+
+def _interpolated(search: _Search, low: int, high: int) -> int | None:
+    """The integer strictly between low (shown sufficient) and high (not) where the target is
+    predicted: log-linear interpolation of the two settled upper bounds (eps grows smoothly with
+    steps, epochs and batch size); None where they do not bracket the target finitely. Only where
+    the search looks: every value returned is still decided by its own certified bound."""
+    upper_low, upper_high = search.bounds(low)[1], search.bounds(high)[1]
+    if not 0.0 < upper_low <= search.target < upper_high < math.inf or high - low < 3:
+        return None
+    share = math.log(search.target / upper_low) / math.log(upper_high / upper_low)
+    guess = math.floor(math.exp(math.log(low) + share * (math.log(high) - math.log(low))))
+    return min(max(guess, low + 1), high - 1)
 
 
 def _largest_rate(search: _Search, start: float, rtol: float) -> tuple[float | None, float | None]:
