@@ -149,7 +149,11 @@ def _cells_laws(q: float, sigma: float, k_first: int, k_stop: int, h: float, low
     # PROOF Lemma 9: stored as logs
     stored = rounding.tilt_rounding(746.0 + abs(k_stop * h) + abs(k_first * h))
     lower_rel = float(np.max(relative[kept], initial=0.0)) * 2.0 + stored
-    return upper, MeansLaw(k_first, np.where(kept, mass, 0.0), lv, lower_rel)
+    # an atom whose conditional mean did not compute (mass g underflowed: excess / 0, NaN) is dropped,
+    # which only lowers a lower law (docs/PROOF.md Lemma 6); kept, its NaN location crashed the merges
+    located = np.isfinite(lv)
+    lv = np.where(located, lv, np.arange(k_first, k_first + lv.size) * h)
+    return upper, MeansLaw(k_first, np.where(kept & located, mass, 0.0), lv, lower_rel)
 
 
 def subsampled_step(sigma: float, q: float, h: float, tail: float) -> tuple[PointsLaw, MeansLaw]:
