@@ -88,9 +88,10 @@ def tilt_rounding(largest_log: float) -> float:
 
 
 def grow(rho: float, fresh: float) -> float:
-    """(1 + rho)(1 + fresh) - 1, rounded up."""
+    """(1 + rho)(1 + fresh) - 1, rounded up: four roundings, each >= x / (1 + U) (docs/PROOF.md
+    section 5), and (1 + 6 U) / (1 + U)^4 >= 1 (1 + 4 U fell short by 6 U^2; 1 + 5 U is not a double)."""
     # PROOF Lemma 5: relative errors compose
-    return (rho + fresh + rho * fresh) * (1.0 + 4 * U)
+    return (rho + fresh + rho * fresh) * (1.0 + 6 * U)
 
 
 def combine(rho_a: float, rho_b: float, fresh: float) -> float:
@@ -165,6 +166,10 @@ def partition_mass_errors(q: float, sigma: float, ks: np.ndarray, h: float, mass
     switch_hi = np.r_[by_gl[1:] != by_gl[:-1], True] if by_gl.size else by_gl
     dw_lo = 2.0 * U * (np.abs(t_lo - mu) + 1.0) * 1.01
     dw_hi = 2.0 * U * (np.abs(t_hi - mu) + 1.0) * 1.01
+    # the margin 1.01 on nodes, dw_lo and dw_hi covers e^x - 1 for x <= 0.0199 (docs/PROOF.md section 5)
+    moved = top / s * np.maximum(U * (np.abs(t_lo) + np.abs(t_hi)), np.maximum(dw_lo, dw_hi))
+    if np.any((mass > 0) & (moved > 0.0199)):
+        raise FloatingPointError("a cell's computed end moves the density by more than its margin covers")
     return err + np.where(switch_lo, density_lo * dw_lo, 0.0) + np.where(switch_hi, density_hi * dw_hi, 0.0)
 
 
