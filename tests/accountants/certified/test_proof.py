@@ -195,3 +195,40 @@ def test_assumption_c_exp_log_expm1_log1p_within_one_ulp(case):
     libm_ratio = _ulp_ratio(subset, np.array([scalar(float(v)) for v in subset]), exact_fn)
     print(f"{name}: numpy {numpy_ratio:.3f}, libm {libm_ratio:.3f} of the bound")
     assert numpy_ratio <= 1.0 and libm_ratio <= 1.0
+
+
+def test_assumption_b_balls_and_bins_cells_within_step_law_accuracy_on_the_engines_grids(monkeypatch):
+    """Assumption B, balls and bins (docs/PROOF.md section 2): ``ballsbins._cell_integrals``' 8-point
+    Gauss-Legendre masses and upper shares, on the grids two runs actually use (recorded), within
+    STEP_LAW_ACCURACY of mpmath's integrals (relative to the mass; the share's allowance
+    STEP_LAW_ACCURACY (1 + theta) mass, as ``y_laws`` charges), over the whole range y_range keeps."""
+    mpmath = pytest.importorskip("mpmath")
+    from dpsampling import Accountant, Phase
+    from dpsampling.accountants.certified import ballsbins
+
+    grids = set()
+    original = ballsbins._cell_integrals
+
+    def recording(sigma, k_lo, k_hi, h):
+        grids.add((sigma, k_lo, k_hi, h))
+        return original(sigma, k_lo, k_hi, h)
+
+    monkeypatch.setattr(ballsbins, "_cell_integrals", recording)
+    for sigma in (0.6, 2.0):
+        Accountant(Phase("balls_and_bins", sigma, steps_per_epoch=100, epochs=1)).epsilon_bounds([1e-6])
+    assert grids
+    mpmath.mp.dps = 30
+    worst = 0.0
+    for sigma, k_lo, k_hi, h in sorted(grids):
+        mass, theta = original(sigma, k_lo, k_hi, h)
+        mu, sd = -0.5 / sigma**2, 1.0 / sigma
+        for i in sorted(set(range(0, k_hi - k_lo, max(1, (k_hi - k_lo) // 40))) | {k_hi - k_lo - 1}):
+            a, b = mpmath.mpf((k_lo + i) * h), mpmath.mpf((k_lo + i + 1) * h)
+            exact_mass = mpmath.quad(lambda x, mu=mu, sd=sd: mpmath.npdf(x, mu, sd), [a, b])
+            exact_share = mpmath.quad(lambda x, mu=mu, sd=sd, a=a: mpmath.npdf(x, mu, sd) * mpmath.expm1(x - a),
+                                      [a, b]) / mpmath.expm1(h)
+            allowed = rounding.STEP_LAW_ACCURACY * exact_mass
+            worst = max(worst, float(abs(mass[i] - exact_mass) / allowed),
+                        float(abs(theta[i] * mass[i] - exact_share) / (allowed * (1 + theta[i]))))
+    print(f"balls-and-bins cells: worst error / allowance {worst:.3f}")
+    assert worst <= 1.0
