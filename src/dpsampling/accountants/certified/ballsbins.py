@@ -59,7 +59,7 @@ of cells whose result falls in the same cell are summed at once); a product cost
 
 Floating point: sums use double precision without directed rounding; prefix sums are taken
 from the end nearer the range summed. Each kernel also returns a proven entrywise bound on its
-rounding (``_kernels``' docstring states the theorem; ``refine``'s regrouping is bounded in
+rounding (``_kernels``' docstring states its rules, docs/PROOF.md Lemma 14; ``refine``'s regrouping is bounded in
 ``_refine_record``); ``average_laws``, ``multiply_laws`` and ``refine`` hand them up as
 ``KernelRounding`` records (before pruning) when given a ``roundings`` list, and
 ``composed_laws`` collects them for a whole run. The upper law's entries are raised by their

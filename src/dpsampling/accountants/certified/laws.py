@@ -21,7 +21,7 @@ their logarithms, the entries whose value and bound both underflow (far up the g
 745, an entry's mass is below the doubles while its first moment p g is not); the lower law drops
 every entry not known to LOWER_THRESHOLD of it (dropping mass only lowers a delta) and carries the
 kept entries' relative error. Every other operation (spreads, folds, merges, sums) adds its own
-rounding to the law's ``rel_error``; ``rounding`` states the theorem.
+rounding to the law's ``rel_error``; docs/PROOF.md states the theorem (``rounding``: the bounds).
 """
 
 from __future__ import annotations
