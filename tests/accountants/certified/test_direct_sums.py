@@ -55,3 +55,17 @@ def test_four_running_sums_agree_with_one_to_rounding():
     convolution._direct_entries(a, b, indices, out, bound)
     reference = np.convolve(a, b)
     assert np.all(np.abs(out - reference) <= 2 * bound)
+
+
+def test_a_stack_of_tilted_arrays_is_transformed_as_each_alone():
+    """docs/PROOF.md Lemma 2: the rows of ``_convolve``'s stack give the single transforms' numbers,
+    bit for bit, so assumption A (checked on single transforms) covers them."""
+    rng = np.random.default_rng(3)
+    rows = np.exp(-rng.uniform(0, 40, (5, 300)))
+    other = np.exp(-rng.uniform(0, 40, (5, 200)))
+    size = 512
+    stacked = convolution._convolve(rows, other, size)
+    squared = convolution._convolve(rows, None, 1024)
+    for k in range(rows.shape[0]):
+        assert np.array_equal(stacked[k], convolution._convolve(rows[k], other[k], size))
+        assert np.array_equal(squared[k], convolution._convolve(rows[k], None, 1024))

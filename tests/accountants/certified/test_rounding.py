@@ -73,7 +73,7 @@ def test_norms_bound_the_exact_norms_over_the_whole_range_of_the_doubles(seed):
 
 
 @pytest.mark.parametrize("seed", range(4))
-def test_lemma_1_bounds_every_entry_of_an_fft_convolution(seed):
+def test_lemma_2_bounds_every_entry_of_an_fft_convolution(seed):
     """Lemma 1: |c^ - c|_inf <= convolution_bound for non-negative arrays over 1e-40..1; the bound
     is at most 1e5 times the observed error (it is a normwise bound used entrywise)."""
     rng = np.random.default_rng(seed)

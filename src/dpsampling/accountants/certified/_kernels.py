@@ -69,6 +69,7 @@ def _exp_err(value, arg_err):
     """Bound on |value - exp(y)| for value = libm exp(y^), |y^ - y| <= arg_err."""
     if arg_err > _SMALL:
         return math.inf
+    # PROOF Lemma 14: exp of a perturbed argument (margin 1.001)
     return 1.001 * (LIBM * U + arg_err) * value + TINY
 
 
@@ -84,6 +85,7 @@ def _grid_err(values, k0, h):
 @njit(cache=True)
 def _mul_err(a, ea, b, eb, r):
     """Bound on |r - a b| for r = fl(a^ b^) (module docstring)."""
+    # PROOF Lemma 14: a product's running error
     return abs(a) * eb + abs(b) * ea + ea * eb + U * abs(r) + TINY
 
 
@@ -411,6 +413,7 @@ def multiply_points(pa, a0, pb, b0):
     err = np.empty(out.size)
     for k in range(out.size):
         count = nonzero[min(k, pa.size - 1) + 1] - nonzero[max(0, k - pb.size + 1)]
+        # PROOF Lemma 14: a running sum of products (margin 1.01)
         err[k] = 1.01 * count * U * out[k] + count * TINY
     return out, a0 + b0, err * SLACK
 
@@ -453,6 +456,7 @@ def multiply_means(ma, lva, a0, mb, lvb, b0, h):
     t_max = np.max(ma) * np.max(mb)
     for k in range(n):
         c = count[k]
+        # PROOF Lemma 14: a running sum of products (margin 1.01)
         mass_err[k] = 1.01 * c * U * mass[k] + c * TINY
         arg_err = U * (2.0 * abs((o0 + k) * h) + 2.01 * y_max[k]) + TINY
         if arg_err > _SMALL:

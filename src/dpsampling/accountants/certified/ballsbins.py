@@ -59,7 +59,7 @@ of cells whose result falls in the same cell are summed at once); a product cost
 
 Floating point: sums use double precision without directed rounding; prefix sums are taken
 from the end nearer the range summed. Each kernel also returns a proven entrywise bound on its
-rounding (``_kernels``' docstring states the theorem; ``refine``'s regrouping is bounded in
+rounding (``_kernels``' docstring states its rules, docs/PROOF.md Lemma 14; ``refine``'s regrouping is bounded in
 ``_refine_record``); ``average_laws``, ``multiply_laws`` and ``refine`` hand them up as
 ``KernelRounding`` records (before pruning) when given a ``roundings`` list, and
 ``composed_laws`` collects them for a whole run. The upper law's entries are raised by their
@@ -123,6 +123,7 @@ def y_laws(sigma: float, h: float, tail_scale: float) -> tuple[PointsLaw, MeansL
     p[-1] += above
     # assumption B (``rounding``): each cell's mass and upper share within STEP_LAW_ACCURACY; the
     # upper law raised by it (an upper law may only gain mass)
+    # PROOF Lemma 15: balls-and-bins step laws (assumption B)
     share_err = rounding.STEP_LAW_ACCURACY * mass * (1.0 + theta) * (1.0 + 8.0 * rounding.U)
     p[:-1] += share_err
     p[1:] += share_err
@@ -143,6 +144,7 @@ def y_laws(sigma: float, h: float, tail_scale: float) -> tuple[PointsLaw, MeansL
     m[-1] = float(ndtr(last))
     lv[-1] = max(float(log_ndtr(last + sd) - log_ndtr(last)), k_hi * h)
     lv[0] = min(lv[0], (k_lo + 1) * h)
+    # PROOF Lemma 9: stored as logs
     stored = rounding.tilt_rounding(746.0 + h * max(abs(k_lo), abs(k_hi)))
     return upper, MeansLaw(k_lo, m, lv, 2.0 * rounding.STEP_LAW_ACCURACY + stored)
 
@@ -237,7 +239,9 @@ def _kept_means(result, ma: MeansLaw, mb: MeansLaw, h: float) -> MeansLaw:
     if not np.any(keep):  # the empty lower law (its deltas are 0, a valid lower bound)
         return MeansLaw(o0, np.zeros(1), np.zeros(1), rounding.combine(ma.rel_error, mb.rel_error, 0.0))
     ratio = max(float(np.max(mass_err[keep] / mass[keep])), float(np.max(moment_err[keep] / moment[keep])))
+    # PROOF Lemma 9: stored as logs
     stored = rounding.tilt_rounding(746.0 + h * max(abs(o0), abs(o0 + mass.size)))  # lv = log(moment / mass)
+    # PROOF Lemma 6: kept atoms of a lower product
     rel = rounding.combine(ma.rel_error, mb.rel_error, ratio / (1.0 - ratio) + stored)
     return prune_means(MeansLaw(o0, np.where(keep, mass, 0.0), lv, rel), h)
 
@@ -304,6 +308,7 @@ def refine(pair, factor: int, h_fine: float, roundings: list | None = None):
         roundings.append(record)
     kept = mass > 0
     ratio = max(float(np.max(record.err[kept] / mass[kept])), float(np.max(record.moment_err[kept] / moment[kept])))
+    # PROOF Lemma 9: stored as logs
     stored = rounding.tilt_rounding(746.0 + h_fine * max(abs(k0), abs(k0 + n)))
     return fine_points, prune_means(MeansLaw(k0, mass, lv, rounding.combine(means.rel_error, ratio, stored)), h_fine)
 

@@ -1,6 +1,6 @@
 """Convolutions of non-negative arrays with a proven bound on every entry's error (``rounding``).
 
-The FFT's bound (``rounding``, Lemma 1) is uniform across the entries, so in the far tails it
+The FFT's bound (docs/PROOF.md Lemma 2) is uniform across the entries, so in the far tails it
 would swamp entries that matter once weighted by g_n (remove) or 1 (add). Each convolution is
 therefore done on the arrays tilted by g^theta for tilts matching their log-slopes (``_tilts``: the
 mode of some tilted array near every entry), every entry taken from the tilt whose bound, untilted,
@@ -142,6 +142,7 @@ def tilted_convolve(a: np.ndarray, b: np.ndarray | None, h: float) -> tuple[np.n
         for k, theta in enumerate(chunk):
             ta, top_a = tilted_a[k]
             tb, top_b = (None, top_a) if b is None else tilted_b[k]
+            # PROOF Lemma 2: each tilted FFT product
             bound = rounding.convolution_bound(ta, tb, size)
             shift = top_a + top_b
             largest_log = max(largest_log, abs(top_a) + abs(top_b) + abs(theta) * (n - 1) * h)
@@ -152,6 +153,7 @@ def tilted_convolve(a: np.ndarray, b: np.ndarray | None, h: float) -> tuple[np.n
     best = np.maximum(best, 0.0)
     smallest = float(np.min(best[best > 0])) if np.any(best > 0) else 1.0
     largest_log += abs(math.log(smallest)) + 2.0 * abs(math.log(max(float(np.max(best)), 1e-300)))
+    # PROOF Lemma 3: the tilts and the untilt
     relative = rounding.tilt_rounding(largest_log)
     logs = np.logaddexp(log_best, log_bound) + 4.0 * relative
     with np.errstate(over="ignore"):  # an infinite bound keeps its entry out (upper: cut and charged)
@@ -200,6 +202,7 @@ def head_split_convolve(a: np.ndarray, b: np.ndarray | None, h: float) -> tuple[
     g = (count + 2) * rounding.U
     g = g / (1.0 - g)
     with np.errstate(over="ignore", invalid="ignore"):
+        # PROOF Lemma 4: the head split's direct sums
         bound = (rest_bound + g * (total + rest_bound) / (1.0 - g)) * (1.0 + 4.0 * rounding.U) + count * 2.0**-1074
     return total, bound
 
@@ -250,6 +253,7 @@ def _direct_entry(a, reversed_b, n):
     total = ((s0 + s1) + s2) + s3
     m = hi - lo + 1
     g = (m + 1) * unit / (1.0 - (m + 1) * unit)
+    # PROOF Lemma 4: a direct sum and its underflow
     return total, g * total * (1.0 + 4.0 * unit) + m * 2.0**-1074
 
 

@@ -17,10 +17,11 @@ EXCESS_FLOOR_FACTOR of the tail and FFT-rounding terms), when the next refinemen
 would pass ``max_grid_points``, or when a refinement no longer halves the gap of any row still
 above the accuracy (the frame says not converged, and each row how close it got).
 
-Floating point: every rounding is charged (``rounding``: the model, the FFT bound and the
-theorem). Each law carries its relative error and every tail it moved or cut; the hockey sticks
-(``hockey``) divide the upper law's sum by 1 - rho and take the lower law's down, each with its
-own rounding. An eps query whose delta the charged tails alone reach is refused, naming them.
+Floating point: every rounding is charged (``docs/PROOF.md``: the model, the assumptions, the
+numbered lemmas and the theorem; ``rounding``: the bounds). Each law carries its relative error
+and every tail it moved or cut; the hockey sticks (``hockey``) divide the upper law's sum by
+1 - rho and take the lower law's down, each with its own rounding. An eps query whose delta the
+charged tails alone reach is refused, naming them.
 """
 
 from __future__ import annotations
@@ -47,9 +48,11 @@ EPSILON_FLOOR = 1e-4
 DEFAULT_MAX_GRID_POINTS = 2**21  # ~1 GB at the largest (a single step's law, FFT at 3 tilts)
 MIN_SIGMA = 0.05  # below, log Y's grid passes exp's range
 FLOOR_REACHED = 1e-14  # a charge this small is the tails' floor (~1e-16), not a coarse grid's blow-up
-FP_MODEL = ("IEEE double, round to nearest; scipy.fft (pocketfft) real FFTs of length 2^m with normwise error "
-            "<= 8 u log2 N (assumption A); ndtr within 2e-14 relatively (1e-12 below z = -11) and one step's "
-            "quadratures within 1e-10 (assumption B); certified.rounding")
+FP_MODEL = ("docs/PROOF.md: model (section 1: IEEE double, round to nearest), assumptions (section 2: A, "
+            "scipy.fft real FFTs of length 2^m within 8 u log2 N, verified at every length 2^1-2^22; B, ndtr "
+            "within 2e-14 (1e-12 below z = -11) and one step's quadratures within 1e-10, verified against mpmath; "
+            "C, exp/log/expm1/log1p within 1 ulp, verified against mpmath), lemmas 1-15 (section 3), theorem "
+            "(section 4), margins (section 5)")
 
 
 def gaussian_weight(phases) -> float | None:

@@ -53,6 +53,7 @@ def upper_delta(p, k0, h, epsilon, remove, rel_error):
             small = math.exp(lm + epsilon + x)
             total += max(m - small, 0.0) + slack * (m + small)
         count += 1
+    # PROOF Lemma 13: the upper hockey stick
     return total * (1.0 + _gamma(count + 1)) / (1.0 - rel_error)
 
 
@@ -84,6 +85,7 @@ def lower_delta(mass, log_value, epsilon, remove, rel_error):
         if term > 0.0:
             total += term
             count += 1
+    # PROOF Lemma 13: the lower hockey stick
     return total * (1.0 - _gamma(count + 1))
 
 

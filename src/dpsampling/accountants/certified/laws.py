@@ -21,7 +21,7 @@ their logarithms, the entries whose value and bound both underflow (far up the g
 745, an entry's mass is below the doubles while its first moment p g is not); the lower law drops
 every entry not known to LOWER_THRESHOLD of it (dropping mass only lowers a delta) and carries the
 kept entries' relative error. Every other operation (spreads, folds, merges, sums) adds its own
-rounding to the law's ``rel_error``; ``rounding`` states the theorem.
+rounding to the law's ``rel_error``; docs/PROOF.md states the theorem (``rounding``: the bounds).
 """
 
 from __future__ import annotations
@@ -73,12 +73,14 @@ class PointsLaw:
     def mean(self, h: float) -> float:
         """An upper bound on the exact-arithmetic law's mean (``rounding``)."""
         largest_log = 746.0 + h * max(abs(self.k0), abs(self.k0 + self.p.size))
+        # PROOF Lemma 13: the law's mean
         fresh = rounding.tilt_rounding(largest_log) + rounding.gamma(self.p.size + 1)
         return float(_points_mean(self.p, self.k0, h)) * (1.0 + rounding.grow(self.rel_error, fresh)) / (
             1.0 - self.rel_error)
 
     def exact_mass_bound(self) -> float:
         """An upper bound on the exact-arithmetic law's mass."""
+        # PROOF Lemma 13: the law's total
         return float(np.sum(self.p)) * (1.0 + rounding.gamma(self.p.size + 1)) / (1.0 - self.rel_error)
 
 
@@ -117,6 +119,7 @@ def _tail_cost(p: np.ndarray, k0: int, hi: int, h: float) -> float:
     log_expm1 = np.where(x < 30.0, np.log(np.expm1(np.minimum(x, 30.0))), x + np.log1p(-np.exp(-x)))
     with np.errstate(divide="ignore", over="ignore"):
         terms = np.exp(np.log(tail) + (k0 + hi) * h + log_expm1)
+    # PROOF Lemma 7: the fold's first-moment cost
     fresh = rounding.tilt_rounding(_log_extent(k0, p.size, h)) + rounding.gamma(tail.size + 1)
     return float(np.sum(terms)) * (1.0 + fresh)
 
@@ -150,6 +153,7 @@ def prune_points(law: PointsLaw, h: float) -> PointsLaw:
     hi = max(int(ok[0]) if ok.size else p.size - 1, lo)
     exact_scale = 1.0 / (1.0 - law.rel_error)
     moved_cost = _tail_cost(p, k0, hi, h) * exact_scale
+    # PROOF Lemma 7: the fold's mass charge
     charged_up = moved_up * (1.0 + rounding.gamma(lo + 1)) * exact_scale
     kept = p[lo:hi + 1].copy()
     kept[0] += moved_up
@@ -169,6 +173,7 @@ def _log_mean(m: np.ndarray, lv: np.ndarray) -> float:
 def _means_fresh(k0: int, size: int, h: float, terms: int) -> float:
     """Relative error of a merge of atoms: a first moment m e^(lv - low) through exp and log, a sum
     of ``terms`` non-negative terms, the division and the log back (``rounding``)."""
+    # PROOF Lemma 8: a merge of atoms
     return 2.0 * rounding.tilt_rounding(_log_extent(k0, size, h)) + rounding.gamma(terms + 3)
 
 
@@ -239,6 +244,7 @@ def coarsen_points(law: PointsLaw, h: float, step: float) -> PointsLaw:
         factor = round(step / h)
         up = law.p * (np.expm1(offset * h) / scale)
         down = law.p * (np.exp(offset * h) * np.expm1((factor - offset) * h) / scale)
+        # PROOF Lemma 8: a spread onto the coarse grid
         fresh = 12.0 * rounding.U + rounding.gamma(2 * factor + 2)
     else:
         up = law.p * (np.expm1(offset) / scale)
@@ -246,6 +252,7 @@ def coarsen_points(law: PointsLaw, h: float, step: float) -> PointsLaw:
         fresh = 12.0 * rounding.U + rounding.gamma(int(2 * step / h) + 8)
     out = np.bincount(coarse - k0, weights=down, minlength=n) + np.bincount(coarse - k0 + 1, weights=up, minlength=n)
     if not integer:
+        # PROOF Lemma 8: an offset off the coarse grid
         d = 4.0 * rounding.U * (np.abs(law.k0 + np.arange(law.p.size)) * h + np.abs(coarse) * step)
         raise_by = law.p * (math.exp(step) * d / scale + 8.0 * rounding.U)
         for shift in (-1, 0, 1, 2):
@@ -271,6 +278,7 @@ def _merge_atoms(mass, log_value, step: float, rel_error: float) -> MeansLaw:
         lv = np.where(total > 0, low + np.log(moment / total), low)
     terms = int(np.bincount(cells - k0).max())
     extent = max(float(np.max(np.abs(log_value))), abs(k0 * step), abs((k0 + n) * step))
+    # PROOF Lemma 8: a merge of atoms per cell
     fresh = 2.0 * rounding.tilt_rounding(746.0 + extent) + rounding.gamma(terms + 3)
     return prune_means(MeansLaw(k0, total, lv, rounding.grow(rel_error, fresh)), step)
 
@@ -286,6 +294,7 @@ def _kept_relative(rel_a: float, rel_b: float, out: np.ndarray, bound: np.ndarra
     """Relative error of the kept convolution entries (inputs carrying rel_a and rel_b): an entry
     with |c^ - c| <= bound <= r c^ has |c^ - c| <= r / (1 - r) c; r the largest over the kept."""
     ratio = float(np.max(bound[keep] / out[keep])) if np.any(keep) else 0.0
+    # PROOF Lemma 6: the kept entries of a lower law
     return rounding.combine(rel_a, rel_b, ratio / (1.0 - ratio))
 
 
@@ -295,6 +304,7 @@ def _cut_charges(values: np.ndarray, k0: int, h: float) -> tuple[float, float]:
         return 0.0, 0.0
     with np.errstate(divide="ignore"):
         moments = np.exp(np.log(values) + (k0 + np.arange(values.size)) * h)
+    # PROOF Lemma 7: a cut's charges
     fresh = rounding.tilt_rounding(_log_extent(k0, values.size, h)) + rounding.gamma(values.size + 1)
     return float(np.sum(moments)) * (1.0 + fresh), float(np.sum(values)) * (1.0 + fresh)
 
@@ -326,6 +336,7 @@ def multiply_points(a: PointsLaw, b: PointsLaw | None, h: float) -> PointsLaw:
     if signal.size == 0:
         raise FloatingPointError("a convolution has no entry above its rounding error")
     first, last = int(signal[0]), int(signal[-1])
+    # PROOF Lemma 5: a product of upper laws
     rel = rounding.combine(a.rel_error, other.rel_error, 0.0)
     raised = out + bound
     ends = raised.copy()
@@ -333,6 +344,7 @@ def multiply_points(a: PointsLaw, b: PointsLaw | None, h: float) -> PointsLaw:
     cut_moment, cut_mass = _cut_charges(ends * (1.0 + rel), k0, h)
     mean_a, mean_b = a.mean(h), other.mean(h)
     da, db = a.remove_excess, other.remove_excess
+    # PROOF Lemma 7: cuts and underflow of a product (margin 1.01, PROOF.md section 5)
     remove = (da * mean_b + mean_a * db + da * db) * (1.0 + 4 * rounding.U) + cut_moment + underflow_moment * (1.0 + rel) * 1.01
     add = (a.add_excess + other.add_excess) * (1.0 + 2 * rounding.U) + cut_mass + underflow_mass * (1.0 + rel) * 1.01
     law = PointsLaw(k0 + first, raised[first:last + 1] * (1.0 + 2 * rounding.U), remove, add, rel)
@@ -397,6 +409,7 @@ def multiply_means(a: MeansLaw, b: MeansLaw | None, h: float) -> MeansLaw:
         offset = np.log(np.where(ok, moment / np.where(ok, mass, 1.0), 1.0))
     # an atom of index sum n is a mean of values with offsets in [min_a + min_b, max_a + max_b]
     offset = np.clip(offset, off_a.min() + off_b.min(), off_a.max() + off_b.max())
+    # PROOF Lemma 9: log values exponentiated again
     recomputed = rounding.tilt_rounding(_log_extent(min(a.k0, other.k0), max(a.m.size, other.m.size), h))
     rel = max(_kept_relative(a.rel_error, other.rel_error, mass, bound, ok),
               _kept_relative(rounding.grow(a.rel_error, recomputed), rounding.grow(other.rel_error, recomputed),
@@ -440,6 +453,7 @@ class Laws:
         p = np.zeros(max(a.k0 + a.p.size, b.k0 + b.p.size) - k0)
         p[a.k0 - k0:a.k0 - k0 + a.p.size] += a.p
         p[b.k0 - k0:b.k0 - k0 + b.p.size] += b.p
+        # PROOF Lemma 5: a mixture
         rel = rounding.grow(max(a.rel_error, b.rel_error), rounding.gamma(2))
         points = PointsLaw(k0, p, a.remove_excess + b.remove_excess, a.add_excess + b.add_excess, rel)
         means = _merge_atoms(np.concatenate([self.means.m, other.means.m]),

@@ -1,90 +1,10 @@
-"""The floating-point error of the certified engine: the model, the FFT bound and the theorem.
+"""The floating-point error of the certified engine: the bounds its code charges.
 
-**Model.** IEEE 754 binary64, round to nearest: fl(a op b) = (a op b)(1 + d), |d| <= U = 2^-53,
-for + - * / and sqrt (Higham, *Accuracy and Stability of Numerical Algorithms*, 2nd ed., Sec. 2.2);
-gamma(n) = n U / (1 - n U) bounds the relative error of a product or a running sum of n
-non-negative terms (Higham Lemma 3.1, Sec. 4.2). exp, log, log1p, expm1 of the C library: relative
-error <= 2 U (glibc: < 1 ulp); an argument y of exp carrying an absolute error e gives a relative
-error <= e + 2 U + e^2 (|e| <= 1/2). A complex product: relative error <= 4 U in modulus (Brent,
-Percival and Zimmermann 2007: sqrt(5) U for the naive formula, FMA or not).
-
-**FFT (assumption A).** scipy.fft (pocketfft, SciPy >= 1.13) computes a real DFT of length N = 2^m
-and its inverse (scaling included) with normwise relative error at most
-    eta(N) = FFT_CONSTANT * U * log2(N),   FFT_CONSTANT = 8,
-over the full Hermitian spectrum. Higham Thm 24.2 proves log2(N) (mu + gamma(4) (sqrt 2 + mu)) ~
-6.7 U log2(N) for radix-2 Cooley-Tukey with twiddles of error mu <= U; pocketfft's radix-4 passes
-count as two radix-2 stages. A is an assumption about a library, not a theorem:
-``tests/accountants/certified/test_rounding.py`` measures the normwise error of rfft/irfft against
-exact DFTs (mpmath, 40 digits) on random and structured inputs of N <= 2^12 and checks it against
-eta(N) (observed / eta is reported there, ~0.05-0.1).
-
-**Step laws (assumption B).** scipy.special.ndtr has relative error <= NDTR_ACCURACY = 1e-14
-NARROW_CELL = 0.05  # steps.NARROW: cells this narrow in log y get their excess by Gauss-Legendre, and
-one step's cell first moments above the cell's lower end (``steps``: closed forms, 5-point
-Gauss-Legendre on narrow cells; ``ballsbins.y_laws``: 8-point Gauss-Legendre for masses and
-moments) are within STEP_LAW_ACCURACY = 1e-10 of the exact integrals, relatively;
-``test_rounding.py`` checks both against mpmath (40 digits) from the bulk to the far tail. A
-cell's mass, a difference of two ndtr values, is then within NDTR_ACCURACY (N_lo + N_hi) + 4 U of
-it (``cell_errors``, which also charges the rounding of the cell's ends): the upper law is raised
-entrywise by these bounds. The lower law's cells are the cells at their *computed* ends (any
-partition gives a valid lower law), so only the evaluation at those ends is charged
-(``partition_mass_errors``); it keeps the cells known to r, the smallest r <= ``steps.STEP_KEEP``
-with at most r of the mass above it (``laws.kept_entries``: in a T-step product both the dropped
-mass and the relative error count about T times), and carries the largest kept relative error.
-
-**Lemma 1 (a convolution).** x, y >= 0 of length <= N (zero-padded, linear convolution inside the
-circular one), c = x * y, and c^ = irfft(rfft(x) rfft(y)) computed. With eta = eta(N), g = 4 U,
-s1 = |x|_1 |y|_2 and s2 = |x|_2 |y|_1 (so |c|_2 <= m = min(s1, s2), Young):
-    D = eta (s1 + s2) + eta^2 sqrt(N) |x|_2 |y|_2,      D' = D + g (m + D),
-    |c^ - c|_inf <= |c^ - c|_2 <= (1 + eta) D' + eta m                          (``convolution_bound``)
-Proof: rfft(x) = X + E_x with |E_x|_2 <= eta sqrt(N) |x|_2 and |X|_inf <= |x|_1 (same for y);
-X^ Y^ - X Y = E_x Y + X E_y + E_x E_y has 2-norm <= sqrt(N) (D - ...) as written, the products'
-rounding adds g |X^ Y^|_2; the inverse divides 2-norms by sqrt(N) and adds eta |its exact result|_2.
-The norms are summed in floating point and inflated by (1 + gamma(n + 2)) (their own error).
-
-**Tilts and direct sums.** An entry of the convolution is only as good as the bound over its size.
-The engine convolves the arrays tilted by exp(theta x) (``convolution._tilts``) and takes each entry from
-the tilt whose bound, untilted, is smallest: a tail entry's error is then a fraction of the tilted
-entry it is, not of the largest entry. The tilt exp(log a + theta x - top) and the untilt
-exp(log c^ + shift - theta x) each carry a relative error <= tilt_rounding(L), L the largest
-magnitude of the logs involved; it is charged relatively (3 tilt_rounding(L) |c^| more per entry).
-An entry still above REL_THRESHOLD (upper law) or LOWER_THRESHOLD (lower law) of its value is
-recomputed by direct summation of its m non-negative products: error <= gamma(m + 1) c^ plus
-2^-1074 per product for underflow (``convolution._direct_entries``), within a budget of products.
-The lower law's convolutions first split off each array's HEAD_ENTRIES largest entries
-(``convolution.head_split_convolve``): a * b = a_H * b + a_R * b_H + a_R * b_R, the first two summed
-directly (m products per entry: gamma(m + 2) with the final sum, plus 2^-1074 per product), the
-third by tilted FFTs on the rests, whose norms no longer carry the spike of a small rate's law.
-
-**Theorem (the engine's rounding).** Fix every data-dependent decision the computation took (grids,
-cut and fold points, tilts, which entries are summed directly, how atoms are grouped). The same
-algorithm in exact arithmetic with those decisions gives valid bounds (``certified.ballsbins``'
-proofs hold for any such decisions: cuts and folds are charged, any partition is a Jensen
-coarsening, dropping atoms lowers a lower law). Each law carries a relative error rho:
-- upper law (``PointsLaw.rel_error``): the exact-arithmetic law p satisfies p <= (1 + rho) p^
-  entrywise (one-sided: an upper law may only gain mass, since every delta is a sum with
-  non-negative weights and products, spreads and folds are positive maps). A convolution's entry is
-  raised by its bound (c^ + bound >= c), so rho = (1 + rho_a)(1 + rho_b) - 1; the stretches at
-  either end where c^ < bound are cut, their mass (<= (c^ + bound)(1 + rho)) charged to add_excess
-  and first moment to remove_excess (``laws.multiply_points``); the balls-and-bins kernels raise
-  their outputs by their own proven bounds (``_kernels``, ``ballsbins._raised``);
-- lower law (``MeansLaw.rel_error``): every kept atom's mass and first moment are within a factor
-  [1 - rho, 1 + rho] of the exact ones; a convolution keeps an entry only if its bound is at most
-  a keep threshold of it (t = the largest kept ratio: rho = (1 + rho_a)(1 + rho_b)(1 + t / (1 - t)) - 1),
-  the others are dropped by both; the threshold is LOWER_THRESHOLD, or LOWER_BUDGET n / T for a
-  product of n of the run's T steps (``laws.lower_keep``: its rho enters the T-step law T / n
-  times), raised up to LOWER_CAP where more mass than the threshold would be dropped
-  (``laws.kept_entries``), decisions the proof does not depend on;
-- a linear map with non-negative coefficients (a spread onto a coarser grid, a fold of a tail, a
-  merge of atoms, a split into parts, a mixture): rho grows by the coefficients' relative error and
-  gamma of the longest sum (``grow``); log values stored and exponentiated again add tilt_rounding;
-- the excess terms (tails moved or cut) are computed without cancellation from the computed laws
-  and inflated by (1 + rho) and their own rounding: upper bounds on the exact ones;
-- the hockey sticks (``hockey``): the upper law's sum is divided by (1 - rho) and raised by its own
-  rounding; the lower law's atoms count at M^ / (1 + rho) - c m^ / (1 - rho) less their rounding.
-So every reported bound is the exact-arithmetic bound moved outward by what rounding can do: upper
-bounds up, lower bounds down. ``tests/accountants/certified/test_rounding.py`` checks each piece
-against exact arithmetic.
+The model, the assumptions (A: the FFT, B: ndtr and one step's quadratures, C: exp / log / expm1 /
+log1p), the numbered lemmas, the theorem and the margins are in ``docs/PROOF.md``; every line here
+that charges an error cites its lemma (``# PROOF Lemma n``), and
+``tests/accountants/certified/test_proof.py`` keeps the two in step and verifies assumptions A and C
+at the lengths and ranges the engine uses (B: ``test_rounding.py``).
 """
 
 from __future__ import annotations
@@ -107,6 +27,7 @@ direct summation where the budget allows (``convolution.sharpen``)."""
 
 def gamma(n: float) -> float:
     """n U / (1 - n U): a sum or product of n non-negative terms (Higham Lemma 3.1)."""
+    # PROOF Lemma 1: sums of non-negative terms (gamma)
     nu = n * U
     if nu >= 0.5:
         raise FloatingPointError(f"gamma({n:g}) is not defined in double precision")
@@ -138,14 +59,16 @@ def norms(x: np.ndarray) -> tuple[float, float]:
     of n non-negative terms (any order) is within gamma(n - 1) of its value, of n squares within
     gamma(n) plus 2^-1074 per square for underflow (Higham Sec. 3.1); the square root and the
     inflation round once each."""
+    # PROOF Lemma 1: |x|_1 and |x|_2 with their own rounding
     inflate = 1.0 + gamma(x.size + 2)
     squares = _sum_of_squares(np.ascontiguousarray(x, dtype=np.float64)) + x.size * 2.0**-1074
     return float(np.sum(x)) * inflate, math.sqrt(squares) * inflate
 
 
 def convolution_bound(x: np.ndarray, y: np.ndarray | None, size: int) -> float:
-    """Lemma 1: a bound on |c^ - c|_inf for the FFT convolution of x >= 0 and y >= 0 (y None: x * x)
+    """docs/PROOF.md Lemma 2: a bound on |c^ - c|_inf for the FFT convolution of x >= 0 and y >= 0 (y None: x * x)
     at FFT length ``size``."""
+    # PROOF Lemma 2: an FFT convolution's bound
     eta = fft_eta(size)
     x1, x2 = norms(x)
     y1, y2 = (x1, x2) if y is None else norms(y)
@@ -159,13 +82,16 @@ def convolution_bound(x: np.ndarray, y: np.ndarray | None, size: int) -> float:
 def tilt_rounding(largest_log: float) -> float:
     """Relative error of exp(y) for y a sum of three logs of magnitude <= largest_log, each
     rounded (the tilt and untilt of an array entry)."""
+    # PROOF Lemma 3: the exponent's error and exp's (assumption C)
     e = 4.0 * U * (largest_log + 1.0)
     return e + 2.0 * U + e * e
 
 
 def grow(rho: float, fresh: float) -> float:
-    """(1 + rho)(1 + fresh) - 1, rounded up."""
-    return (rho + fresh + rho * fresh) * (1.0 + 4 * U)
+    """(1 + rho)(1 + fresh) - 1, rounded up: four roundings, each >= x / (1 + U) (docs/PROOF.md
+    section 5), and (1 + 6 U) / (1 + U)^4 >= 1 (1 + 4 U fell short by 6 U^2; 1 + 5 U is not a double)."""
+    # PROOF Lemma 5: relative errors compose
+    return (rho + fresh + rho * fresh) * (1.0 + 6 * U)
 
 
 def combine(rho_a: float, rho_b: float, fresh: float) -> float:
@@ -174,7 +100,8 @@ def combine(rho_a: float, rho_b: float, fresh: float) -> float:
 
 
 NDTR_ACCURACY = 1e-12
-"""Assumption B: scipy.special.ndtr's relative error below z = -11 (above: 2e-14); observed <= 2.3e-13."""
+"""Assumption B (docs/PROOF.md section 2): scipy.special.ndtr's relative error below z = -11 (above:
+2e-14, ``ndtr_accuracy``); observed <= 2.3e-13 (``test_rounding.py``, against mpmath)."""
 GL_MASS_ACCURACY = 1e-13
 """A cell's mass is taken from 5-point Gauss-Legendre where its proven remainder is below this."""
 
@@ -195,9 +122,12 @@ def gl_mass_error(t_lo, t_hi, mu, s):
     w = (t_hi - t_lo) / s
     top = np.maximum(np.abs(t_lo - mu), np.abs(t_hi - mu)) / s
     with np.errstate(over="ignore"):
+        # PROOF Lemma 12: Gauss-Legendre remainder, margin 1.0001 (PROOF.md section 5)
         return 3.95e-13 * 1.0001 * (w * (top + math.sqrt(10.0))) ** 10 * np.exp(w * top)
-NARROW_CELL = 0.05  # steps.NARROW: cells this narrow in log y get their excess by Gauss-Legendre
-"""Assumption B: scipy.special.ndtr's relative error (cephes; ``test_rounding.py`` checks it)."""
+
+
+NARROW_CELL = 0.05
+"""steps.NARROW: cells this narrow in log y get their excess by Gauss-Legendre (``cell_errors``)."""
 
 
 def partition_mass_errors(q: float, sigma: float, ks: np.ndarray, h: float, mass: np.ndarray) -> np.ndarray:
@@ -226,6 +156,7 @@ def partition_mass_errors(q: float, sigma: float, ks: np.ndarray, h: float, mass
     ends = np.where(a > 0, ndtr(-a) + ndtr(-b), ndtr(a) + ndtr(b))
     nodes = top / s * U * (np.abs(t_lo) + np.abs(t_hi)) * 1.01
     gl = np.where(sterbenz, GL_MASS_ACCURACY + 16.0 * U + nodes, np.inf)
+    # PROOF Lemma 11: the lower law's cells at their computed ends
     err = np.where(by_gl, gl * mass, ndtr_accuracy(t_lo, t_hi, mu, s) * ends)
     err = err + (4.0 * U + 2.0 * U * (top**2 + 1.0 + top * abs(mu) / s)) * mass
     # an end shared by a Gauss-Legendre cell and an ndtr cell: the two paths place it up to dw apart
@@ -235,6 +166,10 @@ def partition_mass_errors(q: float, sigma: float, ks: np.ndarray, h: float, mass
     switch_hi = np.r_[by_gl[1:] != by_gl[:-1], True] if by_gl.size else by_gl
     dw_lo = 2.0 * U * (np.abs(t_lo - mu) + 1.0) * 1.01
     dw_hi = 2.0 * U * (np.abs(t_hi - mu) + 1.0) * 1.01
+    # the margin 1.01 on nodes, dw_lo and dw_hi covers e^x - 1 for x <= 0.0199 (docs/PROOF.md section 5)
+    moved = top / s * np.maximum(U * (np.abs(t_lo) + np.abs(t_hi)), np.maximum(dw_lo, dw_hi))
+    if np.any((mass > 0) & (moved > 0.0199)):
+        raise FloatingPointError("a cell's computed end moves the density by more than its margin covers")
     return err + np.where(switch_lo, density_lo * dw_lo, 0.0) + np.where(switch_hi, density_hi * dw_hi, 0.0)
 
 
@@ -267,6 +202,7 @@ def cell_errors(q: float, sigma: float, ks: np.ndarray, h: float, mass: np.ndarr
     u_lo, u_hi = (t_lo - mu) / s, (t_hi - mu) / s
     density = (np.exp(-0.5 * u_lo**2) + np.exp(-0.5 * u_hi**2)) / (s * math.sqrt(2.0 * math.pi)) * np.exp(
         (np.abs(u_lo) + np.abs(u_hi) + 1.0) * dt / s)
+    # PROOF Lemma 10: the upper law's cell masses and excesses
     mass_err = np.where(by_gl, (GL_MASS_ACCURACY + 16.0 * U) * cells, ndtr_accuracy(t_lo, t_hi, mu, s) * ends(0.0)) + \
         4.0 * U * cells + density * dt
     excess_err = np.where(narrow, STEP_LAW_ACCURACY * moments,

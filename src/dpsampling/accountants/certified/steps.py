@@ -113,6 +113,7 @@ def _cells_laws(q: float, sigma: float, k_first: int, k_stop: int, h: float, low
     p[1:] += up
     # assumption B per cell (``rounding.cell_errors``): the upper law raised by it, the lower law
     # keeps the cells known to laws.LOWER_THRESHOLD
+    # PROOF Lemma 10: one step's upper law
     mass_err, up_err = rounding.cell_errors(q, sigma, ks.astype(float), h, mass, excess, lowest)
     raise_by = np.zeros(p.size)
     raise_by[:-1] += mass_err + up_err
@@ -134,6 +135,7 @@ def _cells_laws(q: float, sigma: float, k_first: int, k_stop: int, h: float, low
     # an atom's mass within mass_err, its first moment mass g + excess within mass_err g +
     # STEP_LAW_ACCURACY excess <= (mass_err + STEP_LAW_ACCURACY expm1(h) mass) g (excess <= mass g expm1(h))
     # the lower law: the cells at their computed ends (``rounding.partition_mass_errors``)
+    # PROOF Lemma 11: one step's lower law
     part_err = rounding.partition_mass_errors(q, sigma, ks.astype(float), h, mass[int(lowest):mass_err.size])
     if lowest:
         part_err = np.concatenate([mass_err[:1], part_err])
@@ -144,9 +146,14 @@ def _cells_laws(q: float, sigma: float, k_first: int, k_stop: int, h: float, low
             rounding.STEP_LAW_ACCURACY * math.expm1(h) + 8.0 * rounding.U)
     relative[mass_err.size:] = 2.0 * rounding.STEP_LAW_ACCURACY  # the top cell: its two closed forms
     kept = kept_entries(relative, mass, 0.0, STEP_KEEP)
+    # PROOF Lemma 9: stored as logs
     stored = rounding.tilt_rounding(746.0 + abs(k_stop * h) + abs(k_first * h))
     lower_rel = float(np.max(relative[kept], initial=0.0)) * 2.0 + stored
-    return upper, MeansLaw(k_first, np.where(kept, mass, 0.0), lv, lower_rel)
+    # an atom whose conditional mean did not compute (mass g underflowed: excess / 0, NaN) is dropped,
+    # which only lowers a lower law (docs/PROOF.md Lemma 6); kept, its NaN location crashed the merges
+    located = np.isfinite(lv)
+    lv = np.where(located, lv, np.arange(k_first, k_first + lv.size) * h)
+    return upper, MeansLaw(k_first, np.where(kept & located, mass, 0.0), lv, lower_rel)
 
 
 def subsampled_step(sigma: float, q: float, h: float, tail: float) -> tuple[PointsLaw, MeansLaw]:

@@ -97,6 +97,7 @@ def symmetric_step(sigma: float, q: float, h: float, tail: float) -> tuple[Point
     p[k_hi::-1] += np.exp(j * h) * up.p  # mirror: mass g_j p_j at g_{-j}
     p[k_hi] += atom
     # the mirror's g_j p_j: one exp and one product more (``rounding``); the atom: assumption B
+    # PROOF Lemma 9: the mirrored law
     mirrored = rounding.tilt_rounding(746.0 + k_hi * h) + rounding.gamma(3)
     rel = rounding.grow(max(up.rel_error, rounding.STEP_LAW_ACCURACY), mirrored)
     # the mirrored tail's mass missing at 0, q (E[Y; Y > y_hi] - y_hi P(Y > y_hi)), is at most
