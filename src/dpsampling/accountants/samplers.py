@@ -118,10 +118,10 @@ def _shuffle_bounds(phase, quantity: str, values: np.ndarray):
     seen = min(epochs, SHUFFLE_LOWER_EPOCHS)
     if quantity == "delta":
         lower = shuffle.shuffle_delta_lower(values, sigma, steps, seen)
-        upper = gaussian.gaussian_delta(values, sigma, sensitivity)
+        upper = gaussian.gaussian_delta_bounds(values, sigma, sensitivity)[1]  # docs/PROOF.md Lemma 16
     else:
         lower = shuffle.shuffle_epsilon_lower(values, sigma, steps, seen)
-        upper = np.array([gaussian.gaussian_epsilon(d, sigma, sensitivity) for d in values])
+        upper = np.array([gaussian.gaussian_epsilon_bounds(d, sigma, sensitivity)[1] for d in values])
     bounds = np.empty((values.size, 3, 2))
     for column, direction in enumerate(("remove", "add", "max")):
         bounds[:, column, 0] = lower[direction]

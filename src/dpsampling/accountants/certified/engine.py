@@ -51,7 +51,7 @@ FLOOR_REACHED = 1e-14  # a charge this small is the tails' floor (~1e-16), not a
 FP_MODEL = ("docs/PROOF.md: model (section 1: IEEE double, round to nearest), assumptions (section 2: A, "
             "scipy.fft real FFTs of length 2^m within 8 u log2 N, verified at every length 2^1-2^22; B, ndtr "
             "within 2e-14 (1e-12 below z = -11) and one step's quadratures within 1e-10, verified against mpmath; "
-            "C, exp/log/expm1/log1p within 1 ulp, verified against mpmath), lemmas 1-15 (section 3), theorem "
+            "C, exp/log/expm1/log1p within 1 ulp, verified against mpmath), lemmas 1-16 (section 3), theorem "
             "(section 4), margins (section 5)")
 
 
@@ -161,13 +161,18 @@ def direction_gaps(bounds: np.ndarray, floor: float) -> np.ndarray:
 def exact_gaussian_rows(weight: float, values: np.ndarray, kind: str) -> np.ndarray:
     """Rows as ``delta_rows`` / ``epsilon_rows`` for a run that is one Gaussian mechanism with
     (s / sigma)^2 = weight: its closed form (chua24 Prop. 3.1), the same in both directions
-    (the pair is symmetric), lower = upper."""
-    sensitivity = math.sqrt(weight)
+    (the pair is symmetric), bracketed by its evaluation's rounding (docs/PROOF.md Lemma 16).
+    sqrt(weight) rounds once: the sensitivity is bracketed by its neighbours' and delta grows
+    with it, so the lower row is taken at the smaller and the upper at the larger."""
+    root = math.sqrt(weight)  # PROOF Lemma 16: the sensitivity's rounding
+    small, large = math.nextafter(root, 0.0), math.nextafter(root, math.inf)
     if kind == "delta":
-        exact = gaussian.gaussian_delta(values, 1.0, sensitivity)
+        lower = gaussian.gaussian_delta_bounds(values, 1.0, small)[0]
+        upper = gaussian.gaussian_delta_bounds(values, 1.0, large)[1]
     else:
-        exact = np.array([gaussian.gaussian_epsilon(d, 1.0, sensitivity) for d in values])
-    return np.repeat(exact[:, None], 4, axis=1)
+        lower = np.array([gaussian.gaussian_epsilon_bounds(d, 1.0, small)[0] for d in values])
+        upper = np.array([gaussian.gaussian_epsilon_bounds(d, 1.0, large)[1] for d in values])
+    return np.stack([lower, upper, lower, upper], axis=1)
 
 
 MEAN_SLACK = 1e-6
@@ -211,10 +216,13 @@ def refined(phases, values: np.ndarray, kind: str, accuracy: float, max_grid_poi
     weight = gaussian_weight(phases)
     if weight is not None:
         bounds = with_max(exact_gaussian_rows(weight, values, kind))
+        reached = direction_gaps(bounds, 0.0)
         attrs = {"method": "exact Gaussian mechanism (chua24 Prop. 3.1)", "engine_version": ENGINE_VERSION,
                  "gaussian_sigma": 1.0 / math.sqrt(weight), "grid_step": 0.0, "grid_points_largest": 0,
-                 "max_grid_points": int(max_grid_points), "accuracy_reached": 0.0, "accuracy_floor": 0.0,
-                 "excess": 0.0, "relative_error": 0.0, "fp_model": "closed form (scipy.special ndtr)",
+                 "max_grid_points": int(max_grid_points),
+                 "accuracy_reached": float(np.max(reached)) if reached.size else 0.0, "accuracy_floor": 0.0,
+                 "excess": 0.0, "relative_error": 0.0,
+                 "fp_model": "closed form in intervals (docs/PROOF.md Lemma 16; assumptions B, C)",
                  "refinements": 0, "converged": True,
                  "directions_refined": refined_names}
         return bounds, attrs
