@@ -158,14 +158,22 @@ def direction_gaps(bounds: np.ndarray, floor: float) -> np.ndarray:
     return np.where(counted, gaps, 0.0)
 
 
+SENSITIVITY_ROUNDING = 64 * 2.0**-53
+"""Relative error allowed for a Gaussian run's sensitivity sqrt(sum of epochs / sigma^2): a division,
+a square and a sum per phase, then the root: (2 + phases) u / 2 + u, far below this for any
+run of fewer than 100 phases (``run.Phase`` runs have at most a few)."""
+
+
 def exact_gaussian_rows(weight: float, values: np.ndarray, kind: str) -> np.ndarray:
     """Rows as ``delta_rows`` / ``epsilon_rows`` for a run that is one Gaussian mechanism with
     (s / sigma)^2 = weight: its closed form (chua24 Prop. 3.1), the same in both directions
     (the pair is symmetric), bracketed by its evaluation's rounding (docs/PROOF.md Lemma 16).
-    sqrt(weight) rounds once: the sensitivity is bracketed by its neighbours' and delta grows
-    with it, so the lower row is taken at the smaller and the upper at the larger."""
+    The weight (phases' epochs / sigma^2, summed) and its square root carry a few roundings: the
+    sensitivity is bracketed within SENSITIVITY_ROUNDING of the computed one, and delta grows with
+    it, so the lower row is taken at the smaller end and the upper at the larger."""
     root = math.sqrt(weight)  # PROOF Lemma 16: the sensitivity's rounding
-    small, large = math.nextafter(root, 0.0), math.nextafter(root, math.inf)
+    small = math.nextafter(root * (1.0 - SENSITIVITY_ROUNDING), 0.0)
+    large = math.nextafter(root * (1.0 + SENSITIVITY_ROUNDING), math.inf)
     if kind == "delta":
         lower = gaussian.gaussian_delta_bounds(values, 1.0, small)[0]
         upper = gaussian.gaussian_delta_bounds(values, 1.0, large)[1]
