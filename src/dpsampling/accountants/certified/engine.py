@@ -158,22 +158,24 @@ def direction_gaps(bounds: np.ndarray, floor: float) -> np.ndarray:
     return np.where(counted, gaps, 0.0)
 
 
-SENSITIVITY_ROUNDING = 64 * 2.0**-53
-"""Relative error allowed for a Gaussian run's sensitivity sqrt(sum of epochs / sigma^2): a division,
-a square and a sum per phase, then the root: (2 + phases) u / 2 + u, far below this for any
-run of fewer than 100 phases (``run.Phase`` runs have at most a few)."""
+def sensitivity_rounding(phases: int) -> float:
+    """Relative error bound of a Gaussian run's sensitivity sqrt(sum of epochs / sigma^2) as
+    computed: per phase a square, a division and an addition (3 roundings, relative to the sum of
+    non-negative terms: gamma(3 phases)), halved by the root, plus the root's own u; doubled."""
+    return 2.0 * (1.5 * phases + 1.0) * 2.0**-53 / (1.0 - 3.0 * phases * 2.0**-53)
 
 
-def exact_gaussian_rows(weight: float, values: np.ndarray, kind: str) -> np.ndarray:
+def exact_gaussian_rows(weight: float, values: np.ndarray, kind: str, phases: int = 1) -> np.ndarray:
     """Rows as ``delta_rows`` / ``epsilon_rows`` for a run that is one Gaussian mechanism with
     (s / sigma)^2 = weight: its closed form (chua24 Prop. 3.1), the same in both directions
     (the pair is symmetric), bracketed by its evaluation's rounding (docs/PROOF.md Lemma 16).
     The weight (phases' epochs / sigma^2, summed) and its square root carry a few roundings: the
-    sensitivity is bracketed within SENSITIVITY_ROUNDING of the computed one, and delta grows with
+    sensitivity is bracketed within ``sensitivity_rounding`` of the computed one, and delta grows with
     it, so the lower row is taken at the smaller end and the upper at the larger."""
     root = math.sqrt(weight)  # PROOF Lemma 16: the sensitivity's rounding
-    small = math.nextafter(root * (1.0 - SENSITIVITY_ROUNDING), 0.0)
-    large = math.nextafter(root * (1.0 + SENSITIVITY_ROUNDING), math.inf)
+    margin = sensitivity_rounding(phases)
+    small = math.nextafter(root * (1.0 - margin), 0.0)
+    large = math.nextafter(root * (1.0 + margin), math.inf)
     if kind == "delta":
         lower = gaussian.gaussian_delta_bounds(values, 1.0, small)[0]
         upper = gaussian.gaussian_delta_bounds(values, 1.0, large)[1]
@@ -223,7 +225,7 @@ def refined(phases, values: np.ndarray, kind: str, accuracy: float, max_grid_poi
     refined_names = [DIRECTION_NAMES[c] for c in columns]
     weight = gaussian_weight(phases)
     if weight is not None:
-        bounds = with_max(exact_gaussian_rows(weight, values, kind))
+        bounds = with_max(exact_gaussian_rows(weight, values, kind, len(phases)))
         reached = direction_gaps(bounds, 0.0)
         attrs = {"method": "exact Gaussian mechanism (chua24 Prop. 3.1)", "engine_version": ENGINE_VERSION,
                  "gaussian_sigma": 1.0 / math.sqrt(weight), "grid_step": 0.0, "grid_points_largest": 0,
