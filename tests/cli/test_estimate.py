@@ -281,3 +281,19 @@ rule plot_chua24_figure:
     output: figures/chua24_fig3.pdf
 """
     assert count_benchmarked_jobs(dry_run) == {"chua25_fig4": 2, "chua24_fig3": 1}
+
+
+def test_b_vs_p_is_timed_on_its_whole_eps_grid(monkeypatch):
+    """One eps can cost 30x the others (a PLD refined until its delta is resolved): the calibration
+    times every eps of the grid, not two of them, and scales the coarse accuracy back by 4."""
+    from dpsampling.papers.chua25 import b_vs_p
+    from dpsampling.papers.chua25.privacy import epsilon_grid
+
+    seen = []
+    monkeypatch.setattr(b_vs_p, "certified_bounds", lambda sigma, steps, epochs, eps, certified: seen.append(len(eps)))
+    monkeypatch.setattr(b_vs_p, "poisson_bounds", lambda sigma, steps, epochs, eps, accuracy: seen.append(len(eps)))
+    spec = QUICK["chua25"]["b_vs_p"]
+    work = b_vs_p.b_vs_p_work("chua25_b_vs_p", QUICK, Rates(use_benchmarks=False))
+    assert seen == [len(epsilon_grid(spec))] * (2 * len(b_vs_p.settings(spec)))
+    assert work.units == len(b_vs_p.settings(spec))
+
