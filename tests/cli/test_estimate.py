@@ -297,3 +297,15 @@ def test_b_vs_p_is_timed_on_its_whole_eps_grid(monkeypatch):
     assert seen == [len(epsilon_grid(spec))] * (2 * len(b_vs_p.settings(spec)))
     assert work.units == len(b_vs_p.settings(spec))
 
+
+def test_sigma_vs_rate_times_one_bisection_per_curve_at_rates_spread_over_the_grid():
+    from dpsampling.papers.lebeda24.sigma_vs_rate import sample_cells
+
+    spec = QUICK["lebeda24"]["sigma_vs_rate"]
+    curves = [("poisson", e) for e in spec["poisson_epsilons"]] + [("wor", e) for e in spec["wor_epsilons"]]
+    cells = sample_cells(curves, spec["rates"])
+    assert [cell[:2] for cell in cells] == curves
+    rates = [cell[2] for cell in cells]
+    assert rates[0] == min(spec["rates"]) and rates[-1] == max(spec["rates"])
+    assert len(set(rates)) == len(curves) and rates == sorted(rates)
+
