@@ -309,3 +309,12 @@ def test_sigma_vs_rate_times_one_bisection_per_curve_at_rates_spread_over_the_gr
     assert rates[0] == min(spec["rates"]) and rates[-1] == max(spec["rates"])
     assert len(set(rates)) == len(curves) and rates == sorted(rates)
 
+
+def test_job_starts_are_added_after_the_estimate():
+    from dpsampling.pipeline.estimate import with_job_starts
+
+    works = [Work("a_x", 10.0, "u", 1.0, "fixed"), Work("b_y", 1.0, "u", 1.0, "fixed")]
+    counted = with_job_starts(works, {"a_x": 3}, lambda experiment: 2.0)
+    assert [(w.jobs, w.job_start_seconds) for w in counted] == [(3, 2.0), (0, 0.0)]
+    assert counted[0].core_hours == pytest.approx((10.0 + 6.0) / 3600)
+    assert [w.jobs for w in with_job_starts(works, None, lambda experiment: 2.0)] == [0, 0]
