@@ -318,3 +318,14 @@ def test_job_starts_are_added_after_the_estimate():
     assert [(w.jobs, w.job_start_seconds) for w in counted] == [(3, 2.0), (0, 0.0)]
     assert counted[0].core_hours == pytest.approx((10.0 + 6.0) / 3600)
     assert [w.jobs for w in with_job_starts(works, None, lambda experiment: 2.0)] == [0, 0]
+
+
+def test_chua24_delta_vs_eps_curves_are_timed_whole():
+    """Pieces of the eps grid do not add up (the laws are refined for the dearest eps): one timing
+    of the whole spec, its result the estimate."""
+    from dpsampling.papers.chua24.cost import _calibration
+
+    spec = QUICK["chua24"]["fig7"]
+    timed = []
+    assert _calibration("delta_vs_epsilon", spec, lambda small: timed.append(small) or 2.5) == 2.5
+    assert timed == [spec]
