@@ -329,3 +329,11 @@ def test_chua24_delta_vs_eps_curves_are_timed_whole():
     timed = []
     assert _calibration("delta_vs_epsilon", spec, lambda small: timed.append(small) or 2.5) == 2.5
     assert timed == [spec]
+
+
+def test_the_certified_curve_is_scaled_only_when_one_more_refinement_is_due():
+    from dpsampling.papers.chua25.cost import CERTIFIED_COARSENING, certified_factor
+
+    assert certified_factor({"accuracy_reached": 0.03, "converged": True}, 0.01) == CERTIFIED_COARSENING
+    assert certified_factor({"accuracy_reached": 0.008, "converged": True}, 0.01) == 1.0  # already there
+    assert certified_factor({"accuracy_reached": 0.05, "converged": False}, 0.01) == 1.0  # at the grid cap
