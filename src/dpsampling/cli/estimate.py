@@ -28,7 +28,7 @@ Estimated CPU core-hours per experiment of a config, before running it: the work
 for (accountant evaluations, training example-passes, Monte Carlo samples x steps) times the
 CPU seconds per unit measured on this machine -- from a previous run's benchmarks/ when it had
 the same numerical settings, otherwise by a short calibration run of the experiment's kernel
-(about a minute at paper scale on 2 cores) -- plus the start of each job (a dry run counts the
+(minutes on 2 cores; at paper scale much longer: see docs/ESTIMATE.md) -- plus the start of each job (a dry run counts the
 jobs; a new Python importing the experiment's module times one start). Numba compilation is
 measured apart and kept out of every rate: a fresh checkout pays it about once (compiled kernels
 are cached), and it is shown in its own column. Config files are merged as snakemake does:
