@@ -281,3 +281,59 @@ rule plot_chua24_figure:
     output: figures/chua24_fig3.pdf
 """
     assert count_benchmarked_jobs(dry_run) == {"chua25_fig4": 2, "chua24_fig3": 1}
+
+
+def test_b_vs_p_is_timed_on_its_whole_eps_grid(monkeypatch):
+    """One eps can cost 30x the others (a PLD refined until its delta is resolved): the calibration
+    times every eps of the grid, not two of them, and scales the coarse accuracy back by 4."""
+    from dpsampling.papers.chua25 import b_vs_p
+    from dpsampling.papers.chua25.privacy import epsilon_grid
+
+    seen = []
+    monkeypatch.setattr(b_vs_p, "certified_bounds", lambda sigma, steps, epochs, eps, certified: seen.append(len(eps)))
+    monkeypatch.setattr(b_vs_p, "poisson_bounds", lambda sigma, steps, epochs, eps, accuracy: seen.append(len(eps)))
+    spec = QUICK["chua25"]["b_vs_p"]
+    work = b_vs_p.b_vs_p_work("chua25_b_vs_p", QUICK, Rates(use_benchmarks=False))
+    assert seen == [len(epsilon_grid(spec))] * (2 * len(b_vs_p.settings(spec)))
+    assert work.units == len(b_vs_p.settings(spec))
+
+
+def test_sigma_vs_rate_times_one_bisection_per_curve_at_rates_spread_over_the_grid():
+    from dpsampling.papers.lebeda24.sigma_vs_rate import sample_cells
+
+    spec = QUICK["lebeda24"]["sigma_vs_rate"]
+    curves = [("poisson", e) for e in spec["poisson_epsilons"]] + [("wor", e) for e in spec["wor_epsilons"]]
+    cells = sample_cells(curves, spec["rates"])
+    assert [cell[:2] for cell in cells] == curves
+    rates = [cell[2] for cell in cells]
+    assert rates[0] == min(spec["rates"]) and rates[-1] == max(spec["rates"])
+    assert len(set(rates)) == len(curves) and rates == sorted(rates)
+
+
+def test_job_starts_are_added_after_the_estimate():
+    from dpsampling.pipeline.estimate import with_job_starts
+
+    works = [Work("a_x", 10.0, "u", 1.0, "fixed"), Work("b_y", 1.0, "u", 1.0, "fixed")]
+    counted = with_job_starts(works, {"a_x": 3}, lambda experiment: 2.0)
+    assert [(w.jobs, w.job_start_seconds) for w in counted] == [(3, 2.0), (0, 0.0)]
+    assert counted[0].core_hours == pytest.approx((10.0 + 6.0) / 3600)
+    assert [w.jobs for w in with_job_starts(works, None, lambda experiment: 2.0)] == [0, 0]
+
+
+def test_chua24_delta_vs_eps_curves_are_timed_whole():
+    """Pieces of the eps grid do not add up (the laws are refined for the dearest eps): one timing
+    of the whole spec, its result the estimate."""
+    from dpsampling.papers.chua24.cost import _calibration
+
+    spec = QUICK["chua24"]["fig7"]
+    timed = []
+    assert _calibration("delta_vs_epsilon", spec, lambda small: timed.append(small) or 2.5) == 2.5
+    assert timed == [spec]
+
+
+def test_the_certified_curve_is_scaled_only_when_one_more_refinement_is_due():
+    from dpsampling.papers.chua25.cost import CERTIFIED_COARSENING, certified_factor
+
+    assert certified_factor({"accuracy_reached": 0.03, "converged": True}, 0.01) == CERTIFIED_COARSENING
+    assert certified_factor({"accuracy_reached": 0.008, "converged": True}, 0.01) == 1.0  # already there
+    assert certified_factor({"accuracy_reached": 0.05, "converged": False}, 0.01) == 1.0  # at the grid cap

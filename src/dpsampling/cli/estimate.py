@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from dpsampling.cli.main import OneLineParser
@@ -18,6 +19,7 @@ from dpsampling.pipeline.estimate import (
     estimate,
     format_estimate,
     log,
+    with_job_starts,
 )
 from dpsampling.yamlfile import InputFileError, read_yaml
 
@@ -26,7 +28,7 @@ Estimated CPU core-hours per experiment of a config, before running it: the work
 for (accountant evaluations, training example-passes, Monte Carlo samples x steps) times the
 CPU seconds per unit measured on this machine -- from a previous run's benchmarks/ when it had
 the same numerical settings, otherwise by a short calibration run of the experiment's kernel
-(about a minute at paper scale on 2 cores) -- plus the start of each job (a dry run counts the
+(minutes on 2 cores; at paper scale much longer: see docs/ESTIMATE.md) -- plus the start of each job (a dry run counts the
 jobs; a new Python importing the experiment's module times one start). Numba compilation is
 measured apart and kept out of every rate: a fresh checkout pays it about once (compiled kernels
 are cached), and it is shown in its own column. Config files are merged as snakemake does:
@@ -92,13 +94,22 @@ def run(args) -> int:
     if not (directory / "Snakefile").is_file():
         raise ValueError(f"--directory must be the workflow folder (with a Snakefile); got {args.directory!r}")
     config = load_config(directory, args.configfile)
-    log("counting the jobs (snakemake --forceall --dry-run) ...")
-    jobs, counted = benchmarked_jobs(directory, [Path(f).resolve() for f in args.configfile])
+    # the dry run (a Snakemake process, tens of seconds at paper scale) and the job starts (a new
+    # Python per experiment) run in other processes while this one calibrates: their wall time
+    # overlaps the calibration's instead of adding to it
+    log("counting the jobs (snakemake --forceall --dry-run) and timing the start of one job per experiment, "
+        "beside the calibration ...")
     starts = JobStarts()
-    log("timing the start of one job per experiment ...")
-    starts.measure(config_experiments(config) if jobs else [])
-    works, unknown = estimate(config, Rates(directory, use_benchmarks=not args.no_benchmarks, progress=log,
-                                            gpu_benchmark=args.gpu_benchmark, job_start=starts), COSTS, jobs)
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        dry_run = pool.submit(benchmarked_jobs, directory, [Path(f).resolve() for f in args.configfile])
+        timed = pool.submit(starts.measure, config_experiments(config))
+        # a previous run's benchmarks are read less the start of its jobs: those wait for the timing
+        started = lambda experiment: (timed.result(), starts(experiment))[1]  # noqa: E731
+        works, unknown = estimate(config, Rates(directory, use_benchmarks=not args.no_benchmarks, progress=log,
+                                                gpu_benchmark=args.gpu_benchmark, job_start=started), COSTS)
+        jobs, counted = dry_run.result()
+        timed.result()
+    works = with_job_starts(works, jobs, starts)
     if args.json:
         rows = [dict(w.__dict__, compute_hours=w.compute_hours, start_hours=w.start_hours, core_hours=w.core_hours,
                      compile_hours=w.compile_hours, gpu_hours=w.gpu_hours) for w in works]

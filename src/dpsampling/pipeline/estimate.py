@@ -315,6 +315,17 @@ def estimate(config: dict, rates: Rates, costs: dict[str, Callable],
     return works, unknown
 
 
+def with_job_starts(works: list[Work], jobs: dict | None, job_start: Callable[[str], float]) -> list[Work]:
+    """``works`` with their benchmarked ``jobs`` (experiment -> count, ``benchmarked_jobs``; None: not
+    counted) and the CPU seconds one of them spends starting (``job_start``), for an estimate made
+    before the jobs were counted (``estimate`` without ``jobs``)."""
+    counted = []
+    for work in works:
+        count = (jobs or {}).get(work.experiment, 0)
+        counted.append(replace(work, jobs=count, job_start_seconds=job_start(work.experiment) if count else 0.0))
+    return counted
+
+
 def _hours(work: Work) -> str:
     return f"{work.core_hours:>10.3g}" + (f" + {work.gpu_hours:.3g} GPU-h" if work.gpu_seconds else "")
 

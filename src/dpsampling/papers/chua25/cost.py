@@ -65,14 +65,38 @@ def coarse_certified(config: dict, spec: dict) -> dict:
     return dict(certified, accuracy=min(certified["accuracy"] * CERTIFIED_COARSENING, 0.5))
 
 
+def certified_factor(record: dict, accuracy: float) -> float:
+    """What the certified B curve of one setting costs at ``accuracy`` over its cost at the 4x
+    coarser accuracy timed (``record``: its CERTIFIED_RECORD there): 1 when the coarse run already
+    reached ``accuracy`` or stopped at the grid cap without converging (the finer run stops at the
+    same grid), else CERTIFIED_COARSENING (one refinement more, see the module docstring). The
+    quick chua25 Fig. 4, whose T = 1e5 and 1e6 panels stop at the cap, is 11 CPU s at its own
+    accuracy, and x 4 said 44 (2026-11-29)."""
+    if record["accuracy_reached"] <= accuracy or not record["converged"]:
+        return 1.0
+    return CERTIFIED_COARSENING
+
+
 def _bounds_seconds(experiment: str, module, spec: dict, config: dict, rates: Rates):
-    """CPU seconds of the deterministic curves of ``module`` (its CURVES at its bounds_settings)."""
-    from dpsampling.papers.chua25.privacy import bounds_table, engine_curve
+    """CPU seconds of the deterministic curves of ``module`` (its CURVES at its bounds_settings):
+    the certified B curve timed per setting at a 4x coarser accuracy and scaled by
+    ``certified_factor``, the other engine curves (PLD) at the 4x coarser accuracy x 4, the rest as
+    they are; all on the whole eps grid."""
+    from dpsampling.papers.chua25.privacy import (
+        CERTIFIED_CURVE,
+        bounds_table,
+        certified_settings,
+        engine_curve,
+        epsilon_grid,
+    )
 
     coarse = coarse_certified(config, spec)
+    target = certified_settings(config["chua25"], spec)["accuracy"]
     settings = {"pld": dict(config["pld"], relative_accuracy=coarse["accuracy"]), "certified": coarse}
-    eps = np.array([1.0, 4.0])  # the laws are built once per curve; each eps is a cheap lookup
-    timed = {"scaled": tuple(c for c in module.CURVES if engine_curve(c)),
+    # the whole eps grid: one eps can cost 30x the others (a PLD refined until its delta is resolved),
+    # so 2 eps missed most of it (props 0.5x, epochs 0.63x the quick run, 2026-11-29)
+    eps = epsilon_grid(spec)
+    timed = {"scaled": tuple(c for c in module.CURVES if engine_curve(c) and c != CERTIFIED_CURVE),
              "as is": tuple(c for c in module.CURVES if not engine_curve(c))}
     seconds, source = 0.0, None
     for kind, curves in timed.items():
@@ -80,10 +104,24 @@ def _bounds_seconds(experiment: str, module, spec: dict, config: dict, rates: Ra
             continue
         label = f"accuracy {coarse['accuracy']:g}" if kind == "scaled" else "as run"
         part, part_source = rates.calibrate(
-            f"{experiment} deterministic curves {', '.join(curves)} (2 eps, {label})",
+            f"{experiment} deterministic curves {', '.join(curves)} ({len(eps)} eps, {label})",
             lambda curves=curves: (cpu_seconds(lambda: bounds_table(curves, module.bounds_settings(spec), eps,
                                                                     settings)), 1.0))
         seconds += part * (CERTIFIED_COARSENING if kind == "scaled" else 1.0)
+        source = source or part_source
+    if CERTIFIED_CURVE in module.CURVES:
+        def certified_timing():
+            total = 0.0
+            for setting in module.bounds_settings(spec):
+                tables = []
+                part = cpu_seconds(lambda setting=setting, tables=tables: tables.append(
+                    bounds_table((CERTIFIED_CURVE,), [setting], eps, settings)))
+                total += part * certified_factor(tables[0].attrs["certified"][-1], target)
+            return total, 1.0
+
+        part, part_source = rates.calibrate(f"{experiment} certified B ({len(eps)} eps, accuracy "
+                                            f"{coarse['accuracy']:g}, scaled per setting)", certified_timing)
+        seconds += part
         source = source or part_source
     return seconds, source
 

@@ -9,11 +9,11 @@ timed on a small slice at the config's own settings (calibration):
 - addremove: Monte Carlo draws of a single-step privacy loss (a k-fold loss is k draws), over
   samplers x 2 directions x compositions; the exact k <= 2 curves and the merge add seconds.
 - pld_cdf: loss samples read and sorted (those of the configured compositions).
-- sigma_vs_rate: sigma bisections, one per (rate, curve); timed at the median rate.
-- table1, substitution, rr: one evaluation of the whole table (timed on the spot; table1 at a 4x
-  coarser certified accuracy, one refinement less, counted 4x).
-- subst_gaussian, conj12: PLD compositions whose cost grows like 1/discretization; timed at a
-  coarser discretization (one grid cell of conj12) and scaled up linearly.
+- sigma_vs_rate: sigma bisections, one per (rate, curve); one timed per curve, at rates spread
+  over the grid (the cost depends on both), their mean taken for all.
+- table1, substitution, subst_gaussian, rr: one evaluation of the whole table, timed on the spot at
+  the config's own accuracy (a coarser one scaled up misses: the refinements come in steps).
+- conj12: PLD compositions; see its ``conjecture12_work``.
 """
 
 from __future__ import annotations
