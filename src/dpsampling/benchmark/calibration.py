@@ -30,6 +30,7 @@ from dpsampling.benchmark.frontier import PEER_DISTANCE, PLD_DISCRETIZATION, run
 from dpsampling.benchmark.runner import _machine
 from dpsampling.io import environment_versions, write_atomically
 from dpsampling.lazy import lazy_import
+from dpsampling.samplers import sampler_entry
 
 dp_accounting = lazy_import("dp_accounting")
 
@@ -116,8 +117,10 @@ def peer_sigma(sampler: str, q: float, steps: int, epsilon: float, delta: float)
 
     def event(noise):
         single = accounting.GaussianDpEvent(noise)
-        sampled = (accounting.PoissonSampledDpEvent(q, single) if sampler == "poisson"
-                   else accounting.SampledWithoutReplacementDpEvent(1, max(1, round(q)), single))
+        if sampler_entry(sampler).variable_size:
+            sampled = accounting.PoissonSampledDpEvent(q, single)
+        else:  # fixed-size batches, b of n = 1e6 at rate q (dp-accounting's PLD does not support it: reported)
+            sampled = accounting.SampledWithoutReplacementDpEvent(10**6, max(1, round(q * 10**6)), single)
         return accounting.SelfComposedDpEvent(sampled, steps)
 
     def fresh():
