@@ -26,9 +26,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from dpsampling.benchmark.frontier import PEER_DISTANCE, PLD_DISCRETIZATION, run_peer_call
+from dpsampling.benchmark.frontier import PEER_DISTANCE, PLD_DISCRETIZATION, publish, run_peer_call
 from dpsampling.benchmark.runner import _machine
-from dpsampling.io import environment_versions, write_atomically
+from dpsampling.io import environment_versions
 from dpsampling.lazy import lazy_import
 from dpsampling.samplers import sampler_entry
 
@@ -185,12 +185,7 @@ def main(argv=None) -> int:
         parser.error(f"--timeout must be positive; got {args.timeout}")
     cases = [c for c in CASES if not args.cases or c.name in args.cases]
     document = run_benchmark(cases, args.timeout, log=lambda m: print(m, file=sys.stderr, flush=True))
-    document["command"] = " ".join(["python -m dpsampling.benchmark.calibration",
-                                     *(sys.argv[1:] if argv is None else argv)])
-    print(markdown(document))
-    if args.json:
-        write_atomically(Path(args.json), lambda tmp: Path(tmp).write_text(
-            json.dumps(document, indent=2, default=float) + "\n"))
+    publish(document, "python -m dpsampling.benchmark.calibration", argv, markdown(document), args.json)
     return 0
 
 

@@ -373,14 +373,17 @@ def main(argv=None) -> int:
     runs = [r for r in RUNS if (r.name in args.runs if args.runs else (r.issue or not args.quick))]
     timeout = args.timeout or (QUICK_TIMEOUT if args.quick else FULL_TIMEOUT)
     document = run_benchmark(runs, timeout, log=lambda m: print(m, file=sys.stderr, flush=True))
-    document["command"] = " ".join(["python -m dpsampling.benchmark.frontier",
-                                     *(sys.argv[1:] if argv is None else argv)])
-    text = markdown(document)
-    print(text)
-    if args.json:
-        write_atomically(Path(args.json), lambda tmp: Path(tmp).write_text(
-            json.dumps(document, indent=2, default=float) + "\n"))
+    publish(document, "python -m dpsampling.benchmark.frontier", argv, markdown(document), args.json)
     return 0
+
+
+def publish(document: dict, program: str, argv, table: str, json_path: str | None) -> None:
+    """Record the command line in ``document``, print the table, write the JSON (if asked)."""
+    document["command"] = " ".join([program, *(sys.argv[1:] if argv is None else argv)])
+    print(table)
+    if json_path:
+        write_atomically(Path(json_path), lambda tmp: Path(tmp).write_text(
+            json.dumps(document, indent=2, default=float) + "\n"))
 
 
 if __name__ == "__main__":
