@@ -23,25 +23,13 @@ import pandas as pd
 
 from dpsampling.accountants.ballsbins.estimates import estimate_delta, required_samples
 from dpsampling.accountants.matrix import MatrixRun, sample_losses
-from dpsampling.accountants.matrix.run import FIXED_BINS, MIN_SEP
+from dpsampling.integrations.jax_privacy import jax_privacy_strategy
 
 SETTINGS = {
     "fixed_bins_T200_k20_b4": MatrixRun([1.0, 0.6, 0.35, 0.15], "fixed_balls_and_bins", 2.5, 200, cycle_length=20),
     "bminsep_T200_b4_p0.05": MatrixRun([1.0, 0.6, 0.35, 0.15], "b_min_sep", 1.2, 200, min_separation=4,
                                        sampling_rate=0.05),
 }
-
-
-def jax_privacy_strategy(run: MatrixRun):
-    """jax-privacy's batch-selection strategy for ``run`` (ImportError when not installed)."""
-    from jax_privacy import batch_selection
-
-    if run.kind == FIXED_BINS:
-        return batch_selection.BallsInBinsSampling(iterations=run.steps, cycle_length=run.cycle_length)
-    if run.kind == MIN_SEP:
-        return batch_selection.BMinSepSampling(sampling_prob=run.sampling_rate, iterations=run.steps,
-                                               min_sep=run.min_separation, warm_start=run.warm_start)
-    raise ValueError(f"sampler must be fixed_balls_and_bins or b_min_sep (jax-privacy's); got {run.sampler}")
 
 
 def jax_privacy_losses(run: MatrixRun, samples: int, *, seed: int = 0, direction: str = "remove") -> np.ndarray:
