@@ -83,7 +83,8 @@ def _row(name, who, draw, samples, beta, width):
 def monte_carlo_rows(name: str, run: MatrixRun, samples: int, epsilon: float, beta: float, width: float,
                      seed: int) -> list[dict]:
     """Plain, importance and (where installed) jax-privacy rows for one setting; ``agrees`` per our row."""
-    sample_losses(run, 16, seed=seed)  # compile the kernels outside the timing
+    sample_losses(run, 16, seed=seed)  # compile the kernels and warm both paths outside the timing
+    importance_estimate(run, [epsilon], samples=16, epsilon0=epsilon, seed=seed)
     rows = [
         _row(name, "dpsampling plain", lambda: estimate_delta(sample_losses(run, samples, seed=seed), [epsilon]),
              samples, beta, width),
