@@ -1,13 +1,17 @@
-"""Ours vs jax-privacy 2.0's Monte Carlo for DP-MF (issue 44): ``python -m dpsampling.benchmark.matrix``.
+"""Ours vs jax-privacy 2.0 for DP-BandMF (issue 44): ``python -m dpsampling.benchmark.matrix``.
 
-For each setting both draw m privacy-loss samples in the remove direction (jax-privacy's
-``get_privacy_loss_sample``; ours ``matrix.sample_losses``), both sets go through the same
-estimator (``ballsbins.estimates``: mean and Bernoulli-KL upper bound at beta), and the table
-reports wall time, samples per second, the two estimates and bounds, and the samples (and time)
-each needs for the upper bound to be within ``width`` (relative) of the estimate. Both are plain
-Monte Carlo of the same law, so the samples needed agree up to noise; the difference is throughput.
-jax-privacy is optional (``pip install jax-privacy==2.0.0``). Only settings both support are run:
-fixed balls-and-bins (jax-privacy's balls-in-bins) and b-min-sep without truncation.
+Monte Carlo settings (samplers jax-privacy's ``experimental.monte_carlo`` supports: balls-in-bins,
+i.e. our ``fixed_balls_and_bins``, and b-min-sep without truncation), remove direction at one eps:
+jax-privacy's ``get_privacy_loss_sample``, our plain ``sample_losses`` and our ``importance_estimate``
+(eps_0 = eps) each draw m samples. Every row reports wall time, samples per second, the estimate and
+its Bernoulli-KL interval at beta (``agrees``: our interval meets jax-privacy's), the event mass W
+(1 for plain Monte Carlo), and the samples needed for a relative ``width`` two ways: ``samples_kl``
+for the KL upper bound (which gains 1/W from importance sampling, not variance) and ``samples_clt``
+= (z_beta sd / (width delta))^2 (which sees variance reduction), each with its time at the
+measured rate. Cyclic Poisson is certified on both sides: jax-privacy's ``amplified_bandmf_event``
+through dp_accounting's PLD accountant versus our ``certified_phases`` through ``Accountant``.
+jax-privacy is optional (``pip install jax-privacy==2.0.0``); without it only our rows are produced.
+Balls-and-bins with a fresh bin per epoch has no jax-privacy counterpart: ours only.
 """
 
 from __future__ import annotations
@@ -20,28 +24,32 @@ from datetime import UTC, datetime
 
 import numpy as np
 import pandas as pd
+from scipy import special
 
 from dpsampling.accountants.ballsbins.estimates import estimate_delta, required_samples
-from dpsampling.accountants.matrix import MatrixRun, sample_losses
-from dpsampling.accountants.matrix.run import FIXED_BINS, MIN_SEP
+from dpsampling.accountants.matrix import (
+    MatrixRun,
+    certified_phases,
+    effective_sigma,
+    importance_estimate,
+    sample_losses,
+)
+from dpsampling.accountants.matrix.montecarlo import _lower_confidence_bound
+from dpsampling.integrations.jax_privacy import jax_privacy_strategy
 
+BANDS4 = [1.0, 0.6, 0.35, 0.15]
 SETTINGS = {
-    "fixed_bins_T200_k20_b4": MatrixRun([1.0, 0.6, 0.35, 0.15], "fixed_balls_and_bins", 2.5, 200, cycle_length=20),
-    "bminsep_T200_b4_p0.05": MatrixRun([1.0, 0.6, 0.35, 0.15], "b_min_sep", 1.2, 200, min_separation=4,
-                                       sampling_rate=0.05),
+    "fixed_bins_T10_k10_b2": MatrixRun([1.0, 0.5], "fixed_balls_and_bins", 0.7, 10, cycle_length=10),
+    "fixed_bins_T200_k20_b4": MatrixRun(BANDS4, "fixed_balls_and_bins", 2.5, 200, cycle_length=20),
+    "bminsep_T200_b4_p0.05": MatrixRun(BANDS4, "b_min_sep", 1.2, 200, min_separation=4, sampling_rate=0.05),
+    "bminsep_T200_b2_p0.1_warm": MatrixRun([1.0, 0.6], "b_min_sep", 1.5, 200, min_separation=2, sampling_rate=0.1,
+                                           warm_start=True),
+    "epoch_bins_T100_k20_b4": MatrixRun(BANDS4, "balls_and_bins", 1.0, 100, cycle_length=20),  # ours only
 }
-
-
-def jax_privacy_strategy(run: MatrixRun):
-    """jax-privacy's batch-selection strategy for ``run`` (ImportError when not installed)."""
-    from jax_privacy import batch_selection
-
-    if run.kind == FIXED_BINS:
-        return batch_selection.BallsInBinsSampling(iterations=run.steps, cycle_length=run.cycle_length)
-    if run.kind == MIN_SEP:
-        return batch_selection.BMinSepSampling(sampling_prob=run.sampling_rate, iterations=run.steps,
-                                               min_sep=run.min_separation, warm_start=run.warm_start)
-    raise ValueError(f"sampler must be fixed_balls_and_bins or b_min_sep (jax-privacy's); got {run.sampler}")
+CERTIFIED_SETTINGS = {
+    "cyclic_poisson_T200_k4_b4_q0.1": MatrixRun(BANDS4, "cyclic_poisson", float(np.linalg.norm(BANDS4)), 200,
+                                                cycle_length=4, sampling_rate=0.1),
+}
 
 
 def jax_privacy_losses(run: MatrixRun, samples: int, *, seed: int = 0, direction: str = "remove") -> np.ndarray:
@@ -54,35 +62,81 @@ def jax_privacy_losses(run: MatrixRun, samples: int, *, seed: int = 0, direction
     return np.asarray(losses, dtype=np.float64)
 
 
-def _row(name, who, run, draw, samples, epsilon, beta, width):
+def _row(name, who, draw, samples, beta, width):
+    """One timed estimate: ``draw()`` returns a DeltaEstimate at one eps."""
     start = time.perf_counter()
-    losses = draw(run, samples)
+    estimate = draw()
     seconds = time.perf_counter() - start
-    estimate = estimate_delta(losses, [epsilon])
+    weight = float(np.exp(estimate.log_weight))
     mean = float(estimate.mean()[0])
-    needed = required_samples(beta, width, mean) if mean > 0 else np.nan
+    spread = float(estimate.standard_error()[0]) * np.sqrt(samples)
+    kl = required_samples(beta, width, mean / weight) if mean > 0 else np.nan
+    clt = float(np.ceil((special.ndtri(1 - beta) * spread / (width * mean)) ** 2)) if mean > 0 else np.nan
     return {"setting": name, "implementation": who, "samples": samples, "seconds": round(seconds, 3),
-            "samples_per_second": round(samples / seconds), "epsilon": epsilon, "delta_estimate": mean,
-            "delta_upper": float(estimate.upper_confidence_bound(beta)[0]),
-            "samples_for_width": needed, "seconds_for_width": round(needed * seconds / samples, 2)}
+            "samples_per_second": round(samples / seconds), "delta_estimate": mean,
+            "delta_lower": float(_lower_confidence_bound(estimate.mean() / weight, estimate.count, beta)[0]) * weight,
+            "delta_upper": float(estimate.upper_confidence_bound(beta)[0]), "event_mass": weight,
+            "samples_kl": kl, "seconds_kl": round(kl * seconds / samples, 2),
+            "samples_clt": clt, "seconds_clt": round(clt * seconds / samples, 2)}
+
+
+def monte_carlo_rows(name: str, run: MatrixRun, samples: int, epsilon: float, beta: float, width: float,
+                     seed: int) -> list[dict]:
+    """Plain, importance and (where installed) jax-privacy rows for one setting; ``agrees`` per our row."""
+    sample_losses(run, 16, seed=seed)  # compile the kernels and warm both paths outside the timing
+    importance_estimate(run, [epsilon], samples=16, epsilon0=epsilon, seed=seed)
+    rows = [
+        _row(name, "dpsampling plain", lambda: estimate_delta(sample_losses(run, samples, seed=seed), [epsilon]),
+             samples, beta, width),
+        _row(name, "dpsampling importance", lambda: importance_estimate(run, [epsilon], samples=samples,
+                                                                         epsilon0=epsilon, seed=seed),
+             samples, beta, width)]
+    try:
+        theirs = _row(name, "jax-privacy 2.0", lambda: estimate_delta(
+            jax_privacy_losses(run, samples, seed=seed), [epsilon]), samples, beta, width)
+    except (ImportError, ValueError):  # not installed, or no jax-privacy strategy (fresh bin per epoch)
+        return rows
+    for row in rows:
+        row["agrees"] = row["delta_lower"] <= theirs["delta_upper"] and theirs["delta_lower"] <= row["delta_upper"]
+    return [*rows, theirs]
+
+
+def certified_rows(name: str, run: MatrixRun, epsilon: float) -> list[dict]:
+    """Cyclic Poisson: our certified bracket (remove, add, max) vs jax-privacy's event under PLD."""
+    from dpsampling import Accountant
+
+    start = time.perf_counter()
+    bounds = Accountant(certified_phases(run)).delta_bounds([epsilon]).set_index("direction")
+    seconds = time.perf_counter() - start
+    rows = [{"setting": name, "implementation": "dpsampling certified", "seconds": round(seconds, 3),
+             "delta_lower": float(bounds.loc["max", "delta_lower"]),
+             "delta_upper": float(bounds.loc["max", "delta_upper"])}]
+    try:
+        import dp_accounting
+        from jax_privacy.experimental import accounting
+    except ImportError:
+        return rows
+    start = time.perf_counter()
+    event = accounting.amplified_bandmf_event(effective_sigma(run), run.steps, num_bands=run.cycle_length,
+                                              sampling_prob=run.sampling_rate)
+    pld = dp_accounting.pld.PLDAccountant(dp_accounting.NeighboringRelation.REPLACE_SPECIAL)
+    delta = pld.compose(event).get_delta(epsilon)
+    rows.append({"setting": name, "implementation": "jax-privacy 2.0 (PLD)",
+                 "seconds": round(time.perf_counter() - start, 3), "delta_estimate": delta,
+                 "agrees": rows[0]["delta_lower"] <= delta <= rows[0]["delta_upper"]})
+    return rows
 
 
 def run_benchmark(samples: int = 20_000, epsilon: float = 2.0, beta: float = 1e-3, width: float = 0.1,
-                  seed: int = 0) -> pd.DataFrame:
-    rows = []
-    for name, run in SETTINGS.items():
-        sample_losses(run, 16, seed=seed)  # compile the kernels outside the timing
-        rows.append(_row(name, "dpsampling", run, lambda r, m: sample_losses(r, m, seed=seed), samples,
-                         epsilon, beta, width))
-        try:
-            rows.append(_row(name, "jax-privacy 2.0", run, lambda r, m: jax_privacy_losses(r, m, seed=seed),
-                             samples, epsilon, beta, width))
-        except ImportError:
-            pass
+                  seed: int = 0, settings=None) -> pd.DataFrame:
+    settings = SETTINGS if settings is None else settings
+    rows = [row for name, run in settings.items()
+            for row in monte_carlo_rows(name, run, samples, epsilon, beta, width, seed)]
+    rows += [row for name, run in CERTIFIED_SETTINGS.items() for row in certified_rows(name, run, epsilon)]
     table = pd.DataFrame(rows)
     table.attrs.update({"date": datetime.now(UTC).isoformat(timespec="seconds"), "machine": platform.processor()
                         or platform.machine(), "cpus": os.cpu_count(), "load": os.getloadavg(), "beta": beta,
-                        "relative_width": width})
+                        "epsilon": epsilon, "relative_width": width, "direction": "remove"})
     return table
 
 

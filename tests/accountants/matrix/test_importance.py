@@ -1,6 +1,7 @@
-"""Importance sampling (fixed balls-and-bins, remove): the event's proof checked on draws, and the
-estimate against the closed form and the plain Monte Carlo. beta = 1e-6 per bound; a fresh seed fails
-a bracketing assertion with probability <= 2e-6 per eps and estimator."""
+"""Importance sampling (remove direction; fixed balls-and-bins, balls-and-bins with a fresh bin per
+epoch, b-min-sep): the event's proof checked on draws, and the estimate against the closed form and
+the plain Monte Carlo. beta = 1e-6 per bound; a fresh seed fails a bracketing assertion with
+probability <= 2e-6 per eps and estimator (<= 4e-6 per eps for an overlap of two intervals)."""
 
 import numpy as np
 import pytest
@@ -9,7 +10,7 @@ from scipy import special
 from dpsampling.accountants.ballsbins.estimates import estimate_delta
 from dpsampling.accountants.closed_form.gaussian import gaussian_delta
 from dpsampling.accountants.matrix import MatrixRun, sample_losses
-from dpsampling.accountants.matrix.importance import importance_estimate, thresholds
+from dpsampling.accountants.matrix.importance import _draw_shifts, importance_estimate, shift_bounds, thresholds
 from dpsampling.accountants.matrix.montecarlo import _lower_confidence_bound, kernel_losses
 from dpsampling.accountants.matrix.reference import fixed_bins_shifts
 
@@ -55,7 +56,40 @@ def test_agrees_with_plain_monte_carlo_and_is_nan_below_eps0():
     assert np.all(a[1:] <= d[1:]) and np.all(c[1:] <= b[1:])
 
 
-def test_only_fixed_bins():
-    with pytest.raises(ValueError, match="fixed_balls_and_bins"):
-        importance_estimate(MatrixRun([1.0], "balls_and_bins", 1.0, 2, cycle_length=2), [1.0], samples=10,
-                            epsilon0=1.0)
+OTHER_RUNS = [
+    MatrixRun([1.0, 0.5], "balls_and_bins", 0.7, 10, cycle_length=5),
+    MatrixRun([1.0, 0.5], "b_min_sep", 0.7, 10, min_separation=2, sampling_rate=0.3),
+    MatrixRun([1.0, 0.5], "b_min_sep", 0.7, 10, min_separation=3, sampling_rate=0.3, warm_start=True),
+]
+
+
+@pytest.mark.parametrize("run", OTHER_RUNS, ids=lambda r: f"{r.sampler}-{r.warm_start}")
+def test_one_threshold_bounds_every_shift_of_the_law(run):
+    """Shifts drawn from the law are <= M, and with every w_t below C* the loss stays below eps_0;
+    at M + C* 1 it reaches eps_0 (the threshold is not an arbitrary small number)."""
+    eps0 = 2.0
+    (c,) = thresholds(run, eps0)
+    (bound,) = shift_bounds(run)
+    rng = np.random.default_rng(3)
+    _, shifts = _draw_shifts(run, 2000, rng)
+    assert np.all(shifts <= bound + 1e-12)
+    u = special.ndtr(c / run.sigma)
+    w = run.sigma * special.ndtri(rng.random(shifts.shape) * u)
+    w[0] = c - 1e-12
+    assert np.all(kernel_losses(run, shifts + w) < eps0 + 1e-12)
+    assert kernel_losses(run, bound[None, :] + c)[0] > eps0 - 1e-6
+
+
+@pytest.mark.parametrize("run", OTHER_RUNS, ids=lambda r: f"{r.sampler}-{r.warm_start}")
+def test_other_samplers_agree_with_plain_monte_carlo(run):
+    epsilons = [1.0, 2.0]
+    ours = importance_estimate(run, epsilons, samples=20_000, epsilon0=1.0, seed=6)
+    plain = estimate_delta(sample_losses(run, 20_000, seed=7), epsilons)
+    (a, b), (c, d) = _interval(ours), _interval(plain)
+    assert np.all(a <= d) and np.all(c <= b), (a, b, c, d)
+
+
+def test_cyclic_poisson_has_no_monte_carlo():
+    with pytest.raises(ValueError, match="cyclic_poisson has no Monte Carlo"):
+        importance_estimate(MatrixRun([1.0], "cyclic_poisson", 1.0, 4, cycle_length=2, sampling_rate=0.5), [1.0],
+                            samples=10, epsilon0=1.0)
