@@ -1,0 +1,14 @@
+"""Snakemake script: bandmf26_bands' table (Parquet, CSV): certified points and references, Monte Carlo points."""
+
+import sys
+
+from dpsampling.io import read_table, write_table, write_text_atomically
+from dpsampling.papers.bandmf26 import bands
+
+sys.stderr = open(snakemake.log[0], "w", buffering=1)
+spec = dict(snakemake.params.spec)
+monte_carlo = [read_table(path)[0] for path in snakemake.input.points]
+frame = bands.eps_table(spec, monte_carlo, progress=lambda m: print(f"[bandmf26_bands] {m}", file=sys.stderr))
+write_table(frame, snakemake.output.parquet, {"experiment": bands.EXPERIMENT_ID, "spec": spec,
+                                              "seed": snakemake.params.seed})
+write_text_atomically(snakemake.output.csv, frame.to_csv(index=False))
