@@ -7,8 +7,10 @@ from dpsampling.papers.bandmf26 import bands
 
 sys.stderr = open(snakemake.log[0], "w", buffering=1)
 spec = dict(snakemake.params.spec)
-monte_carlo = [read_table(path)[0] for path in snakemake.input.points]
+seed = snakemake.params.seed
+monte_carlo = [read_table(path, bands.monte_carlo_parameters(spec, seed, sampler))[0]  # refuses another version
+               for path, sampler in zip(snakemake.input.points, bands.MONTE_CARLO_SAMPLERS, strict=True)]
 frame = bands.eps_table(spec, monte_carlo, progress=lambda m: print(f"[bandmf26_bands] {m}", file=sys.stderr))
 write_table(frame, snakemake.output.parquet, {"experiment": bands.EXPERIMENT_ID, "spec": spec,
-                                              "seed": snakemake.params.seed})
+                                              "seed": seed})
 write_text_atomically(snakemake.output.csv, frame.to_csv(index=False))
