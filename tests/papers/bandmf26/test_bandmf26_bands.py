@@ -127,8 +127,26 @@ def test_the_legend_says_certified_or_monte_carlo_per_sampler(monkeypatch):
                                      f"{bands.LABELS['cyclic_poisson']}: certified (engine via a reduction)"])
 
 
+class _KeysOnly(Rates):
+    """Records what would be calibrated, times nothing."""
+
+    def __init__(self):
+        super().__init__(use_benchmarks=False)
+        self.keys = []
+
+    def calibrate(self, key, timing):
+        self.keys.append(key)
+        return 1e-9, "fixed"
+
+
 def test_the_cost_model_counts_samples_directions_steps_and_bands():
-    config = {"bandmf26": {"bands": dict(SMALL, samples=100_000)}}
+    config = {"bandmf26": {"bands": dict(SMALL, samples=20_000)}}
     work = bands.bands_work(bands.EXPERIMENT_ID, config, Rates(use_benchmarks=False))
-    assert work.units == 2 * 100_000 * 2 * 8 * (1 + 2 + 4)
+    assert work.units == 2 * 20_000 * 2 * 8 * (1 + 2 + 4)
     assert 0 < work.seconds_per_unit < 1e-3 and work.source.startswith("calibration")
+    rates = _KeysOnly()
+    bands.bands_work(bands.EXPERIMENT_ID, config, rates)  # T b = 32: every sample timed (20,000 < 2e7 / 32)
+    bands.bands_work(bands.EXPERIMENT_ID, {"bandmf26": {"bands": dict(SMALL, steps_per_epoch=100_000,
+                                                                      bands=[100_000])}}, rates)
+    assert rates.keys == [f"{bands.EXPERIMENT_ID} (20,000 samples per direction, b = 4)",
+                                    f"{bands.EXPERIMENT_ID} (2,000 samples per direction, b = 100000)"]

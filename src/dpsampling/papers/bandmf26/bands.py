@@ -304,19 +304,27 @@ def _units(spec: dict) -> float:
     return float(2 * spec["samples"] * len(MONTE_CARLO_SAMPLERS) * sum(steps * b for b in spec["bands"]))
 
 
+CALIBRATION_UNITS = 2e7
+"""Work timed by a calibration: about 2 CPU s (enough samples that the per-call costs do not dominate)."""
+
+
 def bands_work(experiment: str, config: dict, rates: Rates) -> Work:
-    """Its cost model entry: the Monte Carlo (samples x steps x bands), timed on 2,000 samples per
-    direction at the config's k, E and largest b; the certified points are not counted."""
+    """Its cost model entry: the Monte Carlo (samples x steps x bands); the rate from a previous run
+    of the same config (its benchmarks: Monte Carlo and table), else timed at the config's k, E and
+    largest b on min(samples, max(2000, CALIBRATION_UNITS / (T b))) samples per direction."""
     spec = config["bandmf26"]["bands"]
-    rate = rates.measured(experiment, TABLE, lambda parameters: _units(parameters["spec"]))
+    rate = rates.measured(experiment, TABLE, lambda parameters: _units(parameters["spec"]),
+                          comparable=lambda parameters: parameters.get("spec") == spec)
     if rate is None:
-        small = dict(spec, samples=2_000, bands=[max(spec["bands"])])
+        largest, steps = max(spec["bands"]), spec["steps_per_epoch"] * spec["epochs"]
+        samples = int(min(spec["samples"], max(2_000, CALIBRATION_UNITS // (steps * largest))))
+        small = dict(spec, samples=samples, bands=[largest])
 
         def timing():
             seconds = sum(cpu_seconds(lambda s=sampler: monte_carlo_points(
                 monte_carlo_parameters(small, 0, s), progress=lambda m: None)) for sampler in MONTE_CARLO_SAMPLERS)
             return seconds, _units(small)
-        rate = rates.calibrate(f"{experiment} (2,000 samples per direction, b = {max(spec['bands'])})", timing)
+        rate = rates.calibrate(f"{experiment} ({samples:,} samples per direction, b = {largest})", timing)
     return Work(experiment, _units(spec), "samples x directions x steps x bands", *rate)
 
 
