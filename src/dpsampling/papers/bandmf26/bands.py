@@ -130,7 +130,8 @@ def monte_carlo_epsilons(table: pd.DataFrame, delta: float) -> tuple[float, floa
 
 
 def monte_carlo_points(parameters: dict, progress=print) -> pd.DataFrame:
-    """One row per b of ``parameters["bands"]``: the Monte Carlo eps interval of the sampler's run."""
+    """One row per b of ``parameters["bands"]``: the Monte Carlo eps interval of the sampler's run
+    (``error_probability``: that of each end, 2 beta)."""
     spec, sampler, rows = parameters, parameters["sampler"], []
     for bands in spec["bands"]:
         run = matrix_run(spec, sampler, bands)
@@ -148,10 +149,11 @@ def monte_carlo_points(parameters: dict, progress=print) -> pd.DataFrame:
 
 # --- certified points and the references, merged with the Monte Carlo into eps.parquet -------------
 
-def _certified_row(setting: dict, phases, delta: float, accuracy: float, method: str = CERTIFIED) -> dict:
+def _certified_row(setting: dict, phases, delta: float, accuracy: float) -> dict:
+    """The engine's eps bracket at ``delta``, max over both directions (add_or_remove)."""
     bounds = Accountant(phases, accuracy=accuracy).epsilon_bounds([delta])
     row = bounds[bounds["direction"] == "max"].iloc[0]
-    return {**setting, "method": method, "delta": delta, "epsilon_lower": float(row["epsilon_lower"]),
+    return {**setting, "method": CERTIFIED, "delta": delta, "epsilon_lower": float(row["epsilon_lower"]),
             "epsilon_estimate": math.nan, "epsilon_upper": float(row["epsilon_upper"]), "samples": 0,
             "beta": math.nan, "seed": -1, "error_probability": 0.0,
             "reduction": " + ".join(phase.describe() for phase in phases)}
