@@ -58,6 +58,7 @@ include: "workflow/rules/chua24.smk"
 include: "workflow/rules/chua25_utility.smk"
 include: "workflow/rules/chua25_privacy.smk"
 include: "workflow/rules/lebeda24.smk"
+include: "workflow/rules/bandmf26.smk"
 include: "workflow/rules/claims.smk"
 include: "workflow/rules/benchmarks.smk"  # opt-in target `benchmarks`, not in `all`
 include: "workflow/rules/report.smk"  # keep last: it reads the rules above

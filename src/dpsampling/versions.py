@@ -30,10 +30,12 @@ VERSIONS: dict[str, AlgorithmVersion] = {
     "ballsbins.order_statistics": AlgorithmVersion(1, "180c80571b92b05a"),
     "ballsbins.importance_order_statistics": AlgorithmVersion(1, "385e492953567b33"),
     "laplace.monte_carlo": AlgorithmVersion(1, "3ba51d9ce47a9d88"),
+    "matrix.monte_carlo": AlgorithmVersion(1, "66d3cdba3f916b39"),
     "training.dpsgd": AlgorithmVersion(1, "3fd13ce8dc10ca89"),
 }
 """Every cached algorithm family: ``ballsbins.<method>`` (chua25 shards), ``laplace.monte_carlo``
-(lebeda24 shards), "training.dpsgd" (chua25 Fig. 1 runs)."""
+(lebeda24 shards), ``matrix.monte_carlo`` (bandmf26 Monte Carlo points, ``accountants.matrix``),
+"training.dpsgd" (chua25 Fig. 1 runs)."""
 
 
 def algorithm_version(family: str) -> int:

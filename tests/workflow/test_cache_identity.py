@@ -13,7 +13,7 @@ from workflow_runs import TINY, copy_workflow, jobs_in, snakemake
 from dpsampling.io import read_metadata
 
 pytestmark = pytest.mark.workflow
-EXPENSIVE_RULES = {"sample_chua25_losses", "sample_lebeda24_losses", "train_chua25_fig1"}
+EXPENSIVE_RULES = {"sample_chua25_losses", "sample_lebeda24_losses", "sample_bandmf26_bands", "train_chua25_fig1"}
 
 
 def _package_copy(directory: Path, edit=None) -> dict:

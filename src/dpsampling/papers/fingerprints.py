@@ -4,8 +4,9 @@ sample of each, hashed, so a change of numbers without a version bump fails the 
 Here, above the papers and the training that own the families (``versions`` stays below them):
 ``python -m dpsampling.papers.fingerprints`` prints each family's digest and whether it is the one
 recorded next to its version. The samples: chua25's balls-and-bins losses (each method),
-lebeda24's subsampled Laplace losses (the rate-based samplers, as the paper's Fig. 1) and DP-SGD
-runs of chua25 Fig. 1's generators (its config's default).
+lebeda24's subsampled Laplace losses (the rate-based samplers, as the paper's Fig. 1), banded DP-MF
+losses (balls-and-bins and b-min-sep, bandmf26) and DP-SGD runs of chua25 Fig. 1's generators (its
+config's default).
 """
 
 from __future__ import annotations
@@ -53,6 +54,14 @@ def _training_sample() -> list[np.ndarray]:
     return runs
 
 
+def _matrix_sample() -> list[np.ndarray]:
+    from dpsampling.accountants.matrix import MatrixRun, sample_losses
+
+    runs = [MatrixRun([1.0, 0.5, 0.25], "balls_and_bins", 1.0, 12, cycle_length=4),
+            MatrixRun([1.0, 0.5], "b_min_sep", 1.0, 12, min_separation=2, sampling_rate=0.3)]
+    return [sample_losses(run, 64, direction=direction, seed=12345) for run in runs for direction in ("remove", "add")]
+
+
 def fingerprint(family: str) -> str:
     """Digest of a small fixed-seed sample of ``family``, rounded to 10 significant digits (robust
     to last-bit differences of libm, sensitive to any change of law, stream or chunking)."""
@@ -61,6 +70,8 @@ def fingerprint(family: str) -> str:
         arrays = _ballsbins_sample(family.removeprefix("ballsbins."))
     elif family == "laplace.monte_carlo":
         arrays = _laplace_sample()
+    elif family == "matrix.monte_carlo":
+        arrays = _matrix_sample()
     else:
         arrays = _training_sample()
     digest = hashlib.sha256()

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from importlib import import_module
 from types import ModuleType
 
+from dpsampling.papers.bandmf26 import bands as bandmf26_bands
 from dpsampling.papers.chua24 import fig1 as chua24_fig1
 from dpsampling.papers.chua24 import fig2 as chua24_fig2
 from dpsampling.papers.chua24 import fig3 as chua24_fig3
@@ -68,6 +69,8 @@ PAPERS = [
           "Composition", tuple(m.EXPERIMENT for m in (lebeda24_addremove, lebeda24_pld_cdf, lebeda24_sigma_vs_rate,
                                                       lebeda24_table1, lebeda24_substitution, lebeda24_subst_gaussian,
                                                       lebeda24_rr, lebeda24_conj12))),
+    Paper("bandmf26", "This project's extension (issue 44), not a paper: banded DP-MF (correlated noise) under "
+          "balls-and-bins, cyclic Poisson and b-min-sep", (bandmf26_bands.EXPERIMENT,)),
 ]
 
 EXPERIMENTS: dict[str, Experiment] = {e.id: e for paper in PAPERS for e in paper.experiments}
