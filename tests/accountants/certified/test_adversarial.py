@@ -12,6 +12,8 @@
   reference (closed forms and a nested quadrature with the kinks at the ends, its own error measured
   by two rules and checked against mpmath at T = 2) must lie inside the certified brackets, both
   directions, deltas 1e-3 .. 1e-15; a 1% change of sigma must fall outside the converged ones.
+- Balls-and-bins, one epoch of 3 steps (sigma 1 and 0.6): the same quadrature on its dominating pair,
+  checked against the Gaussian at T = 1 and mpmath at T = 2; the same containment checks.
 """
 
 from __future__ import annotations
@@ -303,3 +305,120 @@ def test_three_steps_against_the_reference_both_directions(sigma, q):
                 assert reference_delta(eps, q, 1.01 * sigma, 3, remove) < lower, (eps, direction, lower)
                 perturbed[direction] += 1
     assert perturbed["remove"] >= 2 and perturbed["add"] >= 1, perturbed
+
+
+# ---- balls-and-bins, one epoch of T = 3 steps: the same quadrature on the dominating pair ----
+#
+# P = (1/T) sum_t N(e_t, s^2 I) vs Q = N(0, s^2 I) (certified.ballsbins): dP/dQ = w sum_t Y_t, w = 1/T,
+# Y(x) = exp((2 x - 1) / (2 s^2)) increasing, E_Q Y = 1. With a = w (the Y's integrated so far), the
+# remove divergence of k coordinates left is B_k(a) = E[(a + w Y_1 + ... + w Y_k - c)_+] = a + k w - c
+# where a >= c, else, x* the point with a + w Y(x*) = c, z = x*/s,
+#   B_k(a) = w ((k - 1) Phi_bar(z) + gap(z - 1/s, z)) + int_{-inf}^{x*} B_{k-1}(a + w Y(x)) phi(x) dx;
+# the add one C_k(a) = E[(1 - c a - c w (Y_1 + ... + Y_k))_+] is 0 where c a >= 1, else (x* with
+# c (a + w Y(x*)) = 1) C_1(a) = (1 - c a) gap(-z, 1/s - z) and C_k the left integral alone.
+
+
+def _ballsbins_divergence(k, a, eps, w, s, remove, hv, vmin):
+    from scipy.special import ndtr
+
+    a = np.asarray(a, float)
+    c = math.exp(eps)
+    left = a < c if remove else c * a < 1.0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        gap_left = (c - a) / w if remove else (1.0 - c * a) / (c * w)
+        xs = np.where(left, s * s * np.log(np.where(left, gap_left, 1.0)) + 0.5, -np.inf)
+    z = np.where(left, xs / s, 0.0)
+    if remove:
+        out = np.where(left, w * ((k - 1) * ndtr(-z) + _gap(z - 1 / s, z)), a + k * w - c)
+    elif k == 1:
+        out = np.where(left, (1.0 - c * a) * _gap(-z, 1 / s - z), 0.0)
+    else:
+        out = np.zeros(a.shape)
+    if k == 1 or not left.any():
+        return out
+    top = float(np.max(xs[left])) + 16 * s + 2
+    v = np.arange(vmin, math.log(max(top, 1.0)) + hv, hv)
+    ev = np.exp(v)
+    flat, index = out.reshape(-1), np.nonzero(left.reshape(-1))[0]
+    for start in range(0, index.size, 64):
+        rows = index[start:start + 64]
+        x = xs.reshape(-1)[rows, None] - ev
+        weights = hv * ev * np.exp(-(x / s) ** 2 / 2) / (s * math.sqrt(2 * math.pi))
+        inner = _ballsbins_divergence(k - 1, a.reshape(-1)[rows, None] + w * np.exp((2 * x - 1) / (2 * s * s)),
+                                      eps, w, s, remove, hv, vmin)
+        flat[rows] += np.sum(weights * inner, axis=-1)
+    return out
+
+
+def ballsbins_reference(eps, sigma, steps, remove):
+    """One epoch of ``steps`` balls-and-bins steps: delta(eps) by two rules, asserted to agree."""
+    values = [float(_ballsbins_divergence(steps, np.zeros(1), float(eps), 1.0 / steps, sigma, remove, hv, vmin)[0])
+              for hv, vmin in ((0.05, -80.0), (0.035, -90.0))]
+    assert abs(values[0] - values[1]) <= REFERENCE_TOLERANCE * max(values), (eps, sigma, steps, remove, values)
+    return values[0]
+
+
+def _ballsbins_two_steps_mpmath(eps, sigma, remove):
+    """T = 2 by mpmath: quad over x1, the x2 integral in closed form (Q = N(0, s^2), w = 1/2)."""
+    s, c, w = mpmath.mpf(sigma), mpmath.exp(eps), mpmath.mpf(1) / 2
+
+    def inner(a):
+        if remove:
+            if a >= c:
+                return a + w - c
+            t = s**2 * mpmath.log((c - a) / w) + mpmath.mpf(1) / 2
+            return w * mpmath.ncdf(-(t - 1) / s) - (c - a) * mpmath.ncdf(-t / s)
+        if c * a >= 1:
+            return mpmath.mpf(0)
+        t = s**2 * mpmath.log((1 - c * a) / (c * w)) + mpmath.mpf(1) / 2
+        return (1 - c * a) * mpmath.ncdf(t / s) - c * w * mpmath.ncdf((t - 1) / s)
+
+    kink = s**2 * mpmath.log((c if remove else 1 / c) / w) + mpmath.mpf(1) / 2
+    points = sorted({*[mpmath.mpf(p) for p in np.linspace(-16 * sigma, 1 + 16 * sigma, 40)], kink})
+    return mpmath.quad(lambda x: mpmath.npdf(x, 0, s) * inner(w * mpmath.exp((2 * x - 1) / (2 * s**2))), points)
+
+
+@pytest.mark.parametrize("sigma, eps, remove", [(1.0, 0.5, True), (1.0, 3.0, True), (0.6, 6.0, True),
+                                                 (1.0, 0.5, False), (0.6, 2.0, False), (0.6, 5.0, False)])
+def test_the_ballsbins_reference_matches_mpmath_at_one_and_two_steps(sigma, eps, remove):
+    """One step is the Gaussian mechanism of sensitivity 1 (gaussian_delta); two steps against mpmath
+    quadrature at 25 digits: both within 1e-12 relatively."""
+    mpmath.mp.dps = 25
+    one = float(gaussian_delta(eps, 1 / sigma))
+    assert abs(ballsbins_reference(eps, sigma, 1, remove) - one) <= 1e-12 * one
+    two = float(_ballsbins_two_steps_mpmath(eps, sigma, remove))
+    assert abs(ballsbins_reference(eps, sigma, 2, remove) - two) <= 1e-12 * two
+
+
+@pytest.mark.parametrize("sigma", [1.0, 0.6])
+def test_ballsbins_three_steps_against_the_reference_both_directions(sigma):
+    """One epoch of 3 steps, deltas 1e-3, 1e-9, 1e-15, remove and add: the exact delta at the certified
+    eps_upper <= delta <= at eps_lower, and each delta bracket at those eps contains it; sigma 1%
+    smaller (larger) falls above (below) the converged brackets."""
+    deltas = [1e-3, 1e-9, 1e-15]
+    accountant = Accountant(Phase("balls_and_bins", sigma, steps_per_epoch=3, epochs=1), accuracy=0.01)
+    frame = accountant.epsilon_bounds(deltas)
+    tol = REFERENCE_TOLERANCE
+    queries = {"remove": set(), "add": set()}
+    for delta in deltas:
+        for direction in ("remove", "add"):
+            lower, upper = frame[(frame.delta == delta) & (frame.direction == direction)][
+                ["epsilon_lower", "epsilon_upper"]].iloc[0]
+            remove = direction == "remove"
+            assert np.isfinite(upper) and lower > 0, (delta, direction, lower, upper)
+            assert ballsbins_reference(upper, sigma, 3, remove) <= delta * (1 + tol), (delta, direction, upper)
+            assert ballsbins_reference(lower, sigma, 3, remove) >= delta * (1 - tol), (delta, direction, lower)
+            queries[direction] |= {float(lower), float(upper)}
+    perturbed = {"remove": 0, "add": 0}
+    for direction, epsilons in queries.items():
+        remove = direction == "remove"
+        rows = accountant.delta_bounds(sorted(epsilons))
+        for eps in sorted(epsilons):
+            row = rows[(rows.epsilon == eps) & (rows.direction == direction)].iloc[0]
+            exact = ballsbins_reference(eps, sigma, 3, remove)
+            assert row.delta_lower <= exact * (1 + tol) and exact <= row.delta_upper * (1 + tol), (eps, direction, exact)
+            if exact > 0 and row.converged:
+                assert ballsbins_reference(eps, 0.99 * sigma, 3, remove) > row.delta_upper, (eps, direction)
+                assert ballsbins_reference(eps, 1.01 * sigma, 3, remove) < row.delta_lower, (eps, direction)
+                perturbed[direction] += 1
+    assert perturbed["remove"] >= 2 and perturbed["add"] >= 2, perturbed
