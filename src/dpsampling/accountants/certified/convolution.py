@@ -202,8 +202,8 @@ def head_split_convolve(a: np.ndarray, b: np.ndarray | None, h: float) -> tuple[
     g = (count + 2) * rounding.U
     g = g / (1.0 - g)
     with np.errstate(over="ignore", invalid="ignore"):
-        # PROOF Lemma 4: the head split's direct sums
-        bound = (rest_bound + g * (total + rest_bound) / (1.0 - g)) * (1.0 + 4.0 * rounding.U) + count * 2.0**-1074
+        # PROOF Lemma 4: the head split's direct sums (factors: PROOF.md section 5, F5)
+        bound = (rest_bound + g * (total + rest_bound) / (1.0 - g)) * (1.0 + 10.0 * rounding.U) + count * 2.0**-1073
     return total, bound
 
 

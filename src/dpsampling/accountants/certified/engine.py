@@ -124,7 +124,8 @@ def delta_rows(laws: Laws, epsilons: np.ndarray) -> np.ndarray:
     for i, eps in enumerate(epsilons):
         for j, (remove, tail) in enumerate(((True, remove_excess), (False, add_excess))):
             out[i, 2 * j] = hockey.lower_delta(means.m, means.lv, eps, remove, means.rel_error)
-            out[i, 2 * j + 1] = hockey.upper_delta(points.p, points.k0, laws.h, eps, remove, points.rel_error) + tail
+            out[i, 2 * j + 1] = hockey.with_excess(hockey.upper_delta(points.p, points.k0, laws.h, eps, remove,
+                                                                     points.rel_error), tail)
     return np.clip(out, 0.0, 1.0)
 
 

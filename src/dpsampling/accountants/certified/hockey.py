@@ -53,8 +53,14 @@ def upper_delta(p, k0, h, epsilon, remove, rel_error):
             small = math.exp(lm + epsilon + x)
             total += max(m - small, 0.0) + slack * (m + small)
         count += 1
-    # PROOF Lemma 13: the upper hockey stick
-    return total * (1.0 + _gamma(count + 1)) / (1.0 - rel_error)
+    # PROOF Lemma 13: the upper hockey stick (count - 1 + 4 roundings: PROOF.md section 5, F6)
+    return total * (1.0 + _gamma(count + 5)) / (1.0 - rel_error)
+
+
+@njit(cache=True)
+def with_excess(upper, excess):
+    """upper + excess rounded up: one rounding, covered by the factor 1 + 2 U (PROOF.md section 5, F7)."""
+    return (upper + excess) * (1.0 + 2.0 * U)
 
 
 @njit(cache=True)
@@ -93,7 +99,7 @@ def lower_delta(mass, log_value, epsilon, remove, rel_error):
 def epsilon_upper(p, k0, h, rel_error, excess, delta, remove):
     """The upper end of a bisection bracket (to ~1e-13) of the smallest eps >= 0 with
     upper_delta + excess <= delta: a value where it holds; inf where excess alone reaches delta."""
-    if upper_delta(p, k0, h, 0.0, remove, rel_error) + excess <= delta:
+    if with_excess(upper_delta(p, k0, h, 0.0, remove, rel_error), excess) <= delta:
         return 0.0
     if excess >= delta:
         return math.inf
@@ -102,14 +108,14 @@ def epsilon_upper(p, k0, h, rel_error, excess, delta, remove):
         if p[i] > 0.0:
             x = (k0 + i) * h
             hi = max(hi, (x if remove else -x) + 1.0)
-    if upper_delta(p, k0, h, hi, remove, rel_error) + excess > delta:
+    if with_excess(upper_delta(p, k0, h, hi, remove, rel_error), excess) > delta:
         return math.inf
     lo = 0.0
     for _ in range(200):
         if hi - lo <= 1e-13 * max(1.0, hi):
             break
         mid = 0.5 * (lo + hi)
-        if upper_delta(p, k0, h, mid, remove, rel_error) + excess <= delta:
+        if with_excess(upper_delta(p, k0, h, mid, remove, rel_error), excess) <= delta:
             hi = mid
         else:
             lo = mid

@@ -344,9 +344,11 @@ def multiply_points(a: PointsLaw, b: PointsLaw | None, h: float) -> PointsLaw:
     cut_moment, cut_mass = _cut_charges(ends * (1.0 + rel), k0, h)
     mean_a, mean_b = a.mean(h), other.mean(h)
     da, db = a.remove_excess, other.remove_excess
-    # PROOF Lemma 7: cuts and underflow of a product (margin 1.01, PROOF.md section 5)
-    remove = (da * mean_b + mean_a * db + da * db) * (1.0 + 4 * rounding.U) + cut_moment + underflow_moment * (1.0 + rel) * 1.01
-    add = (a.add_excess + other.add_excess) * (1.0 + 2 * rounding.U) + cut_mass + underflow_mass * (1.0 + rel) * 1.01
+    # PROOF Lemma 7: cuts and underflow of a product (factors: PROOF.md section 5, F1-F3)
+    remove = (da * mean_b + mean_a * db + da * db) * (1.0 + 8 * rounding.U) + cut_moment * (1.0 + 4 * rounding.U) + \
+        underflow_moment * (1.0 + rel) * 1.01
+    add = (a.add_excess + other.add_excess) * (1.0 + 6 * rounding.U) + cut_mass * (1.0 + 4 * rounding.U) + \
+        underflow_mass * (1.0 + rel) * 1.01
     law = PointsLaw(k0 + first, raised[first:last + 1] * (1.0 + 2 * rounding.U), remove, add, rel)
     if not np.all(np.isfinite(law.p)):  # a probability law past the doubles: its bounds, not its mass
         raise FloatingPointError("a product's rounding bounds overflowed the doubles")
