@@ -89,8 +89,7 @@ class Accountant:
     ``samples``, ``error_prob``, ``seed``: method "monte_carlo" only (``MONTE_CARLO_DEFAULTS``)."""
 
     def __init__(self, phases, *, relation: str = DEFAULT_RELATION, accuracy: float = 0.01, refine: str = "all",
-                 method: str = "certified", max_grid_points: int = DEFAULT_MAX_GRID_POINTS, samples: int | None = None,
-                 error_prob: float | None = None, seed: int | None = None):
+                 method: str = "certified", max_grid_points: int = DEFAULT_MAX_GRID_POINTS, **monte_carlo):
         self.phases = as_phases(phases)
         self.engine_phases, unreduced = reduced_phases(self.phases)
         self.relation = check_choice("relation", relation, RELATIONS)
@@ -103,7 +102,7 @@ class Accountant:
         self.refine = check_choice("refine", refine, REFINE_CHOICES)
         self.method = check_choice("method", method, METHODS)
         self.max_grid_points = check_int_at_least("max_grid_points", max_grid_points, 2)
-        self.monte_carlo = _monte_carlo_options(method, unreduced, self.phases, relation, samples, error_prob, seed)
+        self.monte_carlo = _monte_carlo_options(method, unreduced, self.phases, relation, monte_carlo)
         if len(self.engine_phases) > 1:
             _check_composable(self.engine_phases, relation)
         if method not in ("certified", "monte_carlo") and (len(self.phases) > 1 or self.phases[0].correlated
@@ -223,11 +222,13 @@ class Accountant:
         return bounds, methods, attrs
 
 
-def _monte_carlo_options(method: str, unreduced, phases, relation: str, samples, error_prob, seed) -> dict | None:
+def _monte_carlo_options(method: str, unreduced, phases, relation: str, given: dict) -> dict | None:
     """The Monte Carlo keywords checked (method "monte_carlo"), None for the other methods; the
     refusals: a correlated phase without a certified reduction under another method, Monte Carlo
     of anything but one such phase, Monte Carlo keywords without the method."""
-    given = {"samples": samples, "error_prob": error_prob, "seed": seed}
+    unknown = sorted(set(given) - set(MONTE_CARLO_DEFAULTS))
+    if unknown:
+        raise TypeError(f"Accountant got an unexpected keyword argument {unknown[0]!r}")
     if method != "monte_carlo":
         extra = [name for name, value in given.items() if value is not None]
         if extra:
@@ -244,7 +245,7 @@ def _monte_carlo_options(method: str, unreduced, phases, relation: str, samples,
     if relation not in ADD_OR_REMOVE:
         raise ValueError(f"relation must be one of {', '.join(ADD_OR_REMOVE)} for method monte_carlo; got {relation!r}")
     check_monte_carlo_phase(phases[0])
-    options = {name: MONTE_CARLO_DEFAULTS[name] if value is None else value for name, value in given.items()}
+    options = {name: default if given.get(name) is None else given[name] for name, default in MONTE_CARLO_DEFAULTS.items()}
     return {"samples": check_int_at_least("samples", options["samples"], 1),
             "beta": check_open_unit("error_prob", options["error_prob"]),
             "seed": check_int_at_least("seed", options["seed"], 0)}
