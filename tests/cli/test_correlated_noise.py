@@ -68,3 +68,25 @@ def test_coefficients_are_refused_for_a_sampler_without_correlated_noise_and_bes
     path.write_text("phases:\n  - {sampler: poisson, sigma: 1.0, steps: 100, sampling_rate: 0.01}\n")
     result = run("account", "--schedule", path, "--coefficients", "1,0.5", "--epsilon", "1")
     assert result.code == 2 and "got --coefficients too" in result.err
+
+
+def test_calibrate_refuses_without_monte_carlo_flags_and_labels_its_monte_carlo_answer(run, run_json):
+    calibrate = ["calibrate", "--sampler", "balls_and_bins", "--steps-per-epoch", "5", "--epochs", "2",
+                 "--coefficients", "1,0.5", "--target-epsilon", "2", "--delta", "0.01", "--rtol", "0.02"]
+    result = run(*calibrate)
+    assert result.code == 2 and result.out == "" and "there is no certified bound for this run" in result.err
+    document = run_json(*calibrate, "--samples", "2000", "--seed", "1")
+    row = document["calibrations"][0]
+    assert row["method"] == "monte_carlo" and row["sigma_shown_insufficient"] is None
+    assert "not certified" in document["attrs"]["method_label"]
+    result = run("calibrate", "--sampler", "poisson", "--sampling-rate", "0.01", "--steps", "100", "--target-epsilon",
+                 "1", "--delta", "1e-5", "--samples", "100")
+    assert result.code == 2 and "--samples applies to correlated noise" in result.err
+
+
+def test_calibrate_of_a_certified_reduction_is_certified(run_json):
+    common = ["calibrate", "--sampler", "poisson", "--sampling-rate", "0.01", "--steps", "100", "--target-epsilon", "1",
+              "--delta", "1e-5"]
+    correlated, plain = run_json(*common, "--coefficients", "2"), run_json(*common)
+    assert correlated["calibrations"][0]["method"] == "certified"
+    assert correlated["calibrations"][0]["sigma_sufficient"] == 2 * plain["calibrations"][0]["sigma_sufficient"]

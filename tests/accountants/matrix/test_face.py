@@ -133,3 +133,50 @@ def test_monte_carlo_options_are_refused_where_they_do_not_apply():
     correlated = Phase("balls_and_bins", 1.0, coefficients=[1, 0.5], steps_per_epoch=10, epochs=1)
     with pytest.raises(ValueError, match="error_prob must be"):
         Accountant(correlated, method="monte_carlo", error_prob=2.0)
+
+
+def test_calibrating_a_certified_reduction_scales_sigma_by_the_column_norm():
+    """coefficients (2,) double the sensitivity: the bisection (in log sigma, from 1) finds twice the sigma."""
+    from dpsampling.accountants.calibrate import calibrate_sigma
+
+    run = {"sampling_rate": 0.01, "steps": 100}
+    correlated = calibrate_sigma(Phase("poisson", 1.0, coefficients=[2.0], **run), 1.0, 1e-5)
+    plain = calibrate_sigma(Phase("poisson", 1.0, **run), 1.0, 1e-5)
+    assert correlated.method == "certified" and correlated.sigma == 2 * plain.sigma
+    assert correlated.phases[0].coefficients == (2.0,)
+
+
+def test_a_monte_carlo_calibration_meets_its_target_by_its_own_bound_and_says_so():
+    from dpsampling.accountants.calibrate import calibrate_sigma
+
+    phase = Phase("balls_and_bins", 1.0, coefficients=[1, 0.5], steps_per_epoch=5, epochs=2)
+    with pytest.raises(ValueError, match="no certified bound"):
+        calibrate_sigma(phase, 2.0, 1e-2)
+    options = {"method": "monte_carlo", "samples": 2_000, "seed": 3}
+    answer = calibrate_sigma(phase, 2.0, 1e-2, rtol=0.01, **options)
+    assert answer.method == "monte_carlo" and answer.sigma_shown_insufficient is None
+    assert answer.error_probability == 2 * 1e-3 * answer.evaluations
+    assert "not certified" in answer.attrs()["method_label"]
+    at_sigma = Accountant(phase.with_sigma(answer.sigma), **options).delta_bounds([2.0]).set_index("direction")
+    below = Accountant(phase.with_sigma(answer.sigma_not_shown_sufficient), **options).delta_bounds([2.0])
+    assert at_sigma.loc["max", "delta_upper"] <= 1e-2 < below.set_index("direction").loc["max", "delta_upper"]
+    assert answer.epsilon_upper <= 2.0
+
+
+def test_knobs_and_schedules_keep_the_coefficients(tmp_path):
+    from dpsampling.accountants.knobs import calibrate_knob
+    from dpsampling.accountants.schedule import ScheduleError, load_schedule
+
+    correlated = Phase("balls_and_bins", 2.0, coefficients=[2.0], steps_per_epoch=5, epochs=2)
+    answer = calibrate_knob(correlated, "epochs", 3.0, 1e-5)
+    assert all(phase.coefficients == (2.0,) for phase in answer.phases)
+    plain = calibrate_knob(Phase("balls_and_bins", 1.0, steps_per_epoch=5, epochs=2), "epochs", 3.0, 1e-5)
+    assert answer.value == plain.value
+    path = tmp_path / "run.yaml"
+    path.write_text("phases:\n  - {sampler: balls_and_bins, sigma: 2.0, steps_per_epoch: 5, epochs: 2, "
+                    "coefficients: [1, 5e-1]}\n")
+    assert load_schedule(path)[0].coefficients == (1.0, 0.5)
+    path.write_text("phases:\n  - {sampler: balls_and_bins, sigma: 2.0, steps_per_epoch: 5, epochs: 2, "
+                    "coefficients: '1,2'}\n")
+    with pytest.raises(ScheduleError, match="field 'coefficients' is '1,2'; allowed: a list of numbers"):
+        load_schedule(path)
