@@ -105,7 +105,10 @@ class Accountant:
         self.monte_carlo = _monte_carlo_options(method, unreduced, self.phases, relation, monte_carlo)
         if len(self.engine_phases) > 1:
             _check_composable(self.engine_phases, relation)
-        if method not in ("certified", "monte_carlo") and (len(self.phases) > 1 or self.phases[0].correlated
+        if method not in ("certified", "monte_carlo") and any(phase.correlated for phase in self.phases):
+            raise ValueError(f"method {method} does not account correlated noise (coefficients other than [1]); "
+                             f"method certified answers this run; got {self._label()}")
+        if method not in ("certified", "monte_carlo") and (len(self.phases) > 1
                                                            or self.phases[0].spec.reference is None
                                                            or (method == "dp_accounting"
                                                                and relation not in ADD_OR_REMOVE)):

@@ -180,3 +180,10 @@ def test_knobs_and_schedules_keep_the_coefficients(tmp_path):
                     "coefficients: '1,2'}\n")
     with pytest.raises(ScheduleError, match="field 'coefficients' is '1,2'; allowed: a list of numbers"):
         load_schedule(path)
+
+
+@pytest.mark.parametrize("method", ["dp_accounting", "rdp"])
+def test_a_reference_method_refuses_correlated_noise(method):
+    phase = Phase("poisson", 2.0, coefficients=[2.0], sampling_rate=0.01, steps=10)
+    with pytest.raises(ValueError, match=f"method {method} does not account correlated noise"):
+        Accountant(phase, method=method)
