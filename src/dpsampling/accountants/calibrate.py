@@ -180,14 +180,14 @@ def calibrate_sigma(phases, target_epsilon: float, delta: float, *, relation: st
 
 def _monte_carlo_calibration(phase, target: float, delta: float, relation: str, accuracy: float, rtol: float,
                              options: dict) -> Calibration:
-    """One correlated phase without a certified reduction: ``calibrate_matrix_sigma`` from START_SIGMA
+    """One correlated phase without a certified reduction: ``matrix.bisection.monte_carlo_sigma`` from START_SIGMA
     (its bisection on the max row's upper bound; none is shown insufficient by a confidence bound)."""
-    from dpsampling.accountants.matrix import calibrate_matrix_sigma
+    from dpsampling.accountants.matrix.bisection import monte_carlo_sigma
 
     accountant = Accountant(phase, relation=relation, accuracy=accuracy, **options)
     keywords = {"samples": accountant.monte_carlo["samples"], "beta": accountant.monte_carlo["beta"],
                 "seed": accountant.monte_carlo["seed"]}
-    answer = calibrate_matrix_sigma(phase.matrix_run(), target, delta, rtol=rtol, **keywords)
+    answer = monte_carlo_sigma(phase.matrix_run(), target, delta, rtol=rtol, **keywords)
     found = phase.with_sigma(answer.sigma)
     epsilon_upper = Accountant(found, relation=relation, accuracy=accuracy, **options).get_epsilon(delta)
     return Calibration((found,), target, delta, relation, "monte_carlo", accuracy, rtol, answer.sigma,

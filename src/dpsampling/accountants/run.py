@@ -149,7 +149,7 @@ class Phase:
         """The phase as a ``MatrixRun`` (docs/MATRIX.md): the registry's ``correlated_noise``
         sampler, cycle length the steps per epoch (rate-based: 1, cyclic Poisson of cycle 1 is
         Poisson)."""
-        from dpsampling.accountants.matrix import MatrixRun
+        from dpsampling.accountants.matrix.run import MatrixRun
 
         law = self.spec.correlated_noise
         if self.spec.rate_based:
