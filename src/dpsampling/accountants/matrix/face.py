@@ -13,6 +13,8 @@ query at delta is the smallest eps whose upper bound of delta is <= delta (upper
 eps whose lower bound of delta is > delta (lower): since both bounds decrease in eps, the eps
 upper bound fails only if the delta upper bound fails at the true eps(delta), so the same error
 probabilities hold. The upper eps is found by bisection and reported at the bracket's upper end.
+The Monte Carlo modules (numba kernels, pandas) are imported when a Monte Carlo answer is asked
+for: a certified query through the face never loads them.
 """
 
 from __future__ import annotations
@@ -21,7 +23,6 @@ import math
 
 import numpy as np
 
-from dpsampling.accountants.matrix.montecarlo import DIRECTIONS, check_monte_carlo, confidence_bounds, sample_losses
 from dpsampling.accountants.matrix.reduction import certified_phases
 
 EPSILON_ITERATIONS = 60
@@ -49,10 +50,14 @@ def reduced_phases(phases) -> tuple[tuple, tuple]:
 
 def check_monte_carlo_phase(phase) -> None:
     """ValueError where the Monte Carlo of this phase's run is not implemented (its reason)."""
+    from dpsampling.accountants.matrix.montecarlo import check_monte_carlo
+
     check_monte_carlo(phase.matrix_run())
 
 
 def _delta_bounds(losses, epsilons: np.ndarray, beta: float) -> np.ndarray:
+    from dpsampling.accountants.matrix.montecarlo import DIRECTIONS, confidence_bounds
+
     bounds = np.empty((epsilons.size, 3, 2))
     for column, direction in enumerate(DIRECTIONS):
         lower, _, upper = confidence_bounds(losses[direction], epsilons, beta)
@@ -64,6 +69,8 @@ def _delta_bounds(losses, epsilons: np.ndarray, beta: float) -> np.ndarray:
 def _epsilon_of(losses, delta: float, beta: float, bound: int) -> float:
     """Upper (bound 1): the smallest eps with upper(eps) <= delta; lower (bound 0): the largest eps
     with lower(eps) > delta; bisection, the end on the safe side reported."""
+    from dpsampling.accountants.matrix.montecarlo import confidence_bounds
+
     def above(eps: float) -> bool:
         bounds = confidence_bounds(losses, np.array([eps]), beta)
         return bool(bounds[2 * bound][0] > delta)
@@ -83,6 +90,8 @@ def _epsilon_of(losses, delta: float, beta: float, bound: int) -> float:
 
 def monte_carlo_bounds(run, quantity: str, values: np.ndarray, *, samples: int, beta: float, seed: int):
     """((n, 3, 2) bounds, (lower, upper) methods, attrs) of ``run`` by Monte Carlo (module docstring)."""
+    from dpsampling.accountants.matrix.montecarlo import DIRECTIONS, sample_losses
+
     losses = {direction: sample_losses(run, samples, direction=direction, seed=seed) for direction in DIRECTIONS}
     if quantity == "delta":
         bounds = _delta_bounds(losses, values, beta)
