@@ -53,6 +53,9 @@ def test_the_monte_carlo_text_answer_says_its_confidence_in_words(run):
     (["--coefficients", "@/nonexistent/c.txt", "--epsilon", "1"], "--coefficients @FILE must name a readable file"),
     (["--coefficients", "1,-0.5", "--epsilon", "1"], "coefficients must be a non-empty 1-d list of finite non-negative"),
     (["--coefficients", "1,0.5", "--epsilon", "1", "--samples", "0"], "samples must be"),
+    (["--coefficients", "1,0.5,0.25,0.1,0.1,0.1", "--epsilon", "1", "--samples", "100"],
+     "argument --coefficients: coefficients [1.0, 0.5, 0.25, 0.1, 0.1, 0.1] have neither a certified bound nor a Monte "
+     "Carlo here for balls_and_bins"),
 ])
 def test_bad_correlated_runs_are_refused_in_one_line(run, extra, message):
     result = run("account", *BANDED, *extra)

@@ -52,7 +52,13 @@ def check_monte_carlo_phase(phase) -> None:
     """ValueError where the Monte Carlo of this phase's run is not implemented (its reason)."""
     from dpsampling.accountants.matrix.montecarlo import check_monte_carlo
 
-    check_monte_carlo(phase.matrix_run())
+    run = phase.matrix_run()
+    try:
+        check_monte_carlo(run)
+    except ValueError as error:
+        raise ValueError(f"coefficients {list(phase.coefficients)} have neither a certified bound nor a Monte Carlo "
+                         f"here for {phase.sampler} (accounted as {run.sampler} of cycle length {run.cycle_length}): "
+                         f"{error}") from None
 
 
 def _delta_bounds(losses, epsilons: np.ndarray, beta: float) -> np.ndarray:
