@@ -58,7 +58,10 @@ class Sampler:
     same law (training may use them); ``relations``: the adjacency relations it is accounted
     under; ``distance``: of the two components of a rate-based sampler's pair (data in [-1, 1]);
     ``tight``: the pair is tight (else the answer is a bracket); ``monte_carlo``: it has the
-    papers' Monte Carlo estimators (``accountants.ballsbins``)."""
+    papers' Monte Carlo estimators (``accountants.ballsbins``); ``correlated_noise``: the
+    ``accountants.matrix`` sampler a phase of it with banded correlated noise (``coefficients``
+    other than [1], docs/MATRIX.md) is accounted as (its cycle length: the steps per epoch, or 1
+    for a rate-based sampler), None where correlated noise is not supported."""
 
     name: str
     letter: str
@@ -76,6 +79,7 @@ class Sampler:
     tight: bool = True
     monte_carlo: bool = False
     variants: tuple[str, ...] = ()
+    correlated_noise: str | None = None
 
     def check_relation(self, relation: str) -> str:
         _check_choice("relation", relation, RELATIONS)
@@ -98,13 +102,14 @@ SAMPLERS: dict[str, Sampler] = {
     "poisson": Sampler(
         "poisson", "P", "Poisson subsampling", "Poisson", "tab:blue", rate_based=True, variable_size=True,
         inclusion_rate=_rate_b_over_n, relations=ADD_OR_REMOVE, lower_method=CERTIFIED_LOWER,
-        upper_method=CERTIFIED_UPPER, doc="each example in each step independently with probability q"),
+        upper_method=CERTIFIED_UPPER, doc="each example in each step independently with probability q",
+        correlated_noise="cyclic_poisson"),
     "balls_and_bins": Sampler(
         "balls_and_bins", "B", "balls-and-bins", "balls-and-bins", "tab:green", rate_based=False,
         variable_size=True, inclusion_rate=_rate_one_over_steps, relations=ADD_OR_REMOVE,
         lower_method=CERTIFIED_LOWER, upper_method=CERTIFIED_UPPER,
         doc="each example in one uniformly random step of each epoch (chua25)", monte_carlo=True,
-        variants=("balls_and_bins_sequential",)),
+        variants=("balls_and_bins_sequential",), correlated_noise="balls_and_bins"),
     "wor": Sampler(
         "wor", "W", "sampling without replacement", "WOR", "tab:purple", rate_based=True, variable_size=False,
         inclusion_rate=_rate_b_over_n, relations=(*ADD_OR_REMOVE, "substitution"), lower_method=CERTIFIED_LOWER,

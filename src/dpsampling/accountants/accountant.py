@@ -15,6 +15,13 @@ pessimistic above and optimistic below, refined: ``reference.pld``; add/remove r
 "rdp" (its RDP accountant, an upper bound only, the lower bound 0: ``reference.rdp``; also WOR
 under substitution). A reference method's answer is the same long frame (``frames``), its
 ``attrs["method"]`` and ``attrs["method_label"]`` saying what it is: never "certified".
+
+Correlated noise (``Phase.coefficients`` other than [1], docs/MATRIX.md): a phase whose
+``MatrixRun`` has a certified reduction (``matrix.certified_phases``) is answered by the engine on
+the reduced phases (certified, composable; ``attrs["certified_reduction"]`` records them); one
+without is refused by "certified" and answered by "monte_carlo" (``samples``, ``error_prob`` = beta,
+``seed``): Monte Carlo confidence bounds, each holding with probability >= 1 - beta, never called
+certified (``matrix.face``).
 Every answer passes the frame's checks before it is returned; ``epsilon_rows`` / ``delta_rows``
 are the same answer as ``frames.LongRows`` (no pandas: what the command line prints).
 """
@@ -34,6 +41,7 @@ from dpsampling.accountants.certified.engine import (
 )
 from dpsampling.accountants.frames import AccountingError, LongRows, Refused, bounds_rows, headline_value
 from dpsampling.accountants.limits import query_limit
+from dpsampling.accountants.matrix.face import check_monte_carlo_phase, monte_carlo_bounds, reduced_phases
 from dpsampling.accountants.reference import rdp
 from dpsampling.accountants.relations import (
     ADD_OR_REMOVE,
@@ -51,15 +59,19 @@ from dpsampling.validation import check_array, check_choice, check_int_at_least,
 if TYPE_CHECKING:  # pandas is imported when a DataFrame is made (frames.LongRows.frame), not before
     import pandas as pd
 
-METHODS = ("certified", "dp_accounting", "rdp")
-"""How the bounds are computed: the certified engine (default), or a reference method of
-dp-accounting: its PLD ("dp_accounting") or its RDP accountant ("rdp")."""
+METHODS = ("certified", "dp_accounting", "rdp", "monte_carlo")
+"""How the bounds are computed: the certified engine (default), a reference method of
+dp-accounting: its PLD ("dp_accounting") or its RDP accountant ("rdp"), or Monte Carlo with
+confidence bounds for a correlated-noise phase without a certified reduction ("monte_carlo")."""
+MONTE_CARLO_DEFAULTS = {"samples": 100_000, "error_prob": 1e-3, "seed": 0}
+"""The Monte Carlo keywords of ``Accountant`` and their defaults (samples per direction, beta, seed)."""
 MIN_ACCURACY = 1e-6
 """The finest accuracy asked for (1e-300 failed inside the balls-and-bins kernels, issue 42)."""
 METHOD_LABELS = {
     "certified": "certified upper bound",
     "dp_accounting": "upper bound of dp-accounting's pessimistic PLD, a reference method, not certified",
     "rdp": "upper bound of dp-accounting's RDP accountant, a reference method, not certified",
+    "monte_carlo": "Monte Carlo upper confidence bound, holding with probability >= 1 - {beta2:g} (not certified)",
 }
 """What each method's upper bound is, in the words a report carries (``frames.statement``)."""
 
@@ -73,11 +85,13 @@ class Accountant:
     names ("all", or the "relation"'s alone: faster, the others reported as reached).
     ``method``: "certified", or a reference method for one Poisson or WOR phase: "dp_accounting"
     (under add/remove) or "rdp" (module docstring).
-    ``max_grid_points``: the largest discrete law the engine may build."""
+    ``max_grid_points``: the largest discrete law the engine may build.
+    ``samples``, ``error_prob``, ``seed``: method "monte_carlo" only (``MONTE_CARLO_DEFAULTS``)."""
 
     def __init__(self, phases, *, relation: str = DEFAULT_RELATION, accuracy: float = 0.01, refine: str = "all",
-                 method: str = "certified", max_grid_points: int = DEFAULT_MAX_GRID_POINTS):
+                 method: str = "certified", max_grid_points: int = DEFAULT_MAX_GRID_POINTS, **monte_carlo):
         self.phases = as_phases(phases)
+        self.engine_phases, unreduced = reduced_phases(self.phases)
         self.relation = check_choice("relation", relation, RELATIONS)
         for phase in self.phases:
             phase.spec.check_relation(relation)
@@ -88,10 +102,16 @@ class Accountant:
         self.refine = check_choice("refine", refine, REFINE_CHOICES)
         self.method = check_choice("method", method, METHODS)
         self.max_grid_points = check_int_at_least("max_grid_points", max_grid_points, 2)
-        if len(self.phases) > 1:
-            _check_composable(self.phases, relation)
-        if method != "certified" and (len(self.phases) > 1 or self.phases[0].spec.reference is None
-                                      or (method == "dp_accounting" and relation not in ADD_OR_REMOVE)):
+        self.monte_carlo = _monte_carlo_options(method, unreduced, self.phases, relation, monte_carlo)
+        if len(self.engine_phases) > 1:
+            _check_composable(self.engine_phases, relation)
+        if method not in ("certified", "monte_carlo") and any(phase.correlated for phase in self.phases):
+            raise ValueError(f"method {method} does not account correlated noise (coefficients other than [1]); "
+                             f"method certified answers this run; got {self._label()}")
+        if method not in ("certified", "monte_carlo") and (len(self.phases) > 1
+                                                           or self.phases[0].spec.reference is None
+                                                           or (method == "dp_accounting"
+                                                               and relation not in ADD_OR_REMOVE)):
             relations = " under add, remove or add_or_remove" if method == "dp_accounting" else ""
             raise ValueError(f"method {method} applies to one poisson or wor phase{relations} (a reference method "
                              f"of dp-accounting); got {self._label()} under {relation}")
@@ -107,11 +127,13 @@ class Accountant:
     def closed_form(self) -> str | None:
         """Why this run is answered without the certified engine refining a grid (so refine and
         max_grid_points change nothing), or None where the engine refines one."""
+        if self.method == "monte_carlo":
+            return "method monte_carlo answers by Monte Carlo samples of the privacy loss"
         if self.method != "certified":
             return f"method {self.method} is a reference method of dp-accounting"
-        if len(self.phases) == 1 and not self.phases[0].spec.composable:
-            return f"{self.phases[0].sampler} is answered by closed forms"
-        if gaussian_weight(self.phases) is not None:
+        if len(self.engine_phases) == 1 and not self.engine_phases[0].spec.composable:
+            return f"{self.engine_phases[0].sampler} is answered by closed forms"
+        if gaussian_weight(self.engine_phases) is not None:
             return "this run is one Gaussian mechanism, answered in closed form"
         return None
 
@@ -170,29 +192,66 @@ class Accountant:
         except Exception as error:
             raise AccountingError(f"internal error while computing the {quantity} bounds of {self._label()} under "
                                   f"{self.relation}: {type(error).__name__}: {error}; please report it") from error
+        label = METHOD_LABELS[self.method]
+        if self.monte_carlo is not None:
+            label = label.format(beta2=2 * self.monte_carlo["beta"] if self.headline == "max"
+                                 else self.monte_carlo["beta"])
         attrs = {"phases": [phase.as_dict() for phase in self.phases], "relation": self.relation,
-                 "headline": self.headline, "method": self.method, "method_label": METHOD_LABELS[self.method],
+                 "headline": self.headline, "method": self.method, "method_label": label,
                  "refine": self.refine,
-                 "tight_pair": all(phase.spec.tight for phase in self.phases), "computation": computation}
+                 "tight_pair": all(phase.spec.tight for phase in self.engine_phases), "computation": computation}
+        if self.engine_phases != self.phases and self.monte_carlo is None:
+            attrs["certified_reduction"] = [phase.as_dict() for phase in self.engine_phases]
         return bounds_rows(quantity, values, bounds, methods, self.accuracy, attrs)
 
     def _bounds(self, quantity: str, values: np.ndarray, settle=None):
         """((n, 3, 2) bounds, (lower, upper) methods, how they were computed); ``settle``: the
         certified engine's early stop (``epsilon_settled``), the other methods answer in full."""
-        phase = self.phases[0]
+        if self.monte_carlo is not None:
+            return monte_carlo_bounds(self.phases[0].matrix_run(), quantity, values, **self.monte_carlo)
+        phase = self.engine_phases[0]
         if self.method == "dp_accounting":
             return phase.spec.reference(phase, quantity, values, self.accuracy)
         if self.method == "rdp":
             return rdp.phase_bounds(phase, self.relation, quantity, values)
-        if len(self.phases) == 1 and phase.spec.closed_form is not None:
+        if len(self.engine_phases) == 1 and phase.spec.closed_form is not None:
             bounds, attrs = phase.spec.closed_form(phase, quantity, values)
             return bounds, (phase.spec.lower_method, phase.spec.upper_method), attrs
         if self.relation == "substitution":
             return phase.spec.substitution(phase, quantity, values, self.accuracy, self.max_grid_points)
         columns = [DIRECTION_NAMES.index(d) for d in refined_directions(self.refine, self.relation)]
-        bounds, attrs = refined(self.phases, values, quantity, self.accuracy, self.max_grid_points, columns, settle)
+        bounds, attrs = refined(self.engine_phases, values, quantity, self.accuracy, self.max_grid_points, columns, settle)
         methods = (EXACT, EXACT) if attrs["method"].startswith("exact") else (CERTIFIED_LOWER, CERTIFIED_UPPER)
         return bounds, methods, attrs
+
+
+def _monte_carlo_options(method: str, unreduced, phases, relation: str, given: dict) -> dict | None:
+    """The Monte Carlo keywords checked (method "monte_carlo"), None for the other methods; the
+    refusals: a correlated phase without a certified reduction under another method, Monte Carlo
+    of anything but one such phase, Monte Carlo keywords without the method."""
+    unknown = sorted(set(given) - set(MONTE_CARLO_DEFAULTS))
+    if unknown:
+        raise TypeError(f"Accountant got an unexpected keyword argument {unknown[0]!r}")
+    if method != "monte_carlo":
+        extra = [name for name, value in given.items() if value is not None]
+        if extra:
+            raise ValueError(f"{extra[0]} applies to method monte_carlo only; got method {method}")
+        if unreduced:
+            raise ValueError(f"there is no certified bound for this run: {unreduced[0].describe()} has no certified "
+                             "reduction (docs/MATRIX.md); method='monte_carlo' answers it by Monte Carlo with a "
+                             "confidence bound (not certified)")
+        return None
+    if len(phases) != 1 or not unreduced:
+        raise ValueError("method monte_carlo applies to one phase with correlated noise that has no certified bound "
+                         "(a certified one is answered by method certified); got "
+                         f"{' + '.join(phase.describe() for phase in phases)}")
+    if relation not in ADD_OR_REMOVE:
+        raise ValueError(f"relation must be one of {', '.join(ADD_OR_REMOVE)} for method monte_carlo; got {relation!r}")
+    check_monte_carlo_phase(phases[0])
+    options = {name: default if given.get(name) is None else given[name] for name, default in MONTE_CARLO_DEFAULTS.items()}
+    return {"samples": check_int_at_least("samples", options["samples"], 1),
+            "beta": check_open_unit("error_prob", options["error_prob"]),
+            "seed": check_int_at_least("seed", options["seed"], 0)}
 
 
 def _check_composable(phases, relation: str) -> None:

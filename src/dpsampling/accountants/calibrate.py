@@ -17,7 +17,12 @@ of their cost), and the reported c is then answered in full, its laws reused
 lower bound narrows it. The words matter: "not shown sufficient" is not "insufficient".
 
 ``method`` is the Accountant's: "certified" (default) or a reference method of dp-accounting
-("dp_accounting", "rdp"), whose sigma is then that method's answer, not a certified one.
+("dp_accounting", "rdp"), whose sigma is then that method's answer, not a certified one. A phase
+with correlated noise (``Phase.coefficients``) and a certified reduction is calibrated like any
+other (each evaluation is the engine's on the reduced phases); one without is calibrated by
+``method="monte_carlo"`` (``samples``, ``error_prob``, ``seed``): ``matrix.calibrate_matrix_sigma``'s
+bisection on the Monte Carlo upper bound, the sigma shown sufficient with probability >= 1 - 2 beta N
+over its N evaluations (union bound; ``error_probability``), never certified.
 """
 
 from __future__ import annotations
@@ -51,7 +56,8 @@ class Calibration:
     largest c tried that was not shown sufficient; ``scale_insufficient``: the largest c shown
     insufficient (None if none was found within the search). ``sigma...``: the same for a
     one-phase run (c times its sigma). ``phases``: the run at the sufficient scale; ``method``:
-    the Accountant's method the bounds came from."""
+    the Accountant's method the bounds came from; ``error_probability``: the probability that the
+    sigma shown sufficient is not (0 but for method monte_carlo)."""
 
     phases: tuple
     target_epsilon: float
@@ -65,6 +71,15 @@ class Calibration:
     scale_insufficient: float | None
     evaluations: int
     epsilon_upper: float = field(repr=False)
+    error_probability: float = 0.0
+
+    @property
+    def method_label(self) -> str:
+        """What the sigma shown sufficient rests on, in words."""
+        if self.method == "monte_carlo":
+            return (f"Monte Carlo upper confidence bound; the sigma shown sufficient holds with probability >= 1 - "
+                    f"{self.error_probability:.3g} (union bound over {self.evaluations} evaluations; not certified)")
+        return METHOD_LABELS[self.method]
 
     def _of(self, scale: float | None) -> float | None:
         if scale is None or len(self.phases) != 1:
@@ -88,7 +103,7 @@ class Calibration:
         """What every row of a calibration shares: the target, the options, what the upper bound is
         (``method_label``) and the package version."""
         return {"target_epsilon": self.target_epsilon, "delta": self.delta, "relation": self.relation,
-                "method": self.method, "method_label": METHOD_LABELS[self.method], "accuracy": self.accuracy,
+                "method": self.method, "method_label": self.method_label, "accuracy": self.accuracy,
                 "rtol": self.rtol, "version": __version__}
 
     def as_row(self) -> dict:
@@ -119,6 +134,9 @@ def calibrate_sigma(phases, target_epsilon: float, delta: float, *, relation: st
     rtol = check_rtol(rtol)
     options["method"] = method
     Accountant(phases, relation=relation, accuracy=accuracy, **options)  # checks the options once
+    if method == "monte_carlo":
+        return _monte_carlo_calibration(phases[0].with_sigma(START_SIGMA), target, delta, relation, accuracy, rtol,
+                                        options)
     if len(phases) == 1:
         phases = (phases[0].with_sigma(START_SIGMA),)  # one start for every door
     smallest = max(max(p.spec.min_sigma, SMALLEST_SIGMA) / p.sigma for p in phases)
@@ -158,6 +176,23 @@ def calibrate_sigma(phases, target_epsilon: float, delta: float, *, relation: st
         epsilon_upper = accountant(high).get_epsilon(delta)  # the reported sigma's answer, as account gives it
     return Calibration(tuple(p.with_sigma(p.sigma * high) for p in phases), target, delta, relation, method, accuracy,
                        rtol, high, low, insufficient, len(seen), epsilon_upper)
+
+
+def _monte_carlo_calibration(phase, target: float, delta: float, relation: str, accuracy: float, rtol: float,
+                             options: dict) -> Calibration:
+    """One correlated phase without a certified reduction: ``matrix.bisection.monte_carlo_sigma`` from START_SIGMA
+    (its bisection on the max row's upper bound; none is shown insufficient by a confidence bound)."""
+    from dpsampling.accountants.matrix.bisection import monte_carlo_sigma
+
+    accountant = Accountant(phase, relation=relation, accuracy=accuracy, **options)
+    keywords = {"samples": accountant.monte_carlo["samples"], "beta": accountant.monte_carlo["beta"],
+                "seed": accountant.monte_carlo["seed"]}
+    answer = monte_carlo_sigma(phase.matrix_run(), target, delta, rtol=rtol, **keywords)
+    found = phase.with_sigma(answer.sigma)
+    epsilon_upper = Accountant(found, relation=relation, accuracy=accuracy, **options).get_epsilon(delta)
+    return Calibration((found,), target, delta, relation, "monte_carlo", accuracy, rtol, answer.sigma,
+                       answer.sigma_not_shown_sufficient, None, answer.evaluations, epsilon_upper,
+                       answer.error_probability)
 
 
 def check_rtol(rtol) -> float:

@@ -186,7 +186,8 @@ def statement(frame, sampler: str | None = None) -> str:
     headline = frame.attrs.get("headline", "max")
     row = next(row for row in rows if row["direction"] == headline)
     phases = frame.attrs.get("phases", [])
-    name = sampler or " then ".join(p["sampler"] for p in phases) or "the run"
+    name = sampler or " then ".join(p["sampler"] + (" with correlated noise" if p.get("coefficients") else "")
+                                    for p in phases) or "the run"
     relation = frame.attrs.get("relation", "add_or_remove").replace("_", "-")
     quantity = quantity_of(frame)
     # the bound rounded up (a larger eps or delta is still proven), the query value as given, the bracket outward

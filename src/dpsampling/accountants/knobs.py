@@ -35,6 +35,7 @@ the last phase that keeps the whole run shown within the target.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 
@@ -98,22 +99,23 @@ class Budget:
 def _builder(phase: Phase, knob: str):
     """(function value -> Phase, start value, lowest, highest) for ``knob`` of ``phase``."""
     sampler, sigma, spec = phase.sampler, phase.sigma, phase.spec
+    build_phase = functools.partial(Phase, sampler, sigma, coefficients=phase.coefficients)  # the knob alone changes
     if knob == "steps":
         if not spec.rate_based:
             raise ValueError(f"knob steps applies to poisson and wor (total steps); a run of {sampler} is described by "
                              "its epochs: calibrate knob epochs")
-        return (lambda k: Phase(sampler, sigma, sampling_rate=phase.sampling_rate, steps=k)), phase.steps, 1, MAX_COUNT
+        return (lambda k: build_phase(sampling_rate=phase.sampling_rate, steps=k)), phase.steps, 1, MAX_COUNT
     if knob == "epochs":
         if phase.dataset_size is not None:
             def build(k):
-                return Phase(sampler, sigma, dataset_size=phase.dataset_size, batch_size=phase.batch_size, epochs=k)
+                return build_phase(dataset_size=phase.dataset_size, batch_size=phase.batch_size, epochs=k)
         elif spec.rate_based:
             def build(k):
-                return Phase(sampler, sigma, sampling_rate=phase.sampling_rate, epochs=k,
+                return build_phase(sampling_rate=phase.sampling_rate, epochs=k,
                              steps_per_epoch=phase.steps_per_epoch)
         else:
             def build(k):
-                return Phase(sampler, sigma, steps_per_epoch=phase.steps_per_epoch, epochs=k)
+                return build_phase(steps_per_epoch=phase.steps_per_epoch, epochs=k)
         start = phase.epochs if phase.epochs is not None else max(1, round(phase.steps * phase.sampling_rate))
         return build, start, 1, MAX_COUNT
     if knob == "batch_size":
@@ -122,12 +124,12 @@ def _builder(phase: Phase, knob: str):
                              f"got {phase.describe()}")
         n = phase.dataset_size
         length = {"epochs": phase.epochs} if phase.epochs is not None else {"steps": phase.steps}
-        return (lambda b: Phase(sampler, sigma, dataset_size=n, batch_size=b, **length)), phase.batch_size, 1, n
+        return (lambda b: build_phase(dataset_size=n, batch_size=b, **length)), phase.batch_size, 1, n
     if knob == "sampling_rate":
         if not spec.rate_based or phase.dataset_size is not None:
             raise ValueError(f"knob sampling_rate applies to poisson and wor given by a rate (with a dataset size: knob "
                              f"batch_size); got {phase.describe()}")
-        return (lambda q: Phase(sampler, sigma, sampling_rate=q, steps=phase.steps)), phase.sampling_rate, 0.0, 1.0
+        return (lambda q: build_phase(sampling_rate=q, steps=phase.steps)), phase.sampling_rate, 0.0, 1.0
     raise ValueError(f"knob must be one of {', '.join(KNOBS)}; got {knob!r}")
 
 

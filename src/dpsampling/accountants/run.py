@@ -17,6 +17,12 @@ A phase is given in the vocabulary of the libraries users come from, resolved by
   whole number. ``steps`` alone is refused: 4,700 steps as one epoch of 4,700 costs 26 times less
   than 20 epochs of 235 (balls_and_bins, sigma 1.1), and only the user knows which ran.
 
+Correlated noise (docs/MATRIX.md): ``coefficients`` (c_0, ..., c_{b-1}) is the first column of
+the lower-triangular banded Toeplitz C of DP matrix factorization (y = C g + sigma Z); the
+default (1.0,) is DP-SGD, and such a phase is exactly today's. Other coefficients apply to the
+samplers whose registry entry names a ``correlated_noise`` law (balls_and_bins; poisson, as cyclic
+Poisson of cycle length 1); ``matrix_run()`` is the phase as an ``accountants.matrix.MatrixRun``.
+
 Bad input raises one ``ValueError`` naming the argument, the value and what is allowed.
 """
 
@@ -43,6 +49,8 @@ MIN_SAMPLING_RATE = 1e-100
 MAX_STEPS = 10**15
 """The most steps a phase may have in all (calibrate's knob search goes to 10**12 steps or epochs):
 far more, and the engine worked for minutes before refusing, or ran out of memory (issue 42)."""
+DP_SGD_COEFFICIENTS = (1.0,)
+"""The default first column of C: the identity, DP-SGD."""
 RUN_FIELDS = ("steps", "epochs", "steps_per_epoch", "sampling_rate", "dataset_size", "batch_size")
 """The keywords that describe how long a phase runs and how it samples (``Phase``)."""
 
@@ -58,12 +66,13 @@ class Phase:
     Keywords (module docstring): ``steps`` (total) or ``epochs`` (with ``steps_per_epoch``, or
     ``dataset_size`` and ``batch_size``); ``sampling_rate`` (poisson, wor). Resolved attributes:
     sampler, sigma, steps (total), steps_per_epoch, epochs, sampling_rate (None for epoch-based
-    samplers), dataset_size, batch_size (None when not given)."""
+    samplers), dataset_size, batch_size (None when not given), coefficients (the first column of
+    the banded Toeplitz C, a tuple of floats; (1.0,) is DP-SGD)."""
 
-    __slots__ = ("batch_size", "dataset_size", "epochs", "sampler", "sampling_rate", "sigma", "steps",
+    __slots__ = ("batch_size", "coefficients", "dataset_size", "epochs", "sampler", "sampling_rate", "sigma", "steps",
                  "steps_per_epoch")
 
-    def __init__(self, sampler: str, sigma: float, **run):
+    def __init__(self, sampler: str, sigma: float, *, coefficients=DP_SGD_COEFFICIENTS, **run):
         unknown = sorted(set(run) - set(RUN_FIELDS))
         if unknown:
             raise ValueError(f"{unknown[0]} is not a field of a run; allowed: {', '.join(RUN_FIELDS)}")
@@ -71,6 +80,7 @@ class Phase:
         sampling_rate, dataset_size, batch_size = run.get("sampling_rate"), run.get("dataset_size"), run.get("batch_size")
         spec = sampler_spec(sampler)
         sigma = _check_sigma(spec, sigma)
+        coefficients = _check_coefficients(spec, coefficients)
         n, b = _dataset(dataset_size, batch_size)
         _check_steps_per_epoch(steps_per_epoch, n, b)
         if spec.rate_based:
@@ -96,7 +106,7 @@ class Phase:
                              f"{dataset_size_text(total)} steps")
         for name, value in (("sampler", sampler), ("sigma", sigma), ("steps", total), ("epochs", count),
                             ("steps_per_epoch", per_epoch), ("sampling_rate", rate), ("dataset_size", n),
-                            ("batch_size", b)):
+                            ("batch_size", b), ("coefficients", coefficients)):
             object.__setattr__(self, name, value)
 
     def __setattr__(self, name, value):
@@ -130,6 +140,23 @@ class Phase:
             return self.sampling_rate * self.dataset_size
         return self.dataset_size / self.steps_per_epoch
 
+    @property
+    def correlated(self) -> bool:
+        """Whether the noise is correlated (coefficients other than DP-SGD's (1.0,))."""
+        return self.coefficients != DP_SGD_COEFFICIENTS
+
+    def matrix_run(self):
+        """The phase as a ``MatrixRun`` (docs/MATRIX.md): the registry's ``correlated_noise``
+        sampler, cycle length the steps per epoch (rate-based: 1, cyclic Poisson of cycle 1 is
+        Poisson)."""
+        from dpsampling.accountants.matrix.run import MatrixRun
+
+        law = self.spec.correlated_noise
+        if self.spec.rate_based:
+            return MatrixRun(self.coefficients, law, self.sigma, self.steps, cycle_length=1,
+                             sampling_rate=self.sampling_rate)
+        return MatrixRun(self.coefficients, law, self.sigma, self.steps, cycle_length=self.steps_per_epoch)
+
     def with_sigma(self, sigma: float) -> Phase:
         """The same phase at another noise multiplier."""
         phase = object.__new__(Phase)
@@ -139,14 +166,23 @@ class Phase:
         return phase
 
     def as_dict(self) -> dict:
-        """Every resolved attribute (what a result records of its run)."""
-        return {"sampler": self.sampler, "sigma": self.sigma, "steps": self.steps,
-                "steps_per_epoch": self.steps_per_epoch, "epochs": self.epochs, "sampling_rate": self.sampling_rate,
-                "dataset_size": self.dataset_size, "batch_size": self.batch_size,
-                "expected_batch_size": self.expected_batch_size}
+        """Every resolved attribute (what a result records of its run); ``coefficients`` only where
+        the noise is correlated (a DP-SGD phase's record is unchanged)."""
+        record = {"sampler": self.sampler, "sigma": self.sigma, "steps": self.steps,
+                  "steps_per_epoch": self.steps_per_epoch, "epochs": self.epochs, "sampling_rate": self.sampling_rate,
+                  "dataset_size": self.dataset_size, "batch_size": self.batch_size,
+                  "expected_batch_size": self.expected_batch_size}
+        if self.correlated:
+            record["coefficients"] = list(self.coefficients)
+        return record
 
     def describe(self) -> str:
         """One line: the run accounted for, in full."""
+        noise = "" if not self.correlated else \
+            f", correlated noise with coefficients ({', '.join(f'{c:g}' for c in self.coefficients)})"
+        return self._describe_run() + noise
+
+    def _describe_run(self) -> str:
         size = "" if self.expected_batch_size is None else f", expected batch size {self.expected_batch_size:.6g}"
         data = "" if self.dataset_size is None else f" of {self.dataset_size:,} examples"
         if self.sampling_rate is not None:
@@ -169,6 +205,19 @@ def _check_sigma(spec, sigma) -> float:
         raise ValueError(f"sigma must be at most {MAX_SIGMA:g} (the end of calibrate's search; above, the certified "
                          f"grids pass the range of floating point); got {sigma!r}")
     return sigma
+
+
+def _check_coefficients(spec, coefficients) -> tuple[float, ...]:
+    """The first column of C as floats (non-empty, finite, >= 0, c_0 > 0); other than (1.0,) only
+    for a sampler with a ``correlated_noise`` law."""
+    from dpsampling.accountants.matrix.run import check_coefficients
+
+    values = check_coefficients(coefficients)
+    if values != DP_SGD_COEFFICIENTS and spec.correlated_noise is None:
+        allowed = [name for name in SAMPLER_NAMES if sampler_spec(name).correlated_noise is not None]
+        raise ValueError(f"coefficients must be [1] (DP-SGD) for sampler {spec.name}: correlated noise is accounted "
+                         f"for samplers {', '.join(allowed)} (docs/MATRIX.md); got {list(values)!r}")
+    return values
 
 
 def _dataset(dataset_size, batch_size) -> tuple[int | None, int | None]:
@@ -265,4 +314,4 @@ def as_phases(phases) -> tuple[Phase, ...]:
     return phases
 
 
-__all__ = ["MAX_SIGMA", "MAX_STEPS", "MIN_SAMPLING_RATE", "MIN_SIGMA", "RUN_FIELDS", "SAMPLER_NAMES", "STEPS_ALONE", "Phase", "as_phases"]
+__all__ = ["DP_SGD_COEFFICIENTS", "MAX_SIGMA", "MAX_STEPS", "MIN_SAMPLING_RATE", "MIN_SIGMA", "RUN_FIELDS", "SAMPLER_NAMES", "STEPS_ALONE", "Phase", "as_phases"]

@@ -12,7 +12,9 @@ and is refused. Numbers may be written as YAML floats (``4e-3``, which YAML 1.1 
 string, is read as the number; a whole number written ``1e3`` or ``1000.0`` is the integer 1000,
 as on the command line). The file is read strictly (``yamlfile.read_yaml``: a directory, a file
 that is not text and a key given twice are refused). Every error is one line naming the file,
-the phase, the field, the value and what is allowed.
+the phase, the field, the value and what is allowed. ``coefficients`` (a list of numbers, the
+first column of the banded Toeplitz C of correlated noise, docs/MATRIX.md) is optional, [1]
+(DP-SGD) by default.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from dpsampling.accountants.run import RUN_FIELDS, Phase
 from dpsampling.accountants.samplers import SAMPLERS
 from dpsampling.yamlfile import InputFileError, read_yaml
 
-FIELDS = ("sampler", "sigma", *RUN_FIELDS)
+FIELDS = ("sampler", "sigma", *RUN_FIELDS, "coefficients")
 COMPOSABLE = tuple(name for name, spec in SAMPLERS.items() if spec.composable)
 _NUMBER = re.compile(r"^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$")
 
@@ -60,6 +62,12 @@ def _phase(where: str, index: int, entry) -> Phase:
     values = {}
     for field, value in entry.items():
         if field == "sampler":
+            continue
+        if field == "coefficients":
+            if not isinstance(value, list) or not all(
+                    isinstance(_number(v, False), (int, float)) and not isinstance(v, bool) for v in value):
+                raise ScheduleError(f"{at}: field 'coefficients' is {value!r}; allowed: a list of numbers")
+            values[field] = [_number(v, False) for v in value]
             continue
         integer = field not in ("sigma", "sampling_rate")
         value = values[field] = _number(value, integer)

@@ -13,6 +13,11 @@ its ``sampler``; ``attrs`` its attrs; the shape is ``cli/output.schema.json``'s)
 ``Phase`` or ``Accountant``; the face checks them. Monte Carlo estimates of a sampler that has
 them (``--method``; the registry's ``monte_carlo`` samplers) come from ``MONTE_CARLO_MODULE``,
 imported only when asked for.
+
+Correlated noise (``--coefficients``, docs/MATRIX.md): a run with a certified reduction is answered
+by the engine as any other; one without is refused unless ``--samples``, ``--seed`` or
+``--error-prob`` is given, and then answered by ``Accountant(..., method="monte_carlo")``: Monte
+Carlo confidence bounds, said in words to hold with probability >= 1 - beta, not certified.
 """
 
 from __future__ import annotations
@@ -21,11 +26,16 @@ import argparse
 import importlib
 
 from dpsampling import SAMPLERS
+from dpsampling.accountants.accountant import Accountant
 from dpsampling.accountants.frames import statement
+from dpsampling.accountants.matrix.face import reduced_phases
+from dpsampling.accountants.relations import DEFAULT_RELATION
 from dpsampling.accountants.run import RUN_FIELDS
 from dpsampling.cli.arguments import (
     FLAGS,
+    accuracy,
     add_accounting_arguments,
+    add_noise_arguments,
     add_output_arguments,
     add_run_arguments,
     make_accountant,
@@ -51,6 +61,8 @@ EXAMPLES = """examples:
   dpsampling account --sampler balls_and_bins --sigma 1 --steps-per-epoch 196 --epochs 10 --delta 1e-5
   dpsampling account --sampler shuffle --sigma 0.5 --steps-per-epoch 1000 --epochs 10 --delta 1e-6
   dpsampling account --schedule run.yaml --delta 1e-5
+  dpsampling account --sampler balls_and_bins --sigma 1 --steps-per-epoch 10 --epochs 2 --coefficients 1,0.5 \
+      --epsilon 1 --samples 20000 --seed 0
 
 The output states the run in full (total steps, steps per epoch, rate, expected batch size), the
 bounds of every query value -- the headline (the relation's row) and each direction, remove =
@@ -74,6 +86,7 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
                         help="a YAML file with a list 'phases' (each: sampler, sigma and the run flags' keywords): "
                              "the whole run, instead of --sampler, --sigma and the run flags")
     add_run_arguments(parser)
+    add_noise_arguments(parser)
     query = parser.add_mutually_exclusive_group(required=True)
     query.add_argument("--epsilon", type=float, nargs="+", metavar="E", help="eps values (>= 0): bound delta")
     query.add_argument("--delta", type=float, nargs="+", metavar="D", help="delta values in (0, 1): bound eps")
@@ -102,8 +115,14 @@ def flags(args) -> dict:
     return {**FLAGS, **MONTE_CARLO_FLAGS} if args.method is not None else FLAGS
 
 
+MATRIX_MONTE_CARLO_FLAGS = ("samples", "seed", "error_prob")
+"""The flags that ask for the Monte Carlo of correlated noise without a certified bound."""
+
+
 def run(args) -> int:
     phases = phases_of(args, args.sigma)
+    if reduced_phases(phases)[1]:
+        return _matrix_monte_carlo(args, phases)
     if args.method is not None and args.pld_method is not None:
         raise ValueError(f"--pld-method applies without --method: Monte Carlo is shown beside the certified engine's "
                          f"bounds; got --pld-method {args.pld_method} with --method {args.method}")
@@ -119,8 +138,8 @@ def run(args) -> int:
 
 def inputs(args) -> dict:
     """The flags as given (None: not given)."""
-    names = ("sampler", "sigma", "schedule", *RUN_FIELDS, "epsilon", "delta", "relation", "accuracy", "refine",
-             "pld_method", "max_grid_points")
+    names = ("sampler", "sigma", "schedule", *RUN_FIELDS, "coefficients", "epsilon", "delta", "relation", "accuracy",
+             "refine", "pld_method", "max_grid_points")
     return {name: getattr(args, name) for name in names}
 
 
@@ -139,6 +158,28 @@ def account_text(document: dict, frame) -> str:
     lines.append(bounds_table(frame))
     lines.append(document["statement"])
     return "\n".join(lines)
+
+
+def _matrix_monte_carlo(args, phases) -> int:
+    """Correlated noise without a certified reduction: refused unless a Monte Carlo flag is given,
+    then the face's Monte Carlo answer (module docstring)."""
+    given = [MONTE_CARLO_FLAGS[name] for name in MONTE_CARLO_FLAGS if getattr(args, name) is not None]
+    if not any(getattr(args, name) is not None for name in MATRIX_MONTE_CARLO_FLAGS):
+        raise ValueError(f"there is no certified bound for this run ({' + '.join(p.describe() for p in phases)}; "
+                         "docs/MATRIX.md): give --samples M (and --error-prob, --seed) for a Monte Carlo answer with "
+                         "a confidence bound, not certified")
+    extra = [flag for flag in given if flag not in ("--samples", "--seed", "--error-prob")]
+    extra += [flag for flag, value in (("--pld-method", args.pld_method), ("--refine", args.refine),
+                                       ("--max-grid-points", args.max_grid_points)) if value is not None]
+    if extra:
+        raise ValueError(f"{extra[0]} does not apply to the Monte Carlo of correlated noise (--samples, --seed, "
+                         f"--error-prob do); got {extra[0]}")
+    accountant = Accountant(phases, relation=args.relation or DEFAULT_RELATION, accuracy=accuracy(args),
+                            method="monte_carlo", samples=args.samples, error_prob=args.error_prob, seed=args.seed)
+    frame = accountant.epsilon_rows(args.delta) if args.delta is not None else accountant.delta_rows(args.epsilon)
+    document = account_document(args, phases, frame)
+    print(dump(document) if args.json else account_text(document, frame))
+    return 0
 
 
 def _monte_carlo(args, phases, accountant) -> int:

@@ -36,12 +36,15 @@ FLAGS = {
     "refine": "--refine",
     "method": "--pld-method",
     "max_grid_points": "--max-grid-points",
+    "coefficients": "--coefficients",
     "rtol": "--rtol",
     "time_limit": "--time-limit",
 }
 """The face's argument name (the first word of its ValueError) -> the flag that sets it."""
 
 DEFAULT_ACCURACY = 0.01
+FLAG_METHODS = tuple(method for method in METHODS if method != "monte_carlo")
+"""--pld-method's choices (Monte Carlo of correlated noise is asked for by --samples, --seed, --error-prob)."""
 
 def whole(text: str):
     """An integer flag: '1e12' is read as 10**12; a value that is not whole is handed on as a float
@@ -78,18 +81,47 @@ def add_run_arguments(parser: argparse.ArgumentParser, fields=RUN_FIELDS, requir
                            help=text)
 
 
+def coefficients(text: str) -> list[float]:
+    """--coefficients: 'c0,c1,...' or '@FILE' (numbers separated by commas or white space); a
+    refusal names the flag and what it got (the face checks the values)."""
+    source = text
+    if text.startswith("@"):
+        try:
+            with open(text[1:], encoding="utf-8") as handle:
+                source = handle.read()
+        except OSError as error:
+            raise ValueError(f"--coefficients @FILE must name a readable file; got {text!r} ({error.strerror})") from None
+    words = source.replace(",", " ").split()
+    try:
+        return [float(word) for word in words]
+    except ValueError:
+        raise ValueError(f"--coefficients must be numbers separated by commas or white space (or @FILE of them); got "
+                         f"{text!r}") from None
+
+
+def add_noise_arguments(parser: argparse.ArgumentParser) -> None:
+    """--coefficients: the first column of the banded Toeplitz C of correlated noise (docs/MATRIX.md)."""
+    parser.add_argument("--coefficients", metavar="C0,C1,...|@FILE", default=None,
+                        help="correlated noise (DP matrix factorization, docs/MATRIX.md): the first column of the "
+                             "banded Toeplitz C, c0,c1,... or @FILE; default 1 (DP-SGD, today's answer bit for bit); "
+                             "balls_and_bins and poisson")
+
+
 def phases_of(args, sigma: float) -> tuple[Phase, ...]:
     """The run: one Phase of --sampler at ``sigma`` and the run flags, or the schedule's phases
     (then no run flag may be given: the file describes the whole run)."""
     if args.schedule is None:
         keywords = run_keywords(args)
+        if getattr(args, "coefficients", None) is not None:
+            keywords["coefficients"] = coefficients(args.coefficients)
         try:
             return (Phase(args.sampler, sigma, **keywords),)
         except ValueError as error:
             if str(error).startswith(STEPS_ALONE):
                 _steps_alone(args.sampler, keywords)
             raise
-    given = [FLAGS[name] for name in ("sampler", "sigma", *RUN_FIELDS) if getattr(args, name, None) is not None]
+    given = [FLAGS[name] for name in ("sampler", "sigma", *RUN_FIELDS, "coefficients")
+             if getattr(args, name, None) is not None]
     if given:
         raise ValueError(f"--schedule describes the whole run (each phase's sampler, sigma and length); got "
                          f"{given[0]} too (write it into the file)")
@@ -127,7 +159,7 @@ def add_accounting_arguments(parser: argparse.ArgumentParser, relations=RELATION
     group.add_argument("--refine", choices=REFINE_CHOICES, default=None,
                        help="certified engine: bring every direction within --accuracy (all, the default) or only "
                             "the one --relation reads (relation: faster, the others as reached)")
-    group.add_argument("--pld-method", choices=METHODS, default=None,
+    group.add_argument("--pld-method", choices=FLAG_METHODS, default=None,
                        help="certified (the engine, the default), or a reference method of dp-accounting for one "
                             "poisson or wor phase, not certified: dp_accounting (its PLD, under add/remove) or rdp "
                             "(its RDP accountant: an upper bound only)")
@@ -176,4 +208,4 @@ def accuracy(args) -> float:
 
 
 __all__ = ["DEFAULT_ACCURACY", "accuracy", "rtol", "FLAGS", "add_accounting_arguments", "add_output_arguments", "add_run_arguments",
-           "engine_options", "make_accountant", "run_keywords"]
+           "add_noise_arguments", "coefficients", "engine_options", "make_accountant", "run_keywords"]

@@ -18,6 +18,11 @@ run instead (``knobs.calibrate_knob``: the largest value shown sufficient, and t
 sufficient); ``--budget-left`` (with ``--sigma``) reads the run as the steps taken so far and
 answers the eps spent and how many more steps (poisson, wor) or epochs it leaves
 (``knobs.budget_left``).
+
+Correlated noise (``--coefficients``, docs/MATRIX.md): with a certified reduction the calibration
+is certified as any other; without one it is refused unless ``--samples`` (``--seed``,
+``--error-prob``) ask for the Monte Carlo calibration (``calibrate_sigma(..., method="monte_carlo")``),
+whose words say the probability with which its sigma is sufficient, not certified.
 """
 
 from __future__ import annotations
@@ -27,15 +32,16 @@ import numbers
 
 from dpsampling import SAMPLERS
 from dpsampling.accountants import printed
-from dpsampling.accountants.accountant import METHOD_LABELS
 from dpsampling.accountants.calibrate import DEFAULT_RTOL, START_SIGMA, calibrate_sigma
 from dpsampling.accountants.knobs import KNOBS, budget_left, calibrate_knob
+from dpsampling.accountants.matrix.face import reduced_phases
 from dpsampling.accountants.relations import DEFAULT_RELATION
 from dpsampling.accountants.run import RUN_FIELDS
 from dpsampling.cli.arguments import (
     FLAGS,
     accuracy,
     add_accounting_arguments,
+    add_noise_arguments,
     add_output_arguments,
     add_run_arguments,
     engine_options,
@@ -66,6 +72,7 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     parser.add_argument("--schedule", metavar="FILE",
                         help="a YAML file of phases: one factor scales every phase's sigma")
     add_run_arguments(parser)
+    add_noise_arguments(parser)
     knob = parser.add_mutually_exclusive_group()
     knob.add_argument("--knob", choices=KNOBS, default=None,
                       help="the knob to calibrate (default sigma); any other with --sigma: its largest value shown "
@@ -80,12 +87,41 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     add_accounting_arguments(parser)
     parser.add_argument("--rtol", type=float, metavar="R",
                         help=f"relative width of the final sigma bracket, in (0, 1) (default {DEFAULT_RTOL:g})")
+    group = parser.add_argument_group("Monte Carlo (correlated noise without a certified bound, docs/MATRIX.md)")
+    group.add_argument("--samples", type=int, metavar="M", help="loss samples per direction and evaluation")
+    group.add_argument("--seed", type=int, metavar="N", help="seed (the same at every sigma: common random numbers)")
+    group.add_argument("--error-prob", type=float, metavar="BETA",
+                       help="beta of each confidence bound, in (0, 1); the answer holds with probability >= 1 - 2 beta "
+                            "times the evaluations")
     add_output_arguments(parser)
     return parser
 
 
+MONTE_CARLO_FLAGS = {"samples": "--samples", "seed": "--seed", "error_prob": "--error-prob"}
+
+
 def flags(args) -> dict:
-    return FLAGS
+    return {**FLAGS, **MONTE_CARLO_FLAGS}
+
+
+def _calibration_options(phases, args) -> dict:
+    """The Accountant's method and options: the Monte Carlo of correlated noise without a certified
+    reduction (asked for by its flags, refused otherwise), else ``engine_options``."""
+    given = [flag for name, flag in MONTE_CARLO_FLAGS.items() if getattr(args, name) is not None]
+    if not reduced_phases(phases)[1]:
+        if given:
+            raise ValueError(f"{given[0]} applies to correlated noise (--coefficients) without a certified bound; this "
+                             f"run has one; got {given[0]}")
+        return engine_options(phases, args)
+    if not given:
+        raise ValueError(f"there is no certified bound for this run ({' + '.join(p.describe() for p in phases)}; "
+                         "docs/MATRIX.md): give --samples M (and --error-prob, --seed) for a Monte Carlo calibration, "
+                         "not certified")
+    for flag, value in (("--pld-method", args.pld_method), ("--refine", args.refine),
+                        ("--max-grid-points", args.max_grid_points)):
+        if value is not None:
+            raise ValueError(f"{flag} does not apply to the Monte Carlo of correlated noise; got {flag} {value}")
+    return {"method": "monte_carlo", "samples": args.samples, "error_prob": args.error_prob, "seed": args.seed}
 
 
 def run(args) -> int:
@@ -95,12 +131,12 @@ def run(args) -> int:
         raise ValueError(f"--sigma applies with --knob {'|'.join(KNOBS[1:])} or --budget-left (calibrating sigma, "
                          f"the search starts at {START_SIGMA:g}); got --sigma {args.sigma:g}")
     phases = phases_of(args, START_SIGMA)
-    options = engine_options(phases, args)
+    options = _calibration_options(phases, args)
     result = calibrate_sigma(phases, args.target_epsilon, args.delta, relation=args.relation or DEFAULT_RELATION,
                              accuracy=accuracy(args), rtol=rtol_of(args), **options)
     document = {"command": "calibrate", "inputs": {name: getattr(args, name) for name in (
-                    "sampler", "schedule", *RUN_FIELDS, "target_epsilon", "delta", "relation", "accuracy", "refine",
-                    "rtol", "pld_method", "max_grid_points")},
+                    "sampler", "schedule", *RUN_FIELDS, "coefficients", "target_epsilon", "delta", "relation",
+                    "accuracy", "refine", "rtol", "pld_method", "max_grid_points", "samples", "seed", "error_prob")},
                 "run": [phase.describe() for phase in result.phases], "calibrations": [result.as_row()],
                 "words": WORDS, "attrs": result.attrs()}
     print(dump(document) if args.json else "\n".join(_text(result, args)))
@@ -116,7 +152,7 @@ def _text(result, args) -> list[str]:
     else:
         values = [("scale of every phase's sigma", result.scale, result.scale_not_shown, result.scale_insufficient)]
     for name, sufficient, not_shown, insufficient in values:
-        lines.append(f"{name} = {printed.upper(sufficient)}  shown sufficient ({METHOD_LABELS[result.method]} on eps "
+        lines.append(f"{name} = {printed.upper(sufficient)}  shown sufficient ({result.method_label} on eps "
                      f"{printed.upper(result.epsilon_upper)} <= {result.target_epsilon:g})")
         lines.append(f"{name} = {not_shown:.6g}  not shown sufficient (its upper bound exceeds the target; the "
                      "true eps may still meet it)")

@@ -6,13 +6,33 @@ face's Phase, or None); ``delta_estimates`` / ``sample_losses`` (Monte Carlo wit
 (importance sampling, fixed balls-and-bins, remove); ``calibrate_matrix_sigma``.
 """
 
-from dpsampling.accountants.matrix.calibrate import MatrixCalibration, calibrate_matrix_sigma
-from dpsampling.accountants.matrix.importance import importance_estimate
-from dpsampling.accountants.matrix.lower_bound import lower_bound_delta
-from dpsampling.accountants.matrix.montecarlo import delta_estimates, epsilon_estimate, sample_losses
-from dpsampling.accountants.matrix.reduction import certified_phases, effective_sigma
-from dpsampling.accountants.matrix.run import MATRIX_SAMPLERS, MatrixRun
+import importlib
 
-__all__ = ["MATRIX_SAMPLERS", "MatrixCalibration", "MatrixRun", "calibrate_matrix_sigma", "certified_phases",
-           "delta_estimates", "effective_sigma", "epsilon_estimate", "importance_estimate", "lower_bound_delta",
-           "sample_losses"]
+_NAMES = {
+    "MatrixCalibration": "dpsampling.accountants.matrix.bisection",
+    "calibrate_matrix_sigma": "dpsampling.accountants.matrix.calibrate",
+    "importance_estimate": "dpsampling.accountants.matrix.importance",
+    "lower_bound_delta": "dpsampling.accountants.matrix.lower_bound",
+    "delta_estimates": "dpsampling.accountants.matrix.montecarlo",
+    "epsilon_estimate": "dpsampling.accountants.matrix.montecarlo",
+    "sample_losses": "dpsampling.accountants.matrix.montecarlo",
+    "certified_phases": "dpsampling.accountants.matrix.reduction",
+    "effective_sigma": "dpsampling.accountants.matrix.reduction",
+    "MATRIX_SAMPLERS": "dpsampling.accountants.matrix.run",
+    "MatrixRun": "dpsampling.accountants.matrix.run",
+}
+"""Each public name and its module, imported at first use (the face imports ``matrix.face`` and
+``matrix.run``; none of them may pull in the calibration, which imports the face)."""
+
+
+def __getattr__(name):
+    if name in _NAMES:
+        return getattr(importlib.import_module(_NAMES[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted([*globals(), *_NAMES])
+
+
+__all__ = sorted(_NAMES)

@@ -13,53 +13,10 @@
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass, replace
-
-from dpsampling.accountants.matrix.montecarlo import delta_estimates
+from dpsampling.accountants.matrix.bisection import MatrixCalibration, monte_carlo_sigma
 from dpsampling.accountants.matrix.reduction import certified_phases
 from dpsampling.accountants.matrix.run import MatrixRun
 from dpsampling.validation import check_int_at_least, check_open_unit, check_positive
-
-MAX_SIGMA = 1e4
-MIN_SIGMA = 1e-3
-
-
-@dataclass(frozen=True)
-class MatrixCalibration:
-    sigma: float  # shown sufficient
-    sigma_not_shown_sufficient: float
-    method: str  # "certified" or "monte carlo"
-    evaluations: int
-    error_probability: float  # 0 for certified
-    samples: int | None = None
-    beta: float | None = None
-
-
-def _monte_carlo(run, target, delta, samples, beta, seed, rtol):
-    seen: dict[float, bool] = {}
-
-    def sufficient(sigma: float) -> bool:
-        if sigma not in seen:
-            table = delta_estimates(replace(run, sigma=sigma), [target], samples=samples, beta=beta, seed=seed)
-            seen[sigma] = bool(table[table["direction"] == "max"]["upper"].iloc[0] <= delta)
-        return seen[sigma]
-
-    high = low = run.sigma
-    while not sufficient(high):
-        low, high = high, 2.0 * high
-        if high > MAX_SIGMA:
-            raise ValueError(f"no sigma <= {MAX_SIGMA} is shown sufficient with samples={samples} (too few samples "
-                             f"for delta={delta}?)")
-    if low == high:
-        while sufficient(low):
-            high, low = low, low / 2.0
-            if low < MIN_SIGMA:
-                return MatrixCalibration(high, low, "monte carlo", len(seen), 2 * beta * len(seen), samples, beta)
-    while high / low - 1.0 > rtol:
-        mid = math.sqrt(low * high)
-        low, high = (low, mid) if sufficient(mid) else (mid, high)
-    return MatrixCalibration(high, low, "monte carlo", len(seen), 2 * beta * len(seen), samples, beta)
 
 
 def calibrate_matrix_sigma(run: MatrixRun, target_epsilon: float, delta: float, *, samples: int = 100_000,
@@ -82,4 +39,4 @@ def calibrate_matrix_sigma(run: MatrixRun, target_epsilon: float, delta: float, 
                                  answer.evaluations, 0.0)
     samples = check_int_at_least("samples", samples, 1)
     beta = check_open_unit("beta", beta)
-    return _monte_carlo(run, target, delta, samples, beta, seed, rtol)
+    return monte_carlo_sigma(run, target, delta, samples, beta, seed, rtol)

@@ -27,7 +27,8 @@ DIRECTIONS = ("remove", "add")
 CHUNK = 4096
 
 
-def _check_monte_carlo(run: MatrixRun) -> None:
+def check_monte_carlo(run: MatrixRun) -> None:
+    """ValueError where ``run`` has no Monte Carlo here (cyclic Poisson; bands > cycle length)."""
     if not isinstance(run, MatrixRun):
         raise ValueError(f"run must be a MatrixRun; got {type(run).__name__}")
     if run.kind == CYCLIC:
@@ -40,7 +41,7 @@ def _check_monte_carlo(run: MatrixRun) -> None:
 
 def kernel_losses(run: MatrixRun, outputs: np.ndarray) -> np.ndarray:
     """L(y) for each row of ``outputs`` (n, T), by the Numba kernels (same values as ``reference_losses``)."""
-    _check_monte_carlo(run)
+    check_monte_carlo(run)
     outputs = np.ascontiguousarray(outputs, dtype=np.float64)
     out = np.empty(outputs.shape[0])
     column = np.ascontiguousarray(run.column())
@@ -59,7 +60,7 @@ def sample_losses(run: MatrixRun, samples: int, *, direction: str = "remove", se
                   reference: bool = False) -> np.ndarray:
     """``samples`` privacy-loss samples in ``direction``; seeded (numpy PCG64 from ``seed`` and the
     direction). ``reference=True`` computes them with the plain numpy reference (same draws)."""
-    _check_monte_carlo(run)
+    check_monte_carlo(run)
     samples = check_int_at_least("samples", samples, 1)
     direction = check_choice("direction", direction, DIRECTIONS)
     rng = np.random.default_rng(np.random.SeedSequence([int(seed), DIRECTIONS.index(direction)]))
@@ -77,19 +78,26 @@ def _lower_confidence_bound(mean, count, beta):
     return 1.0 - kl_upper_confidence_bound(1.0 - np.asarray(mean, dtype=np.float64), count, beta)
 
 
+def confidence_bounds(losses: np.ndarray, epsilons, beta: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(lower, estimate, upper) of delta at each eps from loss samples: Pr[delta < lower] <= beta and
+    Pr[delta > upper] <= beta at each eps (module docstring); both are monotone in eps."""
+    estimate = estimate_delta(losses, epsilons)
+    mean = estimate.mean()
+    return _lower_confidence_bound(mean, estimate.count, beta), mean, estimate.upper_confidence_bound(beta)
+
+
 def delta_estimates(run: MatrixRun, epsilons, *, samples: int, beta: float = 1e-3, seed: int = 0) -> pd.DataFrame:
     """Rows (epsilon, direction in remove/add/max): estimate, standard_error, lower, upper (see module
     docstring for the error probabilities). attrs: method "monte carlo", samples, beta, seed."""
     beta = check_open_unit("beta", beta)
     frames = []
     for direction in DIRECTIONS:
-        estimate = estimate_delta(sample_losses(run, samples, direction=direction, seed=seed), epsilons)
-        mean = estimate.mean()
+        losses = sample_losses(run, samples, direction=direction, seed=seed)
+        lower, mean, upper = confidence_bounds(losses, epsilons, beta)
+        estimate = estimate_delta(losses, epsilons)
         frames.append(pd.DataFrame({
             "epsilon": estimate.epsilons, "direction": direction, "estimate": mean,
-            "standard_error": estimate.standard_error(),
-            "lower": _lower_confidence_bound(mean, estimate.count, beta),
-            "upper": estimate.upper_confidence_bound(beta)}))
+            "standard_error": estimate.standard_error(), "lower": lower, "upper": upper}))
     remove, add = frames
     both = pd.DataFrame({"epsilon": remove["epsilon"], "direction": "max",
                          "estimate": np.maximum(remove["estimate"], add["estimate"]),

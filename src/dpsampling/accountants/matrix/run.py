@@ -33,7 +33,8 @@ _FIELDS = {
 }
 
 
-def _coefficients(values) -> tuple[float, ...]:
+def check_coefficients(values) -> tuple[float, ...]:
+    """The first column of C as a tuple of floats: non-empty, finite, non-negative, c_0 > 0."""
     try:
         array = np.asarray(values, dtype=np.float64)
     except (TypeError, ValueError):
@@ -65,7 +66,7 @@ class MatrixRun:
         sampler = check_choice("sampler", self.sampler, MATRIX_SAMPLERS)
         kind = KINDS[sampler]
         set_ = object.__setattr__
-        set_(self, "coefficients", _coefficients(self.coefficients))
+        set_(self, "coefficients", check_coefficients(self.coefficients))
         set_(self, "sigma", check_positive("sigma", self.sigma))
         set_(self, "steps", check_int_at_least("steps", self.steps, 1))
         given = {"cycle_length": self.cycle_length, "sampling_rate": self.sampling_rate,

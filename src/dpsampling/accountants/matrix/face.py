@@ -1,0 +1,115 @@
+"""Correlated-noise phases on the face (``Accountant``): their certified reduction, or their Monte Carlo answer.
+
+``reduced_phases(phases)``: each phase with correlated noise (``Phase.correlated``) replaced by the
+phases of its certified reduction (``certified_phases`` of its ``MatrixRun``); the DP-SGD phases
+are kept as they are (the same objects, so their answer is today's bit for bit). The phases that
+have no certified reduction are returned apart.
+
+``monte_carlo_bounds(run, quantity, values, ...)``: the (n, 3, 2) bounds (remove, add, max) of one
+``MatrixRun`` from ``samples`` loss samples per direction: delta(eps) in [lower, upper], the
+Hoeffding relative-entropy confidence bounds (``montecarlo.confidence_bounds``; each fails with
+probability <= beta per query value and direction, the max row's upper bound <= 2 beta). An eps
+query at delta is the smallest eps whose upper bound of delta is <= delta (upper) and the largest
+eps whose lower bound of delta is > delta (lower): since both bounds decrease in eps, the eps
+upper bound fails only if the delta upper bound fails at the true eps(delta), so the same error
+probabilities hold. The upper eps is found by bisection and reported at the bracket's upper end.
+The Monte Carlo modules (numba kernels, pandas) are imported when a Monte Carlo answer is asked
+for: a certified query through the face never loads them.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from dpsampling.accountants.matrix.reduction import certified_phases
+
+EPSILON_ITERATIONS = 60
+"""Bisection steps of an eps query (the bracket shrinks by 2^-60 relative to its start)."""
+MAX_EPSILON = 1e3
+"""Where the eps search stops: an upper bound of delta still above the target there answers inf."""
+LOWER_METHOD = "Monte Carlo lower confidence bound (Hoeffding relative entropy), not certified"
+UPPER_METHOD = "Monte Carlo upper confidence bound (Hoeffding relative entropy, chua25 Alg. 4), not certified"
+
+
+def reduced_phases(phases) -> tuple[tuple, tuple]:
+    """(the phases the certified engine answers, the correlated phases without a certified reduction)."""
+    engine, unreduced = [], []
+    for phase in phases:
+        if not phase.correlated:
+            engine.append(phase)
+            continue
+        reduction = certified_phases(phase.matrix_run())
+        if reduction is None:
+            unreduced.append(phase)
+        else:
+            engine.extend(reduction)
+    return tuple(engine), tuple(unreduced)
+
+
+def check_monte_carlo_phase(phase) -> None:
+    """ValueError where the Monte Carlo of this phase's run is not implemented (its reason)."""
+    from dpsampling.accountants.matrix.montecarlo import check_monte_carlo
+
+    run = phase.matrix_run()
+    try:
+        check_monte_carlo(run)
+    except ValueError as error:
+        raise ValueError(f"coefficients {list(phase.coefficients)} have neither a certified bound nor a Monte Carlo "
+                         f"here for {phase.sampler} (accounted as {run.sampler} of cycle length {run.cycle_length}): "
+                         f"{error}") from None
+
+
+def _delta_bounds(losses, epsilons: np.ndarray, beta: float) -> np.ndarray:
+    from dpsampling.accountants.matrix.montecarlo import DIRECTIONS, confidence_bounds
+
+    bounds = np.empty((epsilons.size, 3, 2))
+    for column, direction in enumerate(DIRECTIONS):
+        lower, _, upper = confidence_bounds(losses[direction], epsilons, beta)
+        bounds[:, column, 0], bounds[:, column, 1] = lower, upper
+    bounds[:, 2] = np.maximum(bounds[:, 0], bounds[:, 1])
+    return bounds
+
+
+def _epsilon_of(losses, delta: float, beta: float, bound: int) -> float:
+    """Upper (bound 1): the smallest eps with upper(eps) <= delta; lower (bound 0): the largest eps
+    with lower(eps) > delta; bisection, the end on the safe side reported."""
+    from dpsampling.accountants.matrix.montecarlo import confidence_bounds
+
+    def above(eps: float) -> bool:
+        bounds = confidence_bounds(losses, np.array([eps]), beta)
+        return bool(bounds[2 * bound][0] > delta)
+
+    if not above(0.0):
+        return 0.0
+    low, high = 0.0, 1.0
+    while above(high):
+        if high >= MAX_EPSILON:
+            return math.inf if bound == 1 else high
+        low, high = high, 2.0 * high
+    for _ in range(EPSILON_ITERATIONS):
+        middle = 0.5 * (low + high)
+        low, high = (middle, high) if above(middle) else (low, middle)
+    return high if bound == 1 else low
+
+
+def monte_carlo_bounds(run, quantity: str, values: np.ndarray, *, samples: int, beta: float, seed: int):
+    """((n, 3, 2) bounds, (lower, upper) methods, attrs) of ``run`` by Monte Carlo (module docstring)."""
+    from dpsampling.accountants.matrix.montecarlo import DIRECTIONS, sample_losses
+
+    losses = {direction: sample_losses(run, samples, direction=direction, seed=seed) for direction in DIRECTIONS}
+    if quantity == "delta":
+        bounds = _delta_bounds(losses, values, beta)
+    else:
+        bounds = np.empty((values.size, 3, 2))
+        for row, delta in enumerate(values):
+            for column, direction in enumerate(DIRECTIONS):
+                for bound in (0, 1):
+                    bounds[row, column, bound] = _epsilon_of(losses[direction], float(delta), beta, bound)
+        bounds[:, 2] = np.maximum(bounds[:, 0], bounds[:, 1])
+    attrs = {"method": "monte carlo", "samples": samples, "error_prob": beta, "seed": seed,
+             "error_probability": f"each bound fails with probability <= {beta:g} per query value and direction; "
+                                  f"the max row's upper bound with probability <= {2 * beta:g}",
+             "matrix_sampler": run.sampler}
+    return bounds, (LOWER_METHOD, UPPER_METHOD), attrs
