@@ -3,7 +3,7 @@
 See docs/MATRIX.md. ``MatrixRun`` (validated run); ``certified_phases`` (reduction to the certified
 face's Phase, or None); ``delta_estimates`` / ``sample_losses`` (Monte Carlo with confidence bounds);
 ``lower_bound_delta`` (certified lower bound, fixed balls-and-bins only); ``importance_estimate``
-(importance sampling, fixed balls-and-bins, remove); ``calibrate_matrix_sigma``.
+(importance sampling, remove direction, every Monte Carlo sampler); ``calibrate_matrix_sigma``.
 """
 
 import importlib

@@ -34,7 +34,7 @@ import numpy as np
 from scipy import special
 
 from dpsampling.accountants.ballsbins.estimates import DeltaEstimate, _check_grid
-from dpsampling.accountants.matrix.montecarlo import CHUNK, _check_monte_carlo, kernel_losses
+from dpsampling.accountants.matrix.montecarlo import CHUNK, check_monte_carlo, kernel_losses
 from dpsampling.accountants.matrix.reference import bminsep_patterns, fixed_bins_shifts
 from dpsampling.accountants.matrix.run import EPOCH_BINS, FIXED_BINS, MatrixRun, banded_times
 from dpsampling.validation import check_int_at_least
@@ -109,7 +109,7 @@ def importance_estimate(run: MatrixRun, epsilons, *, samples: int, epsilon0: flo
     """Remove-direction estimate of delta at every eps >= epsilon0 (NaN below)."""
     if not isinstance(run, MatrixRun):
         raise ValueError(f"run must be a MatrixRun; got {type(run).__name__}")
-    _check_monte_carlo(run)
+    check_monte_carlo(run)
     samples = check_int_at_least("samples", samples, 1)
     grid = _check_grid(epsilons)
     epsilon0 = float(epsilon0)

@@ -38,6 +38,7 @@ import pandas as pd
 from dpsampling.accountants.accountant import Accountant
 from dpsampling.accountants.closed_form.gaussian import gaussian_epsilon_bounds
 from dpsampling.accountants.matrix import MatrixRun, certified_phases, delta_estimates
+from dpsampling.accountants.matrix.run import CYCLIC, EPOCH_BINS, KINDS, MIN_SEP
 from dpsampling.accountants.run import Phase
 from dpsampling.papers.experiment import Experiment, figure_files
 from dpsampling.pipeline.claims.base import Claim, Missing
@@ -80,11 +81,12 @@ def matrix_run(spec: dict, sampler: str, bands: int) -> MatrixRun:
         raise ValueError(f"bands must be in 1..steps_per_epoch={k} (cyclic Poisson and balls-and-bins need "
                          f"bands <= their cycle length); got {bands}")
     coefficients, sigma = square_root_coefficients(bands), float(spec["sigma"])
-    if sampler == "balls_and_bins":
+    kind = KINDS.get(sampler)  # selected by participation law, never by name (the registry's rule)
+    if kind == EPOCH_BINS:
         return MatrixRun(coefficients, sampler, sigma, steps, cycle_length=k)
-    if sampler == "cyclic_poisson":
+    if kind == CYCLIC:
         return MatrixRun(coefficients, sampler, sigma, steps, cycle_length=bands, sampling_rate=bands / k)
-    if sampler == "b_min_sep":
+    if kind == MIN_SEP:
         return MatrixRun(coefficients, sampler, sigma, steps, min_separation=bands, sampling_rate=1.0 / (k - bands + 1))
     raise ValueError(f"sampler must be one of {', '.join(SAMPLERS)}; got {sampler!r}")
 
