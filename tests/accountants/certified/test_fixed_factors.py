@@ -113,8 +113,8 @@ def _shortfalls(statement, make, exact, result, rng, trials=TRIALS):
 
 
 def test_f1_f2_multiply_points_remove_excess():
-    """F1/F2: (da mean_b + mean_a db + da db)(1 + 8u) + cut (1 + 4u) + underflow (1 + rel) 1.01 bounds
-    its exact value (6 and 3 roundings on the terms' paths); with the former 1 + 4u and no factor on
+    """F1/F2: (da mean_b + mean_a db + da db + 2^-1073)(1 + 8u) + cut (1 + 4u) + underflow (1 + rel) 1.01 bounds
+    its exact value (7 and 3 roundings on the terms' paths); with the former 1 + 4u and no factor on
     the cut it does not."""
     rng = np.random.default_rng(20261129)
     statement = _remove_statement()
@@ -135,6 +135,13 @@ def test_f1_f2_multiply_points_remove_excess():
             break
     else:
         pytest.fail("the former factors were not shown short")
+    # a subnormal product (M4, R3): da mean_b = 3.45 2^-1074 rounds to 3 2^-1074, which (1 + 8u) keeps;
+    # the 2^-1073 term covers it, the former line without it falls short
+    values = dict(da=3.0 * 2.0**-1074, db=0.0, mean_a=1.0, mean_b=1.15, cut_moment=0.0, underflow_moment=0.0, rel=0.0)
+    assert Fraction(_run([statement], dict(values), "remove")) >= _exact_remove(values)
+    uncharged = statement.replace(" + 2.0 ** (-1073)", "")
+    assert uncharged != statement
+    assert Fraction(_run([uncharged], dict(values), "remove")) < _exact_remove(values)
 
 
 def test_f3_multiply_points_add_excess():

@@ -165,3 +165,52 @@ def test_subnormal_sums_are_bounded_both_ways():
         if Fraction(_lower_uncharged(p, lv, eps, remove, 0.0)) > hi:
             uncharged_short += 1
     assert uncharged_short > 0  # measured: 196 of the 1200 uncharged evaluations on the wrong side
+
+
+def _exp_enclosure(log_terms, weights):
+    """Enclosure of sum w e^x over (w, x) pairs given as exact doubles (x an mpmath interval expression)."""
+    with mpmath.workprec(300):
+        total = IV.mpf(0)
+        for w, x in zip(weights, log_terms):
+            total += IV.mpf(float(w)) * IV.exp(x)
+        return _fraction(total.a), _fraction(total.b)
+
+
+def test_the_laws_sums_charge_subnormal_terms():
+    """PointsLaw.mean, exact_mass_bound, laws._tail_cost and laws._cut_charges (Lemmas 7, 13) on one
+    subnormal term built to round down by 0.45 of 2^-1074: each bound is >= the exact value, and the
+    same evaluation without the underflow charge (the former lines, spelled here) is below it."""
+    from dpsampling.accountants.certified import laws, rounding
+
+    m = 3.0 * TINY
+    h = _log_for(100.45, m)  # m e^h = 100.45 2^-1074
+    with mpmath.workprec(300):
+        lo, hi = _exp_enclosure([IV.mpf(h)], [m])
+    # the mean of mass m at e^h (k0 = 1)
+    law = laws.PointsLaw(1, np.array([m]), 0.0, 0.0, 0.0)
+    fresh = rounding.tilt_rounding(746.0 + h * 2) + rounding.gamma(2)
+    former = float(laws._points_mean(law.p, 1, h)) * (1.0 + rounding.grow(0.0, fresh)) / 1.0
+    assert Fraction(former) < lo
+    assert Fraction(law.mean(h)) >= hi
+    # the mass bound of 3 2^-1074 with rel = 1 - 3 / 3.4: exact 3.4 2^-1074 (up to rel's rounding)
+    rel = 1.0 - 3.0 / 3.4
+    heavy = laws.PointsLaw(0, np.array([m]), 0.0, 0.0, rel)
+    exact_mass = Fraction(m) / (1 - Fraction(rel))
+    former = float(np.sum(heavy.p)) * (1.0 + rounding.gamma(2)) / (1.0 - rel)
+    assert Fraction(former) < exact_mass
+    assert Fraction(heavy.exact_mass_bound()) >= exact_mass
+    # the fold's cost sum_{k > hi} p_k (g_k - g_hi) at hi = 0, k0 = 0: m expm1(h') with expm1(h') = 100.45 / 3
+    h_fold = math.log1p(100.45 / 3.0)
+    p = np.array([0.5, m])
+    with mpmath.workprec(300):
+        fold = IV.mpf(m) * (IV.exp(IV.mpf(h_fold)) - 1)
+        fold_lo, fold_hi = _fraction(fold.a), _fraction(fold.b)
+    tail_terms = np.exp(np.log(p[1:]) + 0.0 + np.log(np.expm1(np.array([h_fold]))))
+    former = float(np.sum(tail_terms)) * (1.0 + rounding.tilt_rounding(746.0 + 2 * h_fold) + rounding.gamma(2))
+    assert Fraction(former) < fold_lo
+    assert Fraction(laws._tail_cost(p, 0, 0, h_fold)) >= fold_hi
+    # a cut's first moment: m at e^h (k0 = 1)
+    moment, mass = laws._cut_charges(np.array([m]), 1, h)
+    former = float(np.exp(np.log(m) + h)) * (1.0 + rounding.tilt_rounding(746.0 + 2 * h) + rounding.gamma(2))
+    assert Fraction(former) < lo
+    assert Fraction(moment) >= hi and Fraction(mass) >= Fraction(m)
