@@ -1,4 +1,4 @@
-"""The fixed factors (1 + k u) of docs/PROOF.md section 5 (F1-F7) against exact rational arithmetic.
+"""The fixed factors (1 + k u) of docs/PROOF.md section 5 (F1-F8) against exact rational arithmetic.
 
 Each expression is taken from the code itself (its source, parsed with ``ast``: the test runs the
 line the engine runs), evaluated in binary64 on adversarial inputs, and compared with the exact value

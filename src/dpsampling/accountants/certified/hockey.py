@@ -12,6 +12,10 @@ Lower law (atoms of mass m and first moment M = m exp(lv), each within relative 
 term (M - c m)_+ (remove) or (m - c M)_+ (add), c = e^eps, is at least M^ / (1 + rho) - c m^ /
 (1 - rho) (resp. m^ / (1 + rho) - c M^ / (1 - rho)) less the slack of computing it; the sum is
 taken down by gamma(n).
+
+Underflow (docs/PROOF.md M4, R3): an exp or product with a subnormal result loses up to 2^-1074 or
+2^-1075 absolutely; the upper sum adds (4 n + 1) 2^-1074 before its factor, the lower subtracts
+(5 n + 1) 2^-1074 before its factor (and stops at 0).
 """
 
 from __future__ import annotations

@@ -306,6 +306,10 @@ def _cut_charges(values: np.ndarray, k0: int, h: float) -> tuple[float, float]:
     """(first moment, mass) of non-negative entries at g_{k0 + i}, rounded up."""
     if not np.any(values > 0):
         return 0.0, 0.0
+    # the callers' one product or quotient per entry (ends (1 + rho), p / (1 - rho)) may have lost 2^-1075
+    # where subnormal, which a first moment multiplies by g: each entry raised by 2^-1074 (exact where
+    # subnormal, never lowering: M4, R3)
+    values = np.where(values > 0, values + SUBNORMAL, 0.0)
     with np.errstate(divide="ignore"):
         moments = np.exp(np.log(values) + (k0 + np.arange(values.size)) * h)
     # PROOF Lemma 7: a cut's charges
