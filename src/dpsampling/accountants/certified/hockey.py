@@ -12,6 +12,10 @@ Lower law (atoms of mass m and first moment M = m exp(lv), each within relative 
 term (M - c m)_+ (remove) or (m - c M)_+ (add), c = e^eps, is at least M^ / (1 + rho) - c m^ /
 (1 - rho) (resp. m^ / (1 + rho) - c M^ / (1 - rho)) less the slack of computing it; the sum is
 taken down by gamma(n).
+
+Underflow (docs/PROOF.md M4, R3): an exp or product with a subnormal result loses up to 2^-1074 or
+2^-1075 absolutely; the upper sum adds (4 n + 1) 2^-1074 before its factor, the lower subtracts
+(5 n + 1) 2^-1074 before its factor (and stops at 0).
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import math
 from numba import njit
 
 U = 2.0**-53
+TINY = 2.0**-1074  # the absolute loss of one operation whose result is subnormal (PROOF.md M4, R3)
 
 
 @njit(cache=True)
@@ -41,6 +46,8 @@ def upper_delta(p, k0, h, epsilon, remove, rel_error):
         lm = math.log(m)
         side = 4.0 * U * (abs(x) + abs(epsilon) + 1.0)
         slack = 4.0 * U * (abs(lm) + abs(x) + abs(epsilon) + 2.0)
+        if slack > 0.5:  # the underflow count below assumes it (|x| + |eps| < 2^49)
+            raise FloatingPointError("upper_delta: an argument past the certified range")
         if remove:
             if x <= epsilon - side:
                 continue
@@ -53,8 +60,12 @@ def upper_delta(p, k0, h, epsilon, remove, rel_error):
             small = math.exp(lm + epsilon + x)
             total += max(m - small, 0.0) + slack * (m + small)
         count += 1
-    # PROOF Lemma 13: the upper hockey stick (count - 1 + 4 roundings: PROOF.md section 5, F6)
-    return total * (1.0 + _gamma(count + 5)) / (1.0 - rel_error)
+    if count == 0:
+        return 0.0
+    # PROOF Lemma 13: underflow, 4 TINY per term and 1 for the last product and division (PROOF.md M4, R3)
+    total += (4.0 * count + 1.0) * TINY
+    # PROOF Lemma 13: the upper hockey stick (count + 4 roundings: PROOF.md section 5, F6)
+    return total * (1.0 + _gamma(count + 6)) / (1.0 - rel_error)
 
 
 @njit(cache=True)
@@ -77,6 +88,8 @@ def lower_delta(mass, log_value, epsilon, remove, rel_error):
         lm = math.log(m)
         lv = log_value[i]
         slack = 4.0 * U * (abs(lm) + abs(lv) + abs(epsilon) + 2.0)
+        if slack > 0.5:  # the underflow count below assumes it
+            raise FloatingPointError("lower_delta: an argument past the certified range")
         if remove:
             if lv <= epsilon:
                 continue
@@ -91,8 +104,12 @@ def lower_delta(mass, log_value, epsilon, remove, rel_error):
         if term > 0.0:
             total += term
             count += 1
-    # PROOF Lemma 13: the lower hockey stick
-    return total * (1.0 - _gamma(count + 1))
+    # PROOF Lemma 13: underflow, 5 TINY per term and 1 for the last product (PROOF.md M4, R3)
+    total -= (5.0 * count + 1.0) * TINY
+    if total <= 0.0:
+        return 0.0
+    # PROOF Lemma 13: the lower hockey stick (count + 1 roundings: PROOF.md section 5, F6)
+    return total * (1.0 - _gamma(count + 2))
 
 
 @njit(cache=True)

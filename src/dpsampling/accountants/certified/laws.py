@@ -40,6 +40,7 @@ from .convolution import TINY
 # Mass (or first moment, for the upper tail) below which tails are folded in; every fold is
 # accounted for exactly (remove_excess / add_excess) or is a coarsening (lower bound).
 PRUNE_MASS = 1e-30
+SUBNORMAL = 2.0**-1074  # an operation whose result is subnormal loses at most this absolutely (PROOF.md M4, R3)
 LOWER_THRESHOLD = 1e-10  # the lower law keeps a convolution entry known to this fraction of it
 LOWER_BUDGET = 1e-5
 """A product of n of a run's T steps may keep lower-law entries known to LOWER_BUDGET n / T of them
@@ -74,14 +75,16 @@ class PointsLaw:
         """An upper bound on the exact-arithmetic law's mean (``rounding``)."""
         largest_log = 746.0 + h * max(abs(self.k0), abs(self.k0 + self.p.size))
         # PROOF Lemma 13: the law's mean
-        fresh = rounding.tilt_rounding(largest_log) + rounding.gamma(self.p.size + 1)
-        return float(_points_mean(self.p, self.k0, h)) * (1.0 + rounding.grow(self.rel_error, fresh)) / (
-            1.0 - self.rel_error)
+        fresh = rounding.tilt_rounding(largest_log) + rounding.gamma(self.p.size + 2)
+        # PROOF Lemma 13: underflow, one SUBNORMAL per exp and one for the last product and division (M4, R3)
+        total = float(_points_mean(self.p, self.k0, h)) + (self.p.size + 1.0) * SUBNORMAL
+        return total * (1.0 + rounding.grow(self.rel_error, fresh)) / (1.0 - self.rel_error)
 
     def exact_mass_bound(self) -> float:
         """An upper bound on the exact-arithmetic law's mass."""
         # PROOF Lemma 13: the law's total
-        return float(np.sum(self.p)) * (1.0 + rounding.gamma(self.p.size + 1)) / (1.0 - self.rel_error)
+        # (a subnormal sum is exact, its product by 1 + g is >= it; the division may lose SUBNORMAL / 2: M4, R3)
+        return float(np.sum(self.p)) * (1.0 + rounding.gamma(self.p.size + 1)) / (1.0 - self.rel_error) + SUBNORMAL
 
 
 @dataclass
@@ -120,8 +123,9 @@ def _tail_cost(p: np.ndarray, k0: int, hi: int, h: float) -> float:
     with np.errstate(divide="ignore", over="ignore"):
         terms = np.exp(np.log(tail) + (k0 + hi) * h + log_expm1)
     # PROOF Lemma 7: the fold's first-moment cost
-    fresh = rounding.tilt_rounding(_log_extent(k0, p.size, h)) + rounding.gamma(tail.size + 1)
-    return float(np.sum(terms)) * (1.0 + fresh)
+    fresh = rounding.tilt_rounding(_log_extent(k0, p.size, h)) + rounding.gamma(tail.size + 2)
+    # PROOF Lemma 7: underflow, one SUBNORMAL per exp, one for the product here and one for the caller's (M4, R3)
+    return (float(np.sum(terms)) + (tail.size + 2.0) * SUBNORMAL) * (1.0 + fresh)
 
 
 def prune_points(law: PointsLaw, h: float) -> PointsLaw:
@@ -302,11 +306,17 @@ def _cut_charges(values: np.ndarray, k0: int, h: float) -> tuple[float, float]:
     """(first moment, mass) of non-negative entries at g_{k0 + i}, rounded up."""
     if not np.any(values > 0):
         return 0.0, 0.0
+    # the callers' one product or quotient per entry (ends (1 + rho), p / (1 - rho)) may have lost 2^-1075
+    # where subnormal, which a first moment multiplies by g: each entry raised by 2^-1074 (exact where
+    # subnormal, never lowering: M4, R3)
+    values = np.where(values > 0, values + SUBNORMAL, 0.0)
     with np.errstate(divide="ignore"):
         moments = np.exp(np.log(values) + (k0 + np.arange(values.size)) * h)
     # PROOF Lemma 7: a cut's charges
-    fresh = rounding.tilt_rounding(_log_extent(k0, values.size, h)) + rounding.gamma(values.size + 1)
-    return float(np.sum(moments)) * (1.0 + fresh), float(np.sum(values)) * (1.0 + fresh)
+    fresh = rounding.tilt_rounding(_log_extent(k0, values.size, h)) + rounding.gamma(values.size + 2)
+    # PROOF Lemma 7: underflow, one SUBNORMAL per exp and one for the product (M4, R3); the masses' sum
+    # is exact where subnormal and its product by 1 + fresh >= it
+    return (float(np.sum(moments)) + (values.size + 1.0) * SUBNORMAL) * (1.0 + fresh), float(np.sum(values)) * (1.0 + fresh)
 
 
 def multiply_points(a: PointsLaw, b: PointsLaw | None, h: float) -> PointsLaw:
@@ -345,7 +355,8 @@ def multiply_points(a: PointsLaw, b: PointsLaw | None, h: float) -> PointsLaw:
     mean_a, mean_b = a.mean(h), other.mean(h)
     da, db = a.remove_excess, other.remove_excess
     # PROOF Lemma 7: cuts and underflow of a product (factors: PROOF.md section 5, F1-F3)
-    remove = (da * mean_b + mean_a * db + da * db) * (1.0 + 8 * rounding.U) + cut_moment * (1.0 + 4 * rounding.U) + \
+    # (the three products may each lose 2^-1075 where subnormal: 2^-1073 charged inside F1's factor, M4, R3)
+    remove = (da * mean_b + mean_a * db + da * db + 2.0**-1073) * (1.0 + 8 * rounding.U) + cut_moment * (1.0 + 4 * rounding.U) + \
         underflow_moment * (1.0 + rel) * 1.01
     add = (a.add_excess + other.add_excess) * (1.0 + 6 * rounding.U) + cut_mass * (1.0 + 4 * rounding.U) + \
         underflow_mass * (1.0 + rel) * 1.01

@@ -218,6 +218,9 @@ def cell_errors(q: float, sigma: float, ks: np.ndarray, h: float, mass: np.ndarr
         excess_err = np.concatenate([[e0_err], excess_err])
         ks = np.concatenate([[k_lo], ks])
     g = np.exp(ks * h)
+    # PROOF Lemma 10: g = exp(fl(k h)) carries the product's rounding, u |k h| absolutely in the argument,
+    # besides exp's 2 u: 2 u (|k h| + 1) more relatively on the share and on its error's division (F8)
+    g_arg = 2.0 * U * (np.abs(ks * h) + 1.0)
     up = excess / (g * math.expm1(h))
-    up_err = excess_err / (g * math.expm1(h)) * (1.0 + 8.0 * U) + 4.0 * U * up
+    up_err = excess_err / (g * math.expm1(h)) * (1.0 + 8.0 * U + g_arg) + (4.0 * U + g_arg) * up
     return mass_err, np.minimum(up_err, mass + mass_err) + 4.0 * U * up
