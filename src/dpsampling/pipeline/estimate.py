@@ -65,6 +65,19 @@ numba = lazy_import("numba")  # its compile events, listened to from the first e
 
 PAPER_BLOCK = re.compile(r"[a-z]+[0-9]{2}")
 GPU_BENCHMARK = "benchmarks/gpu.json"
+PROBE_BUDGET_SECONDS = 2.0
+"""CPU seconds of probing per experiment (``Rates.probe_budget``): a probe is started only while the
+ones so far and its predicted cost fit in it (the first, cheapest one always runs)."""
+PLD_ACCURACY_EXPONENT = 0.5
+"""The certified engines' CPU seconds go like (relative accuracy) ** -0.5, in steps (measured
+2026-11-29/30, 2 cores, loaded): chua24 eps(delta) at sigma 0.3, T 1e4, 3 samplers 1.64, 4.27, 7.85
+and 27.6 s at accuracy 0.1, 0.04, 0.01, 0.001 (exponents 0.68, 0.44, 0.6); lebeda24 Table 1 5.7 s at
+its quick 1e-3 and 16.0 at its paper 1e-4 (0.45); lebeda24 subst_gaussian 3.9 at 1e-2, 12.5 at 1e-3
+(0.5)."""
+ACCURACY_COARSENINGS = (100.0, 30.0, 10.0, 3.0, 1.0)
+"""The accuracy probes: up to 100x coarser than asked (``Rates.probed`` with ``power_law``)."""
+MAX_ACCURACY = 0.5
+"""The coarsest relative accuracy probed."""
 
 
 @dataclass(frozen=True)
@@ -112,8 +125,11 @@ class Work:
 class Rates:
     """Seconds per unit of work: from a previous run's benchmarks, or a calibration timing."""
 
-    def __init__(self, root=".", use_benchmarks: bool = True, progress=None, gpu_benchmark=None, job_start=None):
+    def __init__(self, root=".", use_benchmarks: bool = True, progress=None, gpu_benchmark=None, job_start=None,
+                 probe_budget: float = PROBE_BUDGET_SECONDS):
         self.root = Path(root)
+        self.probe_budget = probe_budget
+        """CPU seconds of probing per ladder (``probed``): an experiment with k ladders gives each 1/k."""
         self.use_benchmarks = use_benchmarks
         self.progress = progress or (lambda message: None)
         self.gpu_benchmark_path = self.root / (gpu_benchmark or GPU_BENCHMARK)
@@ -175,6 +191,80 @@ class Rates:
         """Run ``timing() -> (CPU seconds, units)`` once per key; return (seconds / units, source)."""
         seconds, units = self.cached(key, timing)
         return seconds / units, f"calibration: {seconds:.2f} CPU s for {units:g} units"
+
+    def probed(self, key: str, run_at: Callable[[float], float], coarsenings, model, share: float = 1.0):
+        """(CPU seconds of the whole computation, source) from ``probe_ladder`` within ``share`` of
+        the probing budget, once per key."""
+        whole, probes, _ = self.cached(key, lambda: probe_ladder(run_at, coarsenings, self.probe_budget * share, model))
+        return whole, f"calibration: {describe_probes(probes, whole)}"
+
+
+def power_law(exponent: float) -> Callable[[list, float], float]:
+    """The cost model of probes at coarsening c >= 1 when the cost goes like c ** -exponent (e.g. an
+    accuracy c times coarser): the seconds at c predicted from the finest probe (c_p, t_p) as
+    t_p (c_p / c) ** exponent."""
+
+    def seconds_at(probes: list, coarsening: float) -> float:
+        probed, seconds = probes[-1]
+        return seconds * (probed / coarsening) ** exponent
+
+    return seconds_at
+
+
+def affine_in_points(points_of: Callable[[float], float]) -> Callable[[list, float], float]:
+    """The cost model of probes on thinned grids (``points_of(c)`` grid points at thinning c, c = 1
+    the whole grid) when the cost is a fixed part + a part per point: a + b n fitted on the two
+    finest probes; with one probe, or a fit with a negative part, in proportion to the points (an
+    upper estimate when there is a fixed part)."""
+
+    def seconds_at(probes: list, coarsening: float) -> float:
+        wanted = points_of(coarsening)
+        c2, t2 = probes[-1]
+        n2 = points_of(c2)
+        if len(probes) >= 2:
+            c1, t1 = probes[-2]
+            n1 = points_of(c1)
+            if n2 > n1:
+                per_point = (t2 - t1) / (n2 - n1)
+                fixed = t2 - per_point * n2
+                if per_point >= 0 and fixed >= 0:
+                    return fixed + per_point * wanted
+        return t2 * wanted / max(n2, 1.0)
+
+    return seconds_at
+
+
+def probe_ladder(run_at: Callable[[float], float], coarsenings, budget: float,
+                 model: Callable[[list, float], float]) -> tuple[float, list, float]:
+    """(CPU seconds of the whole computation, probes [(coarsening, CPU s)], CPU s spent probing).
+
+    ``run_at(c)`` runs and times the computation c times coarser (c = 1: the computation itself).
+    The coarsenings are probed from the coarsest (cheapest) on, the next one only while the CPU
+    seconds spent so far and its cost as ``model(probes, c)`` predicts it fit in ``budget``: the
+    probing spends at most the budget plus the first probe, as far as the model holds. When c = 1
+    was reached its time is the answer (timed whole), otherwise the model's prediction at c = 1."""
+    ladder = sorted({float(c) for c in coarsenings}, reverse=True)
+    if not ladder or ladder[-1] != 1.0 or ladder[0] < 1.0:
+        raise ValueError(f"coarsenings must be >= 1 and include 1 (the computation itself); got {list(coarsenings)!r}")
+    probes: list[tuple[float, float]] = []
+    spent = 0.0
+    for coarsening in ladder:
+        if probes and spent + model(probes, coarsening) > budget:
+            break
+        seconds = run_at(coarsening)
+        spent += seconds
+        probes.append((coarsening, seconds))
+    if probes[-1][0] == 1.0:
+        return probes[-1][1], probes, spent
+    return model(probes, 1.0), probes, spent
+
+
+def describe_probes(probes: list, whole: float) -> str:
+    """'timed whole' or which probes the whole was predicted from."""
+    if probes[-1][0] == 1.0:
+        return f"timed whole ({whole:.3g} CPU s)"
+    shown = ", ".join(f"{seconds:.2g} s at 1/{coarsening:g}" for coarsening, seconds in probes)
+    return f"predicted {whole:.3g} CPU s from probes ({shown})"
 
 
 class CompileClock:  # a numba.core.event.Listener (registered as one, see compile_clock)
