@@ -365,7 +365,7 @@ def _probed_law(law):
 
 
 def test_the_ladder_recovers_a_power_law_it_stopped_short_of():
-    from dpsampling.pipeline.estimate import probe_ladder, power_law
+    from dpsampling.pipeline.estimate import power_law, probe_ladder
 
     run_at, calls = _probed_law(lambda c: 40.0 * c ** -0.7)
     whole, probes, spent = probe_ladder(run_at, (100, 30, 10, 3, 1), budget=10.0, model=power_law(0.7))
