@@ -44,7 +44,7 @@ def _method_rate(sample_set, rates: Rates):
     from dpsampling.accountants import ballsbins as bb
 
     per_sample = _steps_per_sample(sample_set)
-    samples = max(50, int(CALIBRATION_STEPS / per_sample))
+    samples = max(5, int(CALIBRATION_STEPS / per_sample))
     law = bb.LossLaw(sample_set.method, sample_set.sigma, sample_set.steps, sample_set.direction,
                      sample_set.orders, sample_set.importance_epsilon, sample_set.epochs)
     key = (f"{sample_set.experiment} {sample_set.method} {sample_set.direction} "
