@@ -34,7 +34,7 @@ class FixedRates(Rates):
         self.calibrated.append(key)
         return 0.5, "fixed"
 
-    def probed(self, key, run_at, coarsenings, model, share=1.0):
+    def probed(self, key, run_at, coarsenings, model, first=1):
         self.calibrated.append(key)
         return 0.5, "fixed"
 
@@ -382,6 +382,9 @@ def test_the_ladder_recovers_a_fixed_part_and_a_part_per_point():
     whole, probes, _ = probe_ladder(run_at, (16, 8, 4, 2, 1), budget=15.0, model=affine_in_points(points))
     assert len(calls) >= 2 and 1.0 not in calls
     assert whole == pytest.approx(3.0 + 0.05 * 401, rel=1e-9)
+    model = affine_in_points(points)
+    assert model([(16, 2.0), (8, 1.9)], 1.0) == 1.9  # a finer probe cheaper: a fixed cost
+    assert model([(16, 1.0), (8, 4.0)], 1.0) == pytest.approx(4.0 * 401 / 51)  # no fixed part: in proportion
 
 
 def test_the_ladder_starts_no_probe_its_model_says_would_overrun_the_budget():
@@ -411,6 +414,20 @@ def test_the_ladder_answers_the_whole_timing_when_it_reaches_it():
         probe_ladder(run_at, (4, 2), budget=1.0, model=power_law(1.0))
 
 
+def test_the_budget_counts_what_a_probe_spent_and_the_first_probes_always_run():
+    """A probe whose time is scaled back by a model factor (here x 10) spends a tenth of what it
+    counts: the budget is on the spending; ``first`` probes run whatever the budget."""
+    from dpsampling.pipeline.estimate import power_law, probe_ladder
+
+    calls = []
+    run_at = lambda c: calls.append(c) or (1000.0 / c, 100.0 / c)  # noqa: E731
+    probe_ladder(run_at, (64, 16, 4, 1), budget=10.0, model=power_law(1.0))
+    assert calls == [64, 16]  # spent 1.6 + 6.3; the next would spend 25
+    calls.clear()
+    probe_ladder(run_at, (64, 16, 4, 1), budget=0.0, model=power_law(1.0), first=2)
+    assert calls == [64, 16]
+
+
 def test_every_timing_of_an_estimate_is_a_probe_ladder_or_a_fixed_size_kernel():
     """What bounds the estimate's own time: every experiment's calibration goes through
     ``Rates.probed`` (within the probing budget) or through ``Rates.calibrate``/``cached`` of a
@@ -418,9 +435,9 @@ def test_every_timing_of_an_estimate_is_a_probe_ladder_or_a_fixed_size_kernel():
     seen = {"probed": [], "calibrate": []}
 
     class Recording(FixedRates):
-        def probed(self, key, run_at, coarsenings, model, share=1.0):
+        def probed(self, key, run_at, coarsenings, model, first=1):
             seen["probed"].append(key.split(" ")[0])
-            return super().probed(key, run_at, coarsenings, model, share)
+            return super().probed(key, run_at, coarsenings, model, first)
 
         def calibrate(self, key, timing):
             seen["calibrate"].append(key.split(" ")[0])

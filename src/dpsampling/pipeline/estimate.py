@@ -192,10 +192,16 @@ class Rates:
         seconds, units = self.cached(key, timing)
         return seconds / units, f"calibration: {seconds:.2f} CPU s for {units:g} units"
 
-    def probed(self, key: str, run_at: Callable[[float], float], coarsenings, model, share: float = 1.0):
-        """(CPU seconds of the whole computation, source) from ``probe_ladder`` within ``share`` of
-        the probing budget, once per key."""
-        whole, probes, _ = self.cached(key, lambda: probe_ladder(run_at, coarsenings, self.probe_budget * share, model))
+    def probed(self, key: str, run_at: Callable[[float], float], coarsenings, model, first: int = 1):
+        """(CPU seconds of the whole computation, source) from ``probe_ladder`` within the probing
+        budget, once per key; each probe's own CPU time is measured here (``run_at`` may return a
+        time scaled by a model factor: the budget counts what the probe spent)."""
+        def measured(coarsening: float):
+            start = time.process_time()
+            seconds = run_at(coarsening)
+            return seconds, time.process_time() - start
+
+        whole, probes, _ = self.cached(key, lambda: probe_ladder(measured, coarsenings, self.probe_budget, model, first))
         return whole, f"calibration: {describe_probes(probes, whole)}"
 
 
@@ -214,8 +220,9 @@ def power_law(exponent: float) -> Callable[[list, float], float]:
 def affine_in_points(points_of: Callable[[float], float]) -> Callable[[list, float], float]:
     """The cost model of probes on thinned grids (``points_of(c)`` grid points at thinning c, c = 1
     the whole grid) when the cost is a fixed part + a part per point: a + b n fitted on the two
-    finest probes; with one probe, or a fit with a negative part, in proportion to the points (an
-    upper estimate when there is a fixed part)."""
+    finest probes. A fit with b < 0 (the finer probe cost less: the fixed part is all, up to noise)
+    gives the finest probe's time; one with a < 0, or one probe, the time in proportion to the
+    points."""
 
     def seconds_at(probes: list, coarsening: float) -> float:
         wanted = points_of(coarsening)
@@ -227,32 +234,41 @@ def affine_in_points(points_of: Callable[[float], float]) -> Callable[[list, flo
             if n2 > n1:
                 per_point = (t2 - t1) / (n2 - n1)
                 fixed = t2 - per_point * n2
-                if per_point >= 0 and fixed >= 0:
+                if per_point < 0:
+                    return t2
+                if fixed >= 0:
                     return fixed + per_point * wanted
         return t2 * wanted / max(n2, 1.0)
 
     return seconds_at
 
 
-def probe_ladder(run_at: Callable[[float], float], coarsenings, budget: float,
-                 model: Callable[[list, float], float]) -> tuple[float, list, float]:
+def probe_ladder(run_at: Callable[[float], float | tuple[float, float]], coarsenings, budget: float,
+                 model: Callable[[list, float], float], first: int = 1) -> tuple[float, list, float]:
     """(CPU seconds of the whole computation, probes [(coarsening, CPU s)], CPU s spent probing).
 
-    ``run_at(c)`` runs and times the computation c times coarser (c = 1: the computation itself).
-    The coarsenings are probed from the coarsest (cheapest) on, the next one only while the CPU
-    seconds spent so far and its cost as ``model(probes, c)`` predicts it fit in ``budget``: the
-    probing spends at most the budget plus the first probe, as far as the model holds. When c = 1
-    was reached its time is the answer (timed whole), otherwise the model's prediction at c = 1."""
+    ``run_at(c)`` runs the computation c times coarser (c = 1: the computation itself) and returns
+    its CPU seconds as the model counts them, or (those, the CPU seconds the probe itself spent)
+    when they differ (a probe at a coarser accuracy whose time is scaled back by a known factor).
+    The coarsenings are probed from the coarsest (cheapest) on: the ``first`` ones always (a fit
+    needs two), each further one only while the CPU seconds spent so far and its predicted spending
+    (``model(probes, c)``, in the ratio of spent to counted seconds of the last probe) fit in
+    ``budget``. So the probing spends at most the budget plus the first probes, as far as the
+    model holds. When c = 1 was reached its time is the answer (timed whole), otherwise the model's
+    prediction at c = 1."""
     ladder = sorted({float(c) for c in coarsenings}, reverse=True)
     if not ladder or ladder[-1] != 1.0 or ladder[0] < 1.0:
         raise ValueError(f"coarsenings must be >= 1 and include 1 (the computation itself); got {list(coarsenings)!r}")
     probes: list[tuple[float, float]] = []
     spent = 0.0
+    spent_per_second = 1.0
     for coarsening in ladder:
-        if probes and spent + model(probes, coarsening) > budget:
+        if len(probes) >= first and spent + model(probes, coarsening) * spent_per_second > budget:
             break
-        seconds = run_at(coarsening)
-        spent += seconds
+        answer = run_at(coarsening)
+        seconds, cost = answer if isinstance(answer, tuple) else (answer, answer)
+        spent += cost
+        spent_per_second = cost / seconds if seconds > 0 else 1.0
         probes.append((coarsening, seconds))
     if probes[-1][0] == 1.0:
         return probes[-1][1], probes, spent

@@ -88,7 +88,7 @@ def _probed_seconds(kind: str, spec: dict, settings: dict, compute: Callable, ra
                             coarsenings, power_law(PLD_ACCURACY_EXPONENT))
     num = spec["epsilon_grid"]["num"]
     return rates.probed(key, lambda c: timed_at(thinned(spec, c), settings), GRID_THINNINGS,
-                        affine_in_points(lambda c: grid_points(num, c)))
+                        affine_in_points(lambda c: grid_points(num, c)), first=2)
 
 
 COST_KEYS = ("steps", "compare_steps", "sigma", "epochs")  # spec entries the cost per unit depends on

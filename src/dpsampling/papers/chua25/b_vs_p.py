@@ -202,7 +202,7 @@ def b_vs_p_work(experiment: str, config: dict, rates: Rates) -> Work:
         return (b + p) * CERTIFIED_COARSENING
 
     seconds, source = rates.probed(f"{experiment} ({len(grid)} settings, certified accuracy {certified['accuracy']:g})",
-                                   seconds_at, GRID_THINNINGS, affine_in_points(lambda c: float(len(spread(grid, c)))))
+                                   seconds_at, GRID_THINNINGS, affine_in_points(lambda c: float(len(spread(grid, c)))), first=2)
     return Work(experiment, float(len(grid)), "grid settings (sigma, T, epochs)", seconds / len(grid), source)
 
 

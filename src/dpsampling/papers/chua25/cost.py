@@ -129,7 +129,7 @@ def _bounds_seconds(experiment: str, module, spec: dict, config: dict, rates: Ra
     eps = epsilon_grid(spec)
     return rates.probed(f"{experiment} deterministic curves ({len(eps)} eps, probed on sparser grids)",
                         lambda c: _bounds_seconds_at(module, spec, config, thinned_grid(eps, c)), GRID_THINNINGS,
-                        affine_in_points(lambda c: float(len(thinned_grid(eps, c)))))
+                        affine_in_points(lambda c: float(len(thinned_grid(eps, c)))), first=2)
 
 
 def gpu_step_seconds(document: dict) -> dict[str, float]:
@@ -185,7 +185,7 @@ def _monte_carlo_work(experiment: str, module, config: dict, rates: Rates) -> Wo
             rate_cache[identity] = _method_rate(sample_set, rates)[0]
         seconds += steps * rate_cache[identity]
         on_cpu.add(sample_set.method)
-    bounds, _ = _bounds_seconds(experiment, module, spec, config, rates)
+    bounds, bounds_source = _bounds_seconds(experiment, module, spec, config, rates)
     if on_cpu:
         source = f"calibration: {', '.join(sorted(on_cpu))} timed at each set's setting on the CPU"
     else:
@@ -197,7 +197,7 @@ def _monte_carlo_work(experiment: str, module, config: dict, rates: Rates) -> Wo
                    + (f" ({', '.join(untimed)} not in the benchmark: CPU rate)" if untimed else ""))
     elif gpu_source:
         source += f" ({gpu_source})"
-    source += f" (+ {bounds:.3g} CPU s of deterministic curves)"
+    source += f" (+ deterministic curves, {bounds_source.removeprefix('calibration: ')})"
     return Work(experiment, units, "kernel steps (coordinates or orders)", (seconds + bounds) / units, source,
                 gpu_seconds=gpu_seconds)
 
