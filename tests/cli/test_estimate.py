@@ -375,7 +375,7 @@ def test_the_ladder_recovers_a_power_law_it_stopped_short_of():
 
 
 def test_the_ladder_recovers_a_fixed_part_and_a_part_per_point():
-    from dpsampling.pipeline.estimate import affine_in_points, probe_ladder
+    from dpsampling.pipeline.estimate import affine_in_points, in_proportion, probe_ladder
 
     points = lambda c: (400 / c) + 1  # noqa: E731
     run_at, calls = _probed_law(lambda c: 3.0 + 0.05 * points(c))
@@ -385,6 +385,7 @@ def test_the_ladder_recovers_a_fixed_part_and_a_part_per_point():
     model = affine_in_points(points)
     assert model([(16, 2.0), (8, 1.9)], 1.0) == 1.9  # a finer probe cheaper: a fixed cost
     assert model([(16, 1.0), (8, 4.0)], 1.0) == pytest.approx(4.0 * 401 / 51)  # no fixed part: in proportion
+    assert in_proportion(points)([(16, 1.0), (8, 4.0)], 1.0) == pytest.approx(4.0 * 401 / 51)
 
 
 def test_the_ladder_starts_no_probe_its_model_says_would_overrun_the_budget():

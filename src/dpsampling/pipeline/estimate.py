@@ -243,6 +243,17 @@ def affine_in_points(points_of: Callable[[float], float]) -> Callable[[list, flo
     return seconds_at
 
 
+def in_proportion(points_of: Callable[[float], float]) -> Callable[[list, float], float]:
+    """The cost model of probes on a part of the work (``points_of(c)`` items at thinning c, c = 1
+    all of them) when each item costs its own: the finest probe's time x the ratio of items."""
+
+    def seconds_at(probes: list, coarsening: float) -> float:
+        probed, seconds = probes[-1]
+        return seconds * points_of(coarsening) / max(points_of(probed), 1.0)
+
+    return seconds_at
+
+
 def probe_ladder(run_at: Callable[[float], float | tuple[float, float]], coarsenings, budget: float,
                  model: Callable[[list, float], float], first: int = 1) -> tuple[float, list, float]:
     """(CPU seconds of the whole computation, probes [(coarsening, CPU s)], CPU s spent probing).

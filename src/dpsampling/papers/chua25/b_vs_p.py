@@ -28,7 +28,7 @@ from dpsampling.papers.chua25.privacy import certified_bounds, epsilon_grid
 from dpsampling.papers.chua25.workflow import PRIVACY_RULES, chua25_tests
 from dpsampling.papers.experiment import Experiment, figure_files
 from dpsampling.pipeline.claims.base import Claim
-from dpsampling.pipeline.estimate import Rates, Work, affine_in_points, cpu_seconds
+from dpsampling.pipeline.estimate import Rates, Work, cpu_seconds, in_proportion
 
 B_BETTER, P_BETTER, UNDECIDED, BELOW_FLOOR = ("B certifiably better", "P certifiably better", "undecided",
                                               "below floor")
@@ -202,7 +202,7 @@ def b_vs_p_work(experiment: str, config: dict, rates: Rates) -> Work:
         return (b + p) * CERTIFIED_COARSENING
 
     seconds, source = rates.probed(f"{experiment} ({len(grid)} settings, certified accuracy {certified['accuracy']:g})",
-                                   seconds_at, GRID_THINNINGS, affine_in_points(lambda c: float(len(spread(grid, c)))), first=2)
+                                   seconds_at, GRID_THINNINGS, in_proportion(lambda c: float(len(spread(grid, c)))))
     return Work(experiment, float(len(grid)), "grid settings (sigma, T, epochs)", seconds / len(grid), source)
 
 

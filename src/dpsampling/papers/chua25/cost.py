@@ -129,7 +129,7 @@ def _bounds_seconds(experiment: str, module, spec: dict, config: dict, rates: Ra
     eps = epsilon_grid(spec)
     return rates.probed(f"{experiment} deterministic curves ({len(eps)} eps, probed on sparser grids)",
                         lambda c: _bounds_seconds_at(module, spec, config, thinned_grid(eps, c)), GRID_THINNINGS,
-                        affine_in_points(lambda c: float(len(thinned_grid(eps, c)))), first=2)
+                        affine_in_points(lambda c: float(len(thinned_grid(eps, c)))))
 
 
 def gpu_step_seconds(document: dict) -> dict[str, float]:
