@@ -453,3 +453,15 @@ def test_every_timing_of_an_estimate_is_a_probe_ladder_or_a_fixed_size_kernel():
     for name in ("chua24_fig1", "chua24_fig4", "chua24_fig3", "chua24_thm41", "chua25_b_vs_p", "chua25_fig2",
                  "chua25_epochs", "lebeda24_table1", "lebeda24_subst_gaussian"):
         assert name in seen["probed"], name
+
+
+def test_job_starts_are_timed_once_per_paper(monkeypatch):
+    from dpsampling.pipeline import estimate as estimate_module
+
+    started = []
+    monkeypatch.setattr(estimate_module, "start_seconds", lambda module: started.append(module) or float(len(module)))
+    starts = estimate_module.JobStarts()
+    starts.measure(["chua24_fig1", "chua24_fig2", "lebeda24_table1", "lebeda24_rr"])
+    assert sorted(started) == ["dpsampling.papers.chua24.fig1", "dpsampling.papers.lebeda24.table1"]
+    assert starts("chua24_fig2") == starts("chua24_fig1") == len("dpsampling.papers.chua24.fig1")
+    assert starts("lebeda24_rr") == len("dpsampling.papers.lebeda24.table1")
