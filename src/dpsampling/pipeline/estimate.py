@@ -10,7 +10,12 @@ this machine) = core-seconds. The rate is measured in one of two ways, and the t
   from the parameters recorded in that file's metadata. Free, and exact for that machine when
   the cost per unit does not depend on the scale;
 - ``calibration``: a short timing of the experiment's own kernel at the config's settings
-  (one sigma, a few eps values, a small training set ...), done on the spot.
+  (one sigma, a few eps values, a small training set ...), done on the spot. Where the whole
+  timing would be dear (a fine accuracy, a long eps grid, many settings) ``Rates.probed`` runs a
+  ``probe_ladder``: the computation at a coarser accuracy or on a sparser grid, from the cheapest
+  on, the next probe only while the budget (``PROBE_BUDGET_SECONDS`` CPU s per experiment) holds
+  its predicted cost, and the whole predicted by the engine's scaling (``power_law``:
+  accuracy ** -``PLD_ACCURACY_EXPONENT``; ``affine_in_points``, ``in_proportion``: grid points).
 
 Adding an experiment family (e.g. a Monte Carlo sampler): write
 ``work_and_rate(experiment, config, rates) -> Work`` and give it as the experiment's ``cost``; the
