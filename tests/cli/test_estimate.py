@@ -34,6 +34,10 @@ class FixedRates(Rates):
         self.calibrated.append(key)
         return 0.5, "fixed"
 
+    def probed(self, key, run_at, coarsenings, model, first=1):
+        self.calibrated.append(key)
+        return 0.5, "fixed"
+
     def cached(self, key, function):
         self.calibrated.append(key)
         return {"g": 1e-6, "e": 1e-6, "generators": {g: {"a": 1e-6, "b": 1e-9, "c": 1e-9}
@@ -76,7 +80,10 @@ def test_estimate_scales_linearly_with_the_configured_counts():
     for name in ("chua24_thm41", "chua25_fig1"):
         assert one[name].seconds_per_unit > 0 and one[name].core_hours > 0
         assert two[name].units == 2 * one[name].units
-        assert two[name].core_hours == pytest.approx(2 * one[name].core_hours, rel=1e-12)
+    # the training costs are cached per model: the same rate, twice the work
+    assert two["chua25_fig1"].core_hours == pytest.approx(2 * one["chua25_fig1"].core_hours, rel=1e-12)
+    # another Thm 4.1 spec is probed again (its timing is cached per spec), at twice the sigmas
+    assert two["chua24_thm41"].core_hours > 1.2 * one["chua24_thm41"].core_hours
 
 
 def test_paper_scale_costs_more_than_quick_scale():
@@ -284,8 +291,9 @@ rule plot_chua24_figure:
 
 
 def test_b_vs_p_is_timed_on_its_whole_eps_grid(monkeypatch):
-    """One eps can cost 30x the others (a PLD refined until its delta is resolved): the calibration
-    times every eps of the grid, not two of them, and scales the coarse accuracy back by 4."""
+    """One eps can cost 30x the others (a PLD refined until its delta is resolved): every probe
+    times every eps of the grid, not two of them; with a budget that allows it (the stubs cost
+    nothing) the last probe is every setting."""
     from dpsampling.papers.chua25 import b_vs_p
     from dpsampling.papers.chua25.privacy import epsilon_grid
 
@@ -294,7 +302,8 @@ def test_b_vs_p_is_timed_on_its_whole_eps_grid(monkeypatch):
     monkeypatch.setattr(b_vs_p, "poisson_bounds", lambda sigma, steps, epochs, eps, accuracy: seen.append(len(eps)))
     spec = QUICK["chua25"]["b_vs_p"]
     work = b_vs_p.b_vs_p_work("chua25_b_vs_p", QUICK, Rates(use_benchmarks=False))
-    assert seen == [len(epsilon_grid(spec))] * (2 * len(b_vs_p.settings(spec)))
+    settings = len(b_vs_p.settings(spec))
+    assert set(seen) == {len(epsilon_grid(spec))} and len(seen) > 2 * settings
     assert work.units == len(b_vs_p.settings(spec))
 
 
@@ -323,11 +332,11 @@ def test_job_starts_are_added_after_the_estimate():
 def test_chua24_delta_vs_eps_curves_are_timed_whole():
     """Pieces of the eps grid do not add up (the laws are refined for the dearest eps): one timing
     of the whole spec, its result the estimate."""
-    from dpsampling.papers.chua24.cost import _calibration
+    from dpsampling.papers.chua24.cost import _pieces
 
     spec = QUICK["chua24"]["fig7"]
     timed = []
-    assert _calibration("delta_vs_epsilon", spec, lambda small: timed.append(small) or 2.5) == 2.5
+    assert _pieces("delta_vs_epsilon", spec, lambda small: timed.append(small) or 2.5) == 2.5
     assert timed == [spec]
 
 
@@ -337,3 +346,122 @@ def test_the_certified_curve_is_scaled_only_when_one_more_refinement_is_due():
     assert certified_factor({"accuracy_reached": 0.03, "converged": True}, 0.01) == CERTIFIED_COARSENING
     assert certified_factor({"accuracy_reached": 0.008, "converged": True}, 0.01) == 1.0  # already there
     assert certified_factor({"accuracy_reached": 0.05, "converged": False}, 0.01) == 1.0  # at the grid cap
+
+
+def test_every_paper_experiment_has_an_estimator():
+    works, unknown = estimate(PAPER, FixedRates(), COSTS)
+    assert unknown == [] and [w.experiment for w in works] == config_experiments(PAPER)
+
+
+def _probed_law(law):
+    """A synthetic computation whose CPU seconds at coarsening c are ``law(c)``, recording its probes."""
+    calls = []
+
+    def run_at(coarsening):
+        calls.append(coarsening)
+        return law(coarsening)
+
+    return run_at, calls
+
+
+def test_the_ladder_recovers_a_power_law_it_stopped_short_of():
+    from dpsampling.pipeline.estimate import power_law, probe_ladder
+
+    run_at, calls = _probed_law(lambda c: 40.0 * c ** -0.7)
+    whole, probes, spent = probe_ladder(run_at, (100, 30, 10, 3, 1), budget=10.0, model=power_law(0.7))
+    assert calls[0] == 100 and 1.0 not in calls  # coarsest first; the whole (40 s) is never run
+    assert whole == pytest.approx(40.0, rel=1e-9)
+    assert spent == pytest.approx(sum(40.0 * c ** -0.7 for c in calls)) and spent <= 10.0
+
+
+def test_the_ladder_recovers_a_fixed_part_and_a_part_per_point():
+    from dpsampling.pipeline.estimate import affine_in_points, in_proportion, probe_ladder
+
+    points = lambda c: (400 / c) + 1  # noqa: E731
+    run_at, calls = _probed_law(lambda c: 3.0 + 0.05 * points(c))
+    whole, probes, _ = probe_ladder(run_at, (16, 8, 4, 2, 1), budget=15.0, model=affine_in_points(points))
+    assert len(calls) >= 2 and 1.0 not in calls
+    assert whole == pytest.approx(3.0 + 0.05 * 401, rel=1e-9)
+    model = affine_in_points(points)
+    assert model([(16, 2.0), (8, 1.9)], 1.0) == 1.9  # a finer probe cheaper: a fixed cost
+    assert model([(16, 1.0), (8, 4.0)], 1.0) == pytest.approx(4.0 * 401 / 51)  # no fixed part: in proportion
+    assert in_proportion(points)([(16, 1.0), (8, 4.0)], 1.0) == pytest.approx(4.0 * 401 / 51)
+
+
+def test_the_ladder_starts_no_probe_its_model_says_would_overrun_the_budget():
+    """By construction, not by timing: with costs that follow the model, the probes spend at most
+    the budget (the first, cheapest one is always run), and a larger budget runs more of them."""
+    from dpsampling.pipeline.estimate import power_law, probe_ladder
+
+    law = lambda c: 100.0 / c  # noqa: E731
+    ladder = (64, 16, 4, 1)
+    for budget, expected in [(1.0, [64]), (8.0, [64, 16]), (33.0, [64, 16, 4]), (200.0, [64, 16, 4, 1])]:
+        run_at, calls = _probed_law(law)
+        whole, probes, spent = probe_ladder(run_at, ladder, budget, power_law(1.0))
+        assert calls == expected, budget
+        assert spent <= max(budget, law(64))
+        assert whole == pytest.approx(100.0)  # predicted, or timed whole at the largest budget
+
+
+def test_the_ladder_answers_the_whole_timing_when_it_reaches_it():
+    """A computation the model does not describe (cost flat in the coarsening): once c = 1 is run,
+    its time is the answer, not the model's."""
+    from dpsampling.pipeline.estimate import power_law, probe_ladder
+
+    run_at, calls = _probed_law(lambda c: 7.0 if c == 1 else 1.0)
+    whole, probes, _ = probe_ladder(run_at, (4, 2, 1), budget=100.0, model=power_law(1.0))
+    assert calls == [4, 2, 1] and whole == 7.0
+    with pytest.raises(ValueError):
+        probe_ladder(run_at, (4, 2), budget=1.0, model=power_law(1.0))
+
+
+def test_the_budget_counts_what_a_probe_spent_and_the_first_probes_always_run():
+    """A probe whose time is scaled back by a model factor (here x 10) spends a tenth of what it
+    counts: the budget is on the spending; ``first`` probes run whatever the budget."""
+    from dpsampling.pipeline.estimate import power_law, probe_ladder
+
+    calls = []
+    run_at = lambda c: calls.append(c) or (1000.0 / c, 100.0 / c)  # noqa: E731
+    probe_ladder(run_at, (64, 16, 4, 1), budget=10.0, model=power_law(1.0))
+    assert calls == [64, 16]  # spent 1.6 + 6.3; the next would spend 25
+    calls.clear()
+    probe_ladder(run_at, (64, 16, 4, 1), budget=0.0, model=power_law(1.0), first=2)
+    assert calls == [64, 16]
+
+
+def test_every_timing_of_an_estimate_is_a_probe_ladder_or_a_fixed_size_kernel():
+    """What bounds the estimate's own time: every experiment's calibration goes through
+    ``Rates.probed`` (within the probing budget) or through ``Rates.calibrate``/``cached`` of a
+    kernel whose size is fixed by the cost model, not by the config's grids (listed here)."""
+    seen = {"probed": [], "calibrate": []}
+
+    class Recording(FixedRates):
+        def probed(self, key, run_at, coarsenings, model, first=1):
+            seen["probed"].append(key.split(" ")[0])
+            return super().probed(key, run_at, coarsenings, model, first)
+
+        def calibrate(self, key, timing):
+            seen["calibrate"].append(key.split(" ")[0])
+            return super().calibrate(key, timing)
+
+    estimate(PAPER, Recording(), COSTS)
+    fixed_size = {"chua25_fig2", "chua25_fig3", "chua25_fig4", "chua25_epochs", "chua25_props",  # 5e5 kernel steps
+                  "chua25_trunc", "lebeda24_rr", "lebeda24_substitution",  # closed forms, timed whole
+                  "lebeda24_addremove",  # 1e5 draws
+                  "sorting", "lebeda24_conj12", "lebeda24_sigma_vs_rate"}  # one cell / one bisection per curve
+    assert set(seen["calibrate"]) <= fixed_size, set(seen["calibrate"]) - fixed_size
+    for name in ("chua24_fig1", "chua24_fig4", "chua24_fig3", "chua24_thm41", "chua25_b_vs_p", "chua25_fig2",
+                 "chua25_epochs", "lebeda24_table1", "lebeda24_subst_gaussian"):
+        assert name in seen["probed"], name
+
+
+def test_job_starts_are_timed_once_per_paper(monkeypatch):
+    from dpsampling.pipeline import estimate as estimate_module
+
+    started = []
+    monkeypatch.setattr(estimate_module, "start_seconds", lambda module: started.append(module) or float(len(module)))
+    starts = estimate_module.JobStarts()
+    starts.measure(["chua24_fig1", "chua24_fig2", "lebeda24_table1", "lebeda24_rr"])
+    assert sorted(started) == ["dpsampling.papers.chua24.fig1", "dpsampling.papers.lebeda24.table1"]
+    assert starts("chua24_fig2") == starts("chua24_fig1") == len("dpsampling.papers.chua24.fig1")
+    assert starts("lebeda24_rr") == len("dpsampling.papers.lebeda24.table1")

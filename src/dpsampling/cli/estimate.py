@@ -27,9 +27,11 @@ DESCRIPTION = """\
 Estimated CPU core-hours per experiment of a config, before running it: the work the config asks
 for (accountant evaluations, training example-passes, Monte Carlo samples x steps) times the
 CPU seconds per unit measured on this machine -- from a previous run's benchmarks/ when it had
-the same numerical settings, otherwise by a short calibration run of the experiment's kernel
-(minutes on 2 cores; at paper scale much longer: see docs/ESTIMATE.md) -- plus the start of each job (a dry run counts the
-jobs; a new Python importing the experiment's module times one start). Numba compilation is
+the same numerical settings, otherwise by timing the experiment's kernels: whole where they are
+cheap, else probed at a coarser accuracy or on sparser grids within a probing budget per
+experiment and scaled back by the engine's measured scaling (about a minute on 2 cores, quick or
+paper scale: see docs/ESTIMATE.md) -- plus the start of each job (a dry run counts the jobs; a new
+Python importing one experiment module per paper times one start). Numba compilation is
 measured apart and kept out of every rate: a fresh checkout pays it about once (compiled kernels
 are cached), and it is shown in its own column. Config files are merged as snakemake does:
 config/config.yaml, then each --configfile in order.

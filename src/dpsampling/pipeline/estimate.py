@@ -10,7 +10,12 @@ this machine) = core-seconds. The rate is measured in one of two ways, and the t
   from the parameters recorded in that file's metadata. Free, and exact for that machine when
   the cost per unit does not depend on the scale;
 - ``calibration``: a short timing of the experiment's own kernel at the config's settings
-  (one sigma, a few eps values, a small training set ...), done on the spot.
+  (one sigma, a few eps values, a small training set ...), done on the spot. Where the whole
+  timing would be dear (a fine accuracy, a long eps grid, many settings) ``Rates.probed`` runs a
+  ``probe_ladder``: the computation at a coarser accuracy or on a sparser grid, from the cheapest
+  on, the next probe only while the budget (``PROBE_BUDGET_SECONDS`` CPU s per experiment) holds
+  its predicted cost, and the whole predicted by the engine's scaling (``power_law``:
+  accuracy ** -``PLD_ACCURACY_EXPONENT``; ``affine_in_points``, ``in_proportion``: grid points).
 
 Adding an experiment family (e.g. a Monte Carlo sampler): write
 ``work_and_rate(experiment, config, rates) -> Work`` and give it as the experiment's ``cost``; the
@@ -65,6 +70,19 @@ numba = lazy_import("numba")  # its compile events, listened to from the first e
 
 PAPER_BLOCK = re.compile(r"[a-z]+[0-9]{2}")
 GPU_BENCHMARK = "benchmarks/gpu.json"
+PROBE_BUDGET_SECONDS = 2.0
+"""CPU seconds of probing per experiment (``Rates.probe_budget``): a probe is started only while the
+ones so far and its predicted cost fit in it (the first, cheapest one always runs)."""
+PLD_ACCURACY_EXPONENT = 0.5
+"""The certified engines' CPU seconds go like (relative accuracy) ** -0.5, in steps (measured
+2026-11-29/30, 2 cores, loaded): chua24 eps(delta) at sigma 0.3, T 1e4, 3 samplers 1.64, 4.27, 7.85
+and 27.6 s at accuracy 0.1, 0.04, 0.01, 0.001 (exponents 0.68, 0.44, 0.6); lebeda24 Table 1 5.7 s at
+its quick 1e-3 and 16.0 at its paper 1e-4 (0.45); lebeda24 subst_gaussian 3.9 at 1e-2, 12.5 at 1e-3
+(0.5)."""
+ACCURACY_COARSENINGS = (100.0, 30.0, 10.0, 3.0, 1.0)
+"""The accuracy probes: up to 100x coarser than asked (``Rates.probed`` with ``power_law``)."""
+MAX_ACCURACY = 0.5
+"""The coarsest relative accuracy probed."""
 
 
 @dataclass(frozen=True)
@@ -112,8 +130,11 @@ class Work:
 class Rates:
     """Seconds per unit of work: from a previous run's benchmarks, or a calibration timing."""
 
-    def __init__(self, root=".", use_benchmarks: bool = True, progress=None, gpu_benchmark=None, job_start=None):
+    def __init__(self, root=".", use_benchmarks: bool = True, progress=None, gpu_benchmark=None, job_start=None,
+                 probe_budget: float = PROBE_BUDGET_SECONDS):
         self.root = Path(root)
+        self.probe_budget = probe_budget
+        """CPU seconds of probing per ladder (``probed``): an experiment with k ladders gives each 1/k."""
         self.use_benchmarks = use_benchmarks
         self.progress = progress or (lambda message: None)
         self.gpu_benchmark_path = self.root / (gpu_benchmark or GPU_BENCHMARK)
@@ -176,6 +197,107 @@ class Rates:
         seconds, units = self.cached(key, timing)
         return seconds / units, f"calibration: {seconds:.2f} CPU s for {units:g} units"
 
+    def probed(self, key: str, run_at: Callable[[float], float], coarsenings, model, first: int = 1):
+        """(CPU seconds of the whole computation, source) from ``probe_ladder`` within the probing
+        budget, once per key; each probe's own CPU time is measured here (``run_at`` may return a
+        time scaled by a model factor: the budget counts what the probe spent)."""
+        def measured(coarsening: float):
+            start = time.process_time()
+            seconds = run_at(coarsening)
+            return seconds, time.process_time() - start
+
+        whole, probes, _ = self.cached(key, lambda: probe_ladder(measured, coarsenings, self.probe_budget, model, first))
+        return whole, f"calibration: {describe_probes(probes, whole)}"
+
+
+def power_law(exponent: float) -> Callable[[list, float], float]:
+    """The cost model of probes at coarsening c >= 1 when the cost goes like c ** -exponent (e.g. an
+    accuracy c times coarser): the seconds at c predicted from the finest probe (c_p, t_p) as
+    t_p (c_p / c) ** exponent."""
+
+    def seconds_at(probes: list, coarsening: float) -> float:
+        probed, seconds = probes[-1]
+        return seconds * (probed / coarsening) ** exponent
+
+    return seconds_at
+
+
+def affine_in_points(points_of: Callable[[float], float]) -> Callable[[list, float], float]:
+    """The cost model of probes on thinned grids (``points_of(c)`` grid points at thinning c, c = 1
+    the whole grid) when the cost is a fixed part + a part per point: a + b n fitted on the two
+    finest probes. A fit with b < 0 (the finer probe cost less: the fixed part is all, up to noise)
+    gives the finest probe's time; one with a < 0, or one probe, the time in proportion to the
+    points."""
+
+    def seconds_at(probes: list, coarsening: float) -> float:
+        wanted = points_of(coarsening)
+        c2, t2 = probes[-1]
+        n2 = points_of(c2)
+        if len(probes) >= 2:
+            c1, t1 = probes[-2]
+            n1 = points_of(c1)
+            if n2 > n1:
+                per_point = (t2 - t1) / (n2 - n1)
+                fixed = t2 - per_point * n2
+                if per_point < 0:
+                    return t2
+                if fixed >= 0:
+                    return fixed + per_point * wanted
+        return t2 * wanted / max(n2, 1.0)
+
+    return seconds_at
+
+
+def in_proportion(points_of: Callable[[float], float]) -> Callable[[list, float], float]:
+    """The cost model of probes on a part of the work (``points_of(c)`` items at thinning c, c = 1
+    all of them) when each item costs its own: the finest probe's time x the ratio of items."""
+
+    def seconds_at(probes: list, coarsening: float) -> float:
+        probed, seconds = probes[-1]
+        return seconds * points_of(coarsening) / max(points_of(probed), 1.0)
+
+    return seconds_at
+
+
+def probe_ladder(run_at: Callable[[float], float | tuple[float, float]], coarsenings, budget: float,
+                 model: Callable[[list, float], float], first: int = 1) -> tuple[float, list, float]:
+    """(CPU seconds of the whole computation, probes [(coarsening, CPU s)], CPU s spent probing).
+
+    ``run_at(c)`` runs the computation c times coarser (c = 1: the computation itself) and returns
+    its CPU seconds as the model counts them, or (those, the CPU seconds the probe itself spent)
+    when they differ (a probe at a coarser accuracy whose time is scaled back by a known factor).
+    The coarsenings are probed from the coarsest (cheapest) on: the ``first`` ones always (a fit
+    needs two), each further one only while the CPU seconds spent so far and its predicted spending
+    (``model(probes, c)``, in the ratio of spent to counted seconds of the last probe) fit in
+    ``budget``. So the probing spends at most the budget plus the first probes, as far as the
+    model holds. When c = 1 was reached its time is the answer (timed whole), otherwise the model's
+    prediction at c = 1."""
+    ladder = sorted({float(c) for c in coarsenings}, reverse=True)
+    if not ladder or ladder[-1] != 1.0 or ladder[0] < 1.0:
+        raise ValueError(f"coarsenings must be >= 1 and include 1 (the computation itself); got {list(coarsenings)!r}")
+    probes: list[tuple[float, float]] = []
+    spent = 0.0
+    spent_per_second = 1.0
+    for coarsening in ladder:
+        if len(probes) >= first and spent + model(probes, coarsening) * spent_per_second > budget:
+            break
+        answer = run_at(coarsening)
+        seconds, cost = answer if isinstance(answer, tuple) else (answer, answer)
+        spent += cost
+        spent_per_second = cost / seconds if seconds > 0 else 1.0
+        probes.append((coarsening, seconds))
+    if probes[-1][0] == 1.0:
+        return probes[-1][1], probes, spent
+    return model(probes, 1.0), probes, spent
+
+
+def describe_probes(probes: list, whole: float) -> str:
+    """'timed whole' or which probes the whole was predicted from."""
+    if probes[-1][0] == 1.0:
+        return f"timed whole ({whole:.3g} CPU s)"
+    shown = ", ".join(f"{seconds:.2g} s at 1/{coarsening:g}" for coarsening, seconds in probes)
+    return f"predicted {whole:.3g} CPU s from probes ({shown})"
+
 
 class CompileClock:  # a numba.core.event.Listener (registered as one, see compile_clock)
     """CPU seconds this process spends compiling Numba functions: the outermost ``numba:compile``
@@ -231,8 +353,11 @@ def start_seconds(module: str) -> float:
 
 
 class JobStarts:
-    """experiment -> CPU seconds one of its jobs spends starting: ``start_seconds`` of its module
-    (``dpsampling.papers.<paper>.<name>``), measured once each, several at a time (``measure``)."""
+    """experiment -> CPU seconds one of its jobs spends starting: ``start_seconds`` of one module per
+    paper (``dpsampling.papers.<paper>.<name>`` of its first experiment), measured once and shared
+    by the paper's experiments, the papers at the same time (``measure``). One per experiment cost
+    24 processes (36 CPU s) at paper scale; they differ by up to 0.5 s (0.94 to 1.92 s measured
+    one by one, 2026-11-29, loaded)."""
 
     def __init__(self):
         self.seconds: dict[str, float] = {}
@@ -243,10 +368,18 @@ class JobStarts:
         module = f"dpsampling.papers.{paper}.{name}"
         return module if importlib.util.find_spec(module) is not None else "dpsampling.io"
 
+    @staticmethod
+    def paper(experiment: str) -> str:
+        return experiment.split("_", 1)[0]
+
     def measure(self, experiments) -> None:
         todo = [e for e in experiments if e not in self.seconds]
+        first = {}
+        for experiment in todo:
+            first.setdefault(self.paper(experiment), experiment)
         with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-            self.seconds.update(zip(todo, pool.map(lambda e: start_seconds(self.module(e)), todo)))
+            timed = dict(zip(first, pool.map(lambda e: start_seconds(self.module(e)), first.values())))
+        self.seconds.update({e: timed[self.paper(e)] for e in todo})
 
     def __call__(self, experiment: str) -> float:
         if experiment not in self.seconds:

@@ -2,12 +2,22 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable
 
 import numpy as np
 
-from dpsampling.pipeline.estimate import Rates, Work, cpu_seconds
+from dpsampling.pipeline.estimate import (
+    ACCURACY_COARSENINGS,
+    MAX_ACCURACY,
+    PLD_ACCURACY_EXPONENT,
+    Rates,
+    Work,
+    affine_in_points,
+    cpu_seconds,
+    power_law,
+)
 
 # --- chua24: deterministic accountants ----------------------------------------------------
 
@@ -17,7 +27,7 @@ CHUA24_UNITS = {"epsilon_vs_sigma": "(sigma, T) points x 3 samplers", "delta_vs_
 
 def _chua24_units(kind: str, spec: dict) -> float:
     """Units of work: eps(delta) evaluations at one (sigma, T) per sampler; one delta(eps) curve per
-    sampler; one Thm 4.1 grid point. Their cost is not uniform: see _calibration."""
+    sampler; one Thm 4.1 grid point. Their cost is not uniform: see _pieces."""
     if kind == "epsilon_vs_sigma":
         return 3.0 * (len(spec["sigmas"]) + len(spec.get("compare_steps", [])) * len(spec.get("compare_sigmas", spec["sigmas"])))
     if kind == "delta_vs_epsilon":
@@ -25,19 +35,31 @@ def _chua24_units(kind: str, spec: dict) -> float:
     return float(len(spec["sigmas"]) * len(spec["steps"]) * len(spec["epochs"]) * spec["epsilon_grid"]["num"])
 
 
-def _calibration(kind: str, spec: dict, timed: Callable[[dict], float]) -> float:
-    """CPU seconds of the whole experiment from ``timed(small spec)`` of a few small pieces at its own
-    settings (measured on the quick config, 2026-11-25: one eps(delta) point costs 20x more at
-    sigma 0.3 than at 2.0; a delta(eps) curve is a fixed cost plus a cost per eps value; a Thm 4.1 grid
-    point costs the same at every sigma, mostly per (T, K) setting):
+GRID_THINNINGS = (16.0, 8.0, 4.0, 2.0, 1.0)
+
+
+def thinned(spec: dict, thinning: float) -> dict:
+    """``spec`` with its eps grid (same range) ``thinning`` times sparser (2 points at least); the
+    claimed ``epsilon_points`` are kept."""
+    grid = spec["epsilon_grid"]
+    return dict(spec, epsilon_grid=dict(grid, num=grid_points(grid["num"], thinning)))
+
+
+def grid_points(num: int, thinning: float) -> int:
+    return max(2, int(round((num - 1) / thinning)) + 1)
+
+
+def _pieces(kind: str, spec: dict, timed: Callable[[dict], float]) -> float:
+    """CPU seconds of the whole experiment from ``timed(small spec)`` of a few pieces (measured on
+    the quick config, 2026-11-25: one eps(delta) point costs 20x more at sigma 0.3 than at 2.0; a
+    Thm 4.1 grid point costs the same at every sigma, mostly per (T, K) setting):
 
     - eps vs sigma: the smallest, the median and the largest sigma at the main T, the cost at every
-      other sigma interpolated log-linearly in log sigma between them (compare points counted at the main T: an upper estimate);
-    - delta vs eps: the whole curves, timed as they are: their laws are built once per curve and
-      refined until the dearest eps is resolved, so pieces of the grid do not add up (8 and 4 eps
-      extrapolated linearly said 0.07x to 11x the whole on the quick config, 2026-11-29; the whole
-      takes 1 to 4 CPU s there, less than the two pieces did);
-    - Thm 4.1: the median sigma on the whole (T, K, eps) grid, times the number of sigmas."""
+      other sigma interpolated log-linearly in log sigma between them (compare points counted at the
+      main T: an upper estimate);
+    - delta vs eps: the whole curves (their laws are built once per curve and refined until the
+      dearest eps is resolved, so pieces of the grid do not add up);
+    - Thm 4.1: the median sigma, times the number of sigmas."""
     if kind == "epsilon_vs_sigma":
         sigmas = sorted(spec["sigmas"])
         ends = sorted({sigmas[0], sigmas[len(sigmas) // 2], sigmas[-1]})  # the cost is not log-linear in sigma
@@ -50,7 +72,31 @@ def _calibration(kind: str, spec: dict, timed: Callable[[dict], float]) -> float
     return timed(dict(spec, sigmas=[float(np.median(spec["sigmas"]))])) * len(spec["sigmas"])
 
 
+def _probed_seconds(kind: str, spec: dict, settings: dict, compute: Callable, rates: Rates, key: str):
+    """(CPU seconds of the whole experiment, source) from probes within the probing budget: the
+    engine's curves (eps vs sigma, delta vs eps) at a coarser PLD accuracy (up to 100x,
+    ``PLD_ACCURACY_EXPONENT`` back; a sparser eps grid saves little there: a curve's laws are built once
+    and refined for its dearest eps), Thm 4.1's closed forms on a sparser eps grid (up to 16x, a
+    fixed part + a part per eps point back); each probe is ``_pieces``."""
+    def timed_at(small_spec: dict, small_settings: dict) -> float:
+        return _pieces(kind, small_spec, lambda piece: cpu_seconds(lambda: compute(piece, small_settings)))
+
+    if kind in ("epsilon_vs_sigma", "delta_vs_epsilon"):
+        accuracy = float(settings["pld"]["relative_accuracy"])
+        coarsenings = [c for c in ACCURACY_COARSENINGS if accuracy * c <= MAX_ACCURACY]
+        return rates.probed(key, lambda c: timed_at(spec, {"pld": dict(settings["pld"], relative_accuracy=accuracy * c)}),
+                            coarsenings, power_law(PLD_ACCURACY_EXPONENT))
+    num = spec["epsilon_grid"]["num"]
+    return rates.probed(key, lambda c: timed_at(thinned(spec, c), settings), GRID_THINNINGS,
+                        affine_in_points(lambda c: grid_points(num, c)), first=2)
+
+
 COST_KEYS = ("steps", "compare_steps", "sigma", "epochs")  # spec entries the cost per unit depends on
+
+
+def _digest(spec: dict) -> str:
+    """A short name of the spec: its timing is cached under it (another spec is timed again)."""
+    return hashlib.sha1(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:8]
 
 
 def _same(a, b) -> bool:
@@ -75,9 +121,10 @@ def chua24_cost(kind: str, compute: Callable):
         rate = rates.measured(experiment, "bounds.parquet", lambda parameters: _chua24_units(kind, parameters["spec"]),
                               comparable)
         if rate is None:
-            rate = rates.calibrate(f"{experiment} (a few pieces, see chua24.cost._calibration)",
-                                   lambda: (_calibration(kind, spec, lambda small: cpu_seconds(lambda: compute(small, settings))),
-                                            _chua24_units(kind, spec)))
+            seconds, source = _probed_seconds(kind, spec, settings, compute, rates,
+                                              f"{experiment} (probes of a few pieces, see chua24.cost._pieces; spec "
+                                              f"{_digest(spec)})")
+            rate = seconds / _chua24_units(kind, spec), source
         return Work(experiment, _chua24_units(kind, spec), CHUA24_UNITS[kind], *rate)
 
     return chua24_work

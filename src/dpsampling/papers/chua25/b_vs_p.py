@@ -23,12 +23,12 @@ import numpy as np
 import pandas as pd
 
 from dpsampling.papers.accounting import delta_table, paper_phase
-from dpsampling.papers.chua25.cost import CERTIFIED_COARSENING, coarse_certified
+from dpsampling.papers.chua25.cost import CERTIFIED_COARSENING, GRID_THINNINGS, coarse_certified, spread
 from dpsampling.papers.chua25.privacy import certified_bounds, epsilon_grid
 from dpsampling.papers.chua25.workflow import PRIVACY_RULES, chua25_tests
 from dpsampling.papers.experiment import Experiment, figure_files
 from dpsampling.pipeline.claims.base import Claim
-from dpsampling.pipeline.estimate import Rates, Work, cpu_seconds
+from dpsampling.pipeline.estimate import Rates, Work, cpu_seconds, in_proportion
 
 B_BETTER, P_BETTER, UNDECIDED, BELOW_FLOOR = ("B certifiably better", "P certifiably better", "undecided",
                                               "below floor")
@@ -183,23 +183,27 @@ CLAIMS = [
 ]
 
 def b_vs_p_work(experiment: str, config: dict, rates: Rates) -> Work:
-    """Its cost model entry. Units: grid settings (sigma, T, epochs); each timed on its whole eps grid
-    at a 4x coarser certified accuracy (B and P), scaled back up. The whole grid, not a few eps: one
-    eps can cost 30x the others (P at sigma 0.5, T 1000: eps 0.5 takes 7 CPU s at accuracy 0.04,
-    each other eps 0.2 s; measured 2026-11-29), and 2 eps made the quick estimate 0.19x the run."""
+    """Its cost model entry. Units: grid settings (sigma, T, epochs), each on its whole eps grid at
+    a 4x coarser certified accuracy (B and P), scaled back up; all of them when the probing budget
+    allows, otherwise predicted from settings spread over the grid (``spread``: 1/16, 1/8, ... of
+    them). The whole eps grid, not a few eps: one eps can cost 30x the others (P at sigma 0.5,
+    T 1000: eps 0.5 takes 7 CPU s at accuracy 0.04, each other eps 0.2 s; measured 2026-11-29), and
+    2 eps made the quick estimate 0.19x the run."""
     spec = config["chua25"]["b_vs_p"]
     certified = coarse_certified(config, spec)
     eps = epsilon_grid(spec)
     grid = settings(spec)
 
-    def timing():
-        b = cpu_seconds(lambda: [certified_bounds(s["sigma"], s["steps"], s["epochs"], eps, certified) for s in grid])
+    def seconds_at(thinning: float) -> float:
+        some = spread(grid, thinning)
+        b = cpu_seconds(lambda: [certified_bounds(s["sigma"], s["steps"], s["epochs"], eps, certified) for s in some])
         p = cpu_seconds(lambda: [poisson_bounds(s["sigma"], s["steps"], s["epochs"], eps, certified["accuracy"])
-                                 for s in grid])
-        return (b + p) * CERTIFIED_COARSENING, float(len(grid))
+                                 for s in some])
+        return (b + p) * CERTIFIED_COARSENING
 
-    rate = rates.calibrate(f"{experiment} ({len(grid)} settings, certified accuracy {certified['accuracy']:g})", timing)
-    return Work(experiment, float(len(grid)), "grid settings (sigma, T, epochs)", *rate)
+    seconds, source = rates.probed(f"{experiment} ({len(grid)} settings, certified accuracy {certified['accuracy']:g})",
+                                   seconds_at, GRID_THINNINGS, in_proportion(lambda c: float(len(spread(grid, c)))))
+    return Work(experiment, float(len(grid)), "grid settings (sigma, T, epochs)", seconds / len(grid), source)
 
 
 EXPERIMENT = Experiment("chua25_b_vs_p", __name__, PRIVACY_RULES,

@@ -25,10 +25,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from dpsampling.pipeline.estimate import Rates, Work, cpu_seconds
+from dpsampling.pipeline.estimate import Rates, Work, affine_in_points, cpu_seconds
 
 CERTIFIED_COARSENING = 4.0  # certified accuracy timed 4x coarser, seconds scaled by 4 (see docstring)
-CALIBRATION_STEPS = 2_000_000  # kernel steps timed per method
+CALIBRATION_STEPS = 500_000  # kernel steps timed per method (the cost per step does not depend on the count)
 
 
 def _steps_per_sample(sample_set) -> float:
@@ -44,7 +44,7 @@ def _method_rate(sample_set, rates: Rates):
     from dpsampling.accountants import ballsbins as bb
 
     per_sample = _steps_per_sample(sample_set)
-    samples = max(50, int(CALIBRATION_STEPS / per_sample))
+    samples = max(5, int(CALIBRATION_STEPS / per_sample))
     law = bb.LossLaw(sample_set.method, sample_set.sigma, sample_set.steps, sample_set.direction,
                      sample_set.orders, sample_set.importance_epsilon, sample_set.epochs)
     key = (f"{sample_set.experiment} {sample_set.method} {sample_set.direction} "
@@ -77,53 +77,59 @@ def certified_factor(record: dict, accuracy: float) -> float:
     return CERTIFIED_COARSENING
 
 
-def _bounds_seconds(experiment: str, module, spec: dict, config: dict, rates: Rates):
-    """CPU seconds of the deterministic curves of ``module`` (its CURVES at its bounds_settings):
-    the certified B curve timed per setting at a 4x coarser accuracy and scaled by
+GRID_THINNINGS = (16.0, 8.0, 4.0, 2.0, 1.0)  # eps grids probed up to 16x sparser (see _bounds_seconds)
+
+
+def thinned_grid(eps: np.ndarray, thinning: float) -> np.ndarray:
+    """Every ``thinning``-th eps of the grid, its last one kept (the same range, fewer points)."""
+    step = max(1, int(round(thinning)))
+    return np.unique(np.concatenate([eps[::step], eps[-1:]]))
+
+
+def spread(items: list, thinning: float) -> list:
+    """About 1/``thinning`` of ``items``, spread evenly from the first to the last (all at 1)."""
+    count = max(1, int(round(len(items) / thinning)))
+    return [items[i] for i in sorted({int(round(i)) for i in np.linspace(0, len(items) - 1, count)})]
+
+
+def _bounds_seconds_at(module, spec: dict, config: dict, eps: np.ndarray) -> float:
+    """CPU seconds of the deterministic curves of ``module`` (its CURVES at its bounds_settings) at
+    the eps ``eps``: the certified B curve timed per setting at a 4x coarser accuracy and scaled by
     ``certified_factor``, the other engine curves (PLD) at the 4x coarser accuracy x 4, the rest as
-    they are; all on the whole eps grid."""
-    from dpsampling.papers.chua25.privacy import (
-        CERTIFIED_CURVE,
-        bounds_table,
-        certified_settings,
-        engine_curve,
-        epsilon_grid,
-    )
+    they are."""
+    from dpsampling.papers.chua25.privacy import CERTIFIED_CURVE, bounds_table, certified_settings, engine_curve
 
     coarse = coarse_certified(config, spec)
     target = certified_settings(config["chua25"], spec)["accuracy"]
     settings = {"pld": dict(config["pld"], relative_accuracy=coarse["accuracy"]), "certified": coarse}
-    # the whole eps grid: one eps can cost 30x the others (a PLD refined until its delta is resolved),
-    # so 2 eps missed most of it (props 0.5x, epochs 0.63x the quick run, 2026-11-29)
-    eps = epsilon_grid(spec)
-    timed = {"scaled": tuple(c for c in module.CURVES if engine_curve(c) and c != CERTIFIED_CURVE),
-             "as is": tuple(c for c in module.CURVES if not engine_curve(c))}
-    seconds, source = 0.0, None
-    for kind, curves in timed.items():
-        if not curves:
-            continue
-        label = f"accuracy {coarse['accuracy']:g}" if kind == "scaled" else "as run"
-        part, part_source = rates.calibrate(
-            f"{experiment} deterministic curves {', '.join(curves)} ({len(eps)} eps, {label})",
-            lambda curves=curves: (cpu_seconds(lambda: bounds_table(curves, module.bounds_settings(spec), eps,
-                                                                    settings)), 1.0))
-        seconds += part * (CERTIFIED_COARSENING if kind == "scaled" else 1.0)
-        source = source or part_source
+    scaled = tuple(c for c in module.CURVES if engine_curve(c) and c != CERTIFIED_CURVE)
+    as_run = tuple(c for c in module.CURVES if not engine_curve(c))
+    seconds = 0.0
+    for curves, factor in ((scaled, CERTIFIED_COARSENING), (as_run, 1.0)):
+        if curves:
+            seconds += factor * cpu_seconds(lambda curves=curves: bounds_table(curves, module.bounds_settings(spec), eps,
+                                                                               settings))
     if CERTIFIED_CURVE in module.CURVES:
-        def certified_timing():
-            total = 0.0
-            for setting in module.bounds_settings(spec):
-                tables = []
-                part = cpu_seconds(lambda setting=setting, tables=tables: tables.append(
-                    bounds_table((CERTIFIED_CURVE,), [setting], eps, settings)))
-                total += part * certified_factor(tables[0].attrs["certified"][-1], target)
-            return total, 1.0
+        for setting in module.bounds_settings(spec):
+            tables = []
+            part = cpu_seconds(lambda setting=setting, tables=tables: tables.append(
+                bounds_table((CERTIFIED_CURVE,), [setting], eps, settings)))
+            seconds += part * certified_factor(tables[0].attrs["certified"][-1], target)
+    return seconds
 
-        part, part_source = rates.calibrate(f"{experiment} certified B ({len(eps)} eps, accuracy "
-                                            f"{coarse['accuracy']:g}, scaled per setting)", certified_timing)
-        seconds += part
-        source = source or part_source
-    return seconds, source
+
+def _bounds_seconds(experiment: str, module, spec: dict, config: dict, rates: Rates):
+    """(CPU seconds, source) of the deterministic curves of ``module`` on its whole eps grid, from
+    probes within the probing budget (``Rates.probed``) on grids up to 16x sparser (the same range:
+    the dearest eps, one can cost 30x the others, is usually at an end): a fixed part + a part per
+    eps point, fitted on the two finest probes (``affine_in_points``); the whole grid when the
+    budget reaches it."""
+    from dpsampling.papers.chua25.privacy import epsilon_grid
+
+    eps = epsilon_grid(spec)
+    return rates.probed(f"{experiment} deterministic curves ({len(eps)} eps, probed on sparser grids)",
+                        lambda c: _bounds_seconds_at(module, spec, config, thinned_grid(eps, c)), GRID_THINNINGS,
+                        affine_in_points(lambda c: float(len(thinned_grid(eps, c)))))
 
 
 def gpu_step_seconds(document: dict) -> dict[str, float]:
@@ -179,7 +185,7 @@ def _monte_carlo_work(experiment: str, module, config: dict, rates: Rates) -> Wo
             rate_cache[identity] = _method_rate(sample_set, rates)[0]
         seconds += steps * rate_cache[identity]
         on_cpu.add(sample_set.method)
-    bounds, _ = _bounds_seconds(experiment, module, spec, config, rates)
+    bounds, bounds_source = _bounds_seconds(experiment, module, spec, config, rates)
     if on_cpu:
         source = f"calibration: {', '.join(sorted(on_cpu))} timed at each set's setting on the CPU"
     else:
@@ -191,7 +197,7 @@ def _monte_carlo_work(experiment: str, module, config: dict, rates: Rates) -> Wo
                    + (f" ({', '.join(untimed)} not in the benchmark: CPU rate)" if untimed else ""))
     elif gpu_source:
         source += f" ({gpu_source})"
-    source += f" (+ {bounds:.3g} CPU s of deterministic curves)"
+    source += f" (+ deterministic curves, {bounds_source.removeprefix('calibration: ')})"
     return Work(experiment, units, "kernel steps (coordinates or orders)", (seconds + bounds) / units, source,
                 gpu_seconds=gpu_seconds)
 
