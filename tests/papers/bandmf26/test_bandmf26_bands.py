@@ -149,4 +149,4 @@ def test_the_cost_model_counts_samples_directions_steps_and_bands():
     bands.bands_work(bands.EXPERIMENT_ID, {"bandmf26": {"bands": dict(SMALL, steps_per_epoch=100_000,
                                                                       bands=[100_000])}}, rates)
     assert rates.keys == [f"{bands.EXPERIMENT_ID} (20,000 samples per direction, b = 4)",
-                                    f"{bands.EXPERIMENT_ID} (2,000 samples per direction, b = 100000)"]
+                                    f"{bands.EXPERIMENT_ID} (200 samples per direction, b = 100000)"]

@@ -315,13 +315,14 @@ CALIBRATION_UNITS = 2e7
 def bands_work(experiment: str, config: dict, rates: Rates) -> Work:
     """Its cost model entry: the Monte Carlo (samples x steps x bands); the rate from a previous run
     of the same config (its benchmarks: Monte Carlo and table), else timed at the config's k, E and
-    largest b on min(samples, max(2000, CALIBRATION_UNITS / (T b))) samples per direction."""
+    largest b on min(samples, max(200, CALIBRATION_UNITS / (T b))) samples per direction (a fixed
+    size of work, about 2e7 units: the paper estimate's budget)."""
     spec = config["bandmf26"]["bands"]
     rate = rates.measured(experiment, TABLE, lambda parameters: _units(parameters["spec"]),
                           comparable=lambda parameters: parameters.get("spec") == spec)
     if rate is None:
         largest, steps = max(spec["bands"]), spec["steps_per_epoch"] * spec["epochs"]
-        samples = int(min(spec["samples"], max(2_000, CALIBRATION_UNITS // (steps * largest))))
+        samples = int(min(spec["samples"], max(200, CALIBRATION_UNITS // (steps * largest))))
         small = dict(spec, samples=samples, bands=[largest])
 
         def timing():
