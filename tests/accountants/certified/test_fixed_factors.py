@@ -255,7 +255,9 @@ def test_grow_factor(factor, fails):
 def _share_bound(statements, ks, h, excess, excess_err):
     """up and its whole error bound (rounding.cell_errors' lines for g, g_arg, up, up_err and the
     return's + 4 U up), run as the code spells them."""
-    namespace = dict(ks=ks, h=h, excess=excess, excess_err=excess_err, U=U)
+    # no share here is clipped to its mass (mass infinite): the clip's bound is test_underflow's
+    namespace = dict(ks=ks, h=h, excess=excess, excess_err=excess_err, U=U, SUBNORMAL_OPS=rounding.SUBNORMAL_OPS,
+                     mass=np.full(ks.size, np.inf), mass_err=np.zeros(ks.size))
     for statement in statements:
         exec(statement, {"np": np, "math": math}, namespace)
     return namespace["up"], namespace["up_err"] + 4.0 * U * namespace["up"]
@@ -279,7 +281,7 @@ def test_f8_the_upper_share_charges_the_rounding_of_k_h():
     worst_new, worst_old = -math.inf, -math.inf
     for _ in range(40):
         h = float(rng.random() * 0.3 + 1e-3) * (1.0 + float(rng.random()) * 2.0**-30)
-        kmax = int(650.0 / h)  # up >= ~1e-285: its charges stay far above the subnormals (M4's open item)
+        kmax = int(650.0 / h)  # up >= ~1e-285: the subnormal charges (Lemma 10) are test_underflow's
         ks = rng.integers(-kmax, kmax + 1, 50).astype(float)
         ks[:5] = [kmax, -kmax, kmax - 1, 1.0, 0.0]
         excess = (0.5 + 0.5 * rng.random(50)) * 1e-3

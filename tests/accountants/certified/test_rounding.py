@@ -328,3 +328,24 @@ def test_products_of_many_steps_keep_lower_entries_by_their_share_of_the_run():
         with laws.lower_keep(1e-9):
             assert laws._LOWER_KEEP.get() == laws.LOWER_THRESHOLD
     assert laws._LOWER_KEEP.get() == laws.LOWER_THRESHOLD
+
+
+def test_assumption_b_ndtr_below_the_normal_range():
+    """Assumption B below NDTR_NORMAL (docs/PROOF.md M4, Lemmas 10, 11): ndtr(z) for z in [-40, -37]
+    (values from 5.7e-300 down through the subnormals, flushed to 0 from z ~ -37.7 although
+    Phi(-38) = 2.9e-316) is within NDTR_ACCURACY Phi(z) + NDTR_SUBNORMAL of Phi(z) (mpmath, 200
+    bits), and normal at z >= NDTR_NORMAL; the absolute term is needed (2^-1074 would not do)."""
+    from scipy.special import ndtr
+
+    zs = np.r_[np.linspace(-40.0, rounding.NDTR_NORMAL, 4001), np.nextafter(rounding.NDTR_NORMAL, 0.0)]
+    worst, worst_abs = 0.0, 0.0
+    with mpmath.workprec(200):
+        for z in zs:
+            exact = mpmath.ncdf(mpmath.mpf(float(z)))
+            err = abs(mpmath.mpf(float(ndtr(z))) - exact)
+            allowed = rounding.NDTR_ACCURACY * exact + rounding.NDTR_SUBNORMAL
+            worst = max(worst, float(err / allowed))
+            worst_abs = max(worst_abs, float(err))
+    assert worst <= 1.0, worst
+    assert worst_abs > 2.0**-1060, "the absolute term is needed"
+    assert ndtr(rounding.NDTR_NORMAL) >= 2.0**-1022

@@ -214,3 +214,80 @@ def test_the_laws_sums_charge_subnormal_terms():
     former = float(np.exp(np.log(m) + h)) * (1.0 + rounding.tilt_rounding(746.0 + 2 * h) + rounding.gamma(2))
     assert Fraction(former) < lo
     assert Fraction(moment) >= hi and Fraction(mass) >= Fraction(m)
+
+
+def _normal_interval(a, b):
+    """P(a <= Z < b) at the working precision, from the tail nearer the interval (no cancellation)."""
+    return mpmath.ncdf(-a) - mpmath.ncdf(-b) if a > 0 else mpmath.ncdf(b) - mpmath.ncdf(a)
+
+
+def _upper_tail_cells(sigma, q, h, z_lo, z_hi):
+    """Cells k of one step's law of L (``steps``) whose log-y ends lie at z in [z_lo, z_hi]
+    (the upper tail, where ndtr's values are subnormal or 0)."""
+    mu, s = -0.5 / sigma**2, 1.0 / sigma
+    k_lo = math.floor(math.log1p(q * math.expm1(mu + z_lo * s)) / h)
+    k_hi = math.ceil(math.log1p(q * math.expm1(mu + z_hi * s)) / h)
+    return np.arange(k_lo, k_hi, dtype=float), mu, s
+
+
+def test_step_cells_with_subnormal_masses_are_bounded():
+    """Lemmas 10, 11 (M4 R3): cells of one step's law whose masses are subnormal or flushed to 0 by
+    ndtr (z from 37 to 39, where Phi(-38) = 2.9e-316 but ndtr(-38) = 0): the computed masses and
+    upper shares, within ``rounding.cell_errors``' bounds of the exact ones (mpmath at 300 bits,
+    the cell ends in exact arithmetic), and the masses at the computed ends within
+    ``partition_mass_errors``'. Without the subnormal charges the bounds fall short (a cell's
+    error exceeds 16 2^-1074, the cell's operations' charge alone)."""
+    from dpsampling.accountants.certified import rounding, steps
+
+    sigma, q, h = 1.0, 0.3, 0.02
+    ks, mu, s = _upper_tail_cells(sigma, q, h, 36.5, 39.0)
+    mass, excess = steps._cell_moments(q, sigma, ks, h)
+    mass_err, up_err = rounding.cell_errors(q, sigma, ks, h, mass, excess, lowest=False)
+    part_err = rounding.partition_mass_errors(q, sigma, ks, h, mass)
+    g = np.exp(ks * h)
+    up = np.clip(np.where(mass > 0, excess / (g * math.expm1(h)), 0.0), 0.0, mass)
+    t_lo_hat = np.log(np.expm1(ks * h) + q) - math.log(q)
+    t_hi_hat = np.log(np.expm1((ks + 1) * h) + q) - math.log(q)
+    assert np.any(mass < 2.0**-1022) and np.any(mass > 2.0**-1022), "the cells span the subnormal range"
+    worst_gap = 0.0
+    with mpmath.workprec(300):
+        mq, mh, mmu, ms = mpmath.mpf(q), mpmath.mpf(h), mpmath.mpf(mu), 1 / mpmath.mpf(sigma)
+        for i, k in enumerate(ks):
+            y_lo = mpmath.expm1(mpmath.mpf(k) * mh) + mq
+            y_hi = mpmath.expm1(mpmath.mpf(k + 1) * mh) + mq
+            a, b = (mpmath.log(y_lo / mq) - mmu) / ms, (mpmath.log(y_hi / mq) - mmu) / ms
+            exact = _normal_interval(a, b)
+            first = _normal_interval(a - ms, b - ms)  # E[Y; cell] (E Y = 1)
+            exact_up = (mq * first - y_lo * exact) / (mpmath.exp(mpmath.mpf(k) * mh) * mpmath.expm1(mh))
+            gap = abs(_fraction(mass[i]) - _fraction(exact))
+            worst_gap = max(worst_gap, float(gap))
+            assert gap <= _fraction(mass_err[i]), f"cell {k}: mass error {float(gap):.3g} > {mass_err[i]:.3g}"
+            assert abs(_fraction(up[i]) - _fraction(exact_up)) <= _fraction(up_err[i]), f"cell {k}: share"
+            # the lower law: the cell at its computed ends
+            a_hat = (mpmath.mpf(t_lo_hat[i]) - mmu) / ms
+            b_hat = (mpmath.mpf(t_hi_hat[i]) - mmu) / ms
+            at_ends = _normal_interval(a_hat, b_hat)
+            assert abs(_fraction(mass[i]) - _fraction(at_ends)) <= _fraction(part_err[i]), f"cell {k}: lower"
+    assert worst_gap > 16 * TINY, "the constructed cells need the ndtr charge"
+
+
+def test_tilted_convolution_of_subnormal_tails_is_bounded():
+    """Lemmas 2, 3 (M4 R3): a convolution whose tilted arrays and untilted entries underflow (a
+    spike beside a tail down to 1e-320): every computed entry within its bound of the exact
+    convolution of the inputs (rational arithmetic)."""
+    from dpsampling.accountants.certified import convolution
+
+    h = 0.05
+    a = np.exp(-np.linspace(0.0, 736.0, 160)) * (1.0 + 0.3 * np.sin(np.arange(160)))
+    a[40] = 0.7
+    b = np.exp(-np.linspace(0.0, 690.0, 120))[::-1].copy()
+    assert np.any((a > 0) & (a < 2.0**-1022)), "subnormal inputs"
+    out, bound, _ = convolution.tilted_convolve(a, b, h)
+    fa, fb = [_fraction(x) for x in a], [_fraction(x) for x in b]
+    exact = [Fraction(0)] * out.size
+    for i, x in enumerate(fa):
+        for j, y in enumerate(fb):
+            exact[i + j] += x * y
+    assert np.any((out > 0) & (out < 2.0**-1022)), "subnormal entries"
+    for n in range(out.size):
+        assert abs(_fraction(out[n]) - exact[n]) <= _fraction(bound[n]), f"entry {n}"

@@ -125,13 +125,18 @@ def y_laws(sigma: float, h: float, tail_scale: float) -> tuple[PointsLaw, MeansL
     # upper law raised by it (an upper law may only gain mass)
     # PROOF Lemma 15: balls-and-bins step laws (assumption B)
     share_err = rounding.STEP_LAW_ACCURACY * mass * (1.0 + theta) * (1.0 + 8.0 * rounding.U)
+    # PROOF Lemma 15: a cell below TINY (where B's relative accuracy is not claimed and its
+    # operations may underflow, M4 R3) raises both ends by its whole mass and the cell's
+    # subnormal losses, whatever its share
+    share_err = np.where(mass >= TINY, share_err, mass + rounding.SUBNORMAL_OPS)
     p[:-1] += share_err
     p[1:] += share_err
-    p[0] += rounding.STEP_LAW_ACCURACY * below
-    p[-1] += rounding.STEP_LAW_ACCURACY * above
+    # the two tail masses and the excess are ndtr values: 2^-1022 each where subnormal (B)
+    p[0] += rounding.STEP_LAW_ACCURACY * below + rounding.NDTR_SUBNORMAL
+    p[-1] += rounding.STEP_LAW_ACCURACY * above + rounding.NDTR_SUBNORMAL
     accuracy = 1.0 + rounding.STEP_LAW_ACCURACY
-    upper = PointsLaw(k_lo, p, remove_excess=float(ndtr((mu + sd * sd - k_hi * h) / sd)) * accuracy,
-                      add_excess=below * accuracy)
+    upper = PointsLaw(k_lo, p, remove_excess=(float(ndtr((mu + sd * sd - k_hi * h) / sd)) + rounding.NDTR_SUBNORMAL)
+                      * accuracy, add_excess=(below + rounding.NDTR_SUBNORMAL) * accuracy)
     # lower: conditional means; cell k_lo is [0, g_{k_lo+1}), cell k_hi is [g_{k_hi}, inf).
     m = np.empty(k_hi - k_lo + 1)
     lv = np.empty_like(m)
@@ -146,7 +151,9 @@ def y_laws(sigma: float, h: float, tail_scale: float) -> tuple[PointsLaw, MeansL
     lv[0] = min(lv[0], (k_lo + 1) * h)
     # PROOF Lemma 9: stored as logs
     stored = rounding.tilt_rounding(746.0 + h * max(abs(k_lo), abs(k_hi)))
-    return upper, MeansLaw(k_lo, m, lv, 2.0 * rounding.STEP_LAW_ACCURACY + stored)
+    # an atom below TINY is dropped (a lower law may lose mass, Lemma 6): B's relative accuracy
+    # holds for normal values only, and the merges (Lemma 8) meet no subnormal mass
+    return upper, MeansLaw(k_lo, np.where(m >= TINY, m, 0.0), lv, 2.0 * rounding.STEP_LAW_ACCURACY + stored)
 
 
 def _max_relative(value: np.ndarray, err: np.ndarray) -> float:

@@ -157,7 +157,12 @@ def tilted_convolve(a: np.ndarray, b: np.ndarray | None, h: float) -> tuple[np.n
     relative = rounding.tilt_rounding(largest_log)
     logs = np.logaddexp(log_best, log_bound) + 4.0 * relative
     with np.errstate(over="ignore"):  # an infinite bound keeps its entry out (upper: cut and charged)
-        return best, bound * (1.0 + relative) + 3.0 * relative * best, logs
+        # PROOF Lemma 3: the untilts' underflow (M4 R3): an entry's and its bound's exp, 2^-1074 each
+        # where subnormal, and the two products', before the factor; an entry with entry + bound < TINY
+        # is charged from its log by its users instead (``laws.multiply_points``' underflow charge,
+        # ``head_split_convolve``), where 2^-1072 times a large g would swamp the charge
+        absolute = np.where(best + bound < TINY, 0.0, 2.0**-1072)
+        return best, (bound + absolute) * (1.0 + relative) + 3.0 * relative * best, logs
 
 
 @njit(cache=True)
@@ -196,6 +201,9 @@ def head_split_convolve(a: np.ndarray, b: np.ndarray | None, h: float) -> tuple[
     _heads_times(heads_b, other, rest_a, direct, count)  # b_H * a_R (= a_R * b_H)
     if np.any(rest_a > 0) and np.any(rest_b > 0):
         rest, rest_bound, _ = tilted_convolve(rest_a, None if b is None else rest_b, h)
+        # PROOF Lemma 3: the rests' untilts where tilted_convolve left their underflow to the caller
+        # (entry + bound < TINY): 2^-1072 (M4 R3), one more rounding on f's path (F5)
+        rest_bound = rest_bound + 2.0**-1072
     else:
         rest, rest_bound = np.zeros(direct.size), np.zeros(direct.size)
     total = direct + rest

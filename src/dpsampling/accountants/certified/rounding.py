@@ -76,6 +76,9 @@ def convolution_bound(x: np.ndarray, y: np.ndarray | None, size: int) -> float:
     m = min(s1, s2)
     d = eta * (s1 + s2) + eta * eta * math.sqrt(size) * x2 * y2
     d = d + COMPLEX_PRODUCT * (m + d)
+    # PROOF Lemma 2: underflow (M4 R3): entries of x, y computed by an exp with a subnormal result
+    # (2^-1074 each, times the other array's 1-norm) and the complex products' (2^-1074 per entry)
+    d = d + 2.0**-1073 * (x1 + y1 + 1.0)
     return ((1.0 + eta) * d + eta * m) * (1.0 + 4 * U)
 
 
@@ -126,6 +129,27 @@ def gl_mass_error(t_lo, t_hi, mu, s):
         return 3.95e-13 * 1.0001 * (w * (top + math.sqrt(10.0))) ** 10 * np.exp(w * top)
 
 
+NDTR_NORMAL = -37.0
+"""ndtr(z) is normal (>= 5.7e-300) for z >= NDTR_NORMAL, where assumption B's relative bound is
+verified; below, its value may be subnormal or flushed to 0 (ndtr(-38) = 0, Phi(-38) = 2.9e-316)."""
+NDTR_SUBNORMAL = 2.0**-1022
+"""Assumption B below NDTR_NORMAL: |ndtr(z) - Phi(z)| <= NDTR_ACCURACY Phi(z) + 2^-1022
+(``test_rounding.py``, against mpmath)."""
+SUBNORMAL_OPS = 16.0 * 2.0**-1074
+"""docs/PROOF.md M4 R3: the absolute losses of one cell's products, quotients and exps whose
+results are subnormal (2^-1075 per product or quotient, 2^-1074 per exp, scaled by what multiplies
+them): <= 16 2^-1074 for a cell's mass, its excess, its share (Lemmas 10, 11)."""
+
+
+def subnormal_ndtr(t_lo, t_hi, mu, s):
+    """An absolute bound on the error of the two ndtr values a cell's mass (or first moment, mu
+    shifted) takes from the tail side where either falls below NDTR_NORMAL (0 elsewhere)."""
+    a, b = (t_lo - mu) / s, (t_hi - mu) / s
+    far = np.where(a > 0, -b, a)
+    # PROOF Lemma 10: ndtr's subnormal values, 2^-1022 each (assumption B)
+    return np.where(far >= NDTR_NORMAL, 0.0, 2.0 * NDTR_SUBNORMAL)
+
+
 NARROW_CELL = 0.05
 """steps.NARROW: cells this narrow in log y get their excess by Gauss-Legendre (``cell_errors``)."""
 
@@ -159,6 +183,8 @@ def partition_mass_errors(q: float, sigma: float, ks: np.ndarray, h: float, mass
     # PROOF Lemma 11: the lower law's cells at their computed ends
     err = np.where(by_gl, gl * mass, ndtr_accuracy(t_lo, t_hi, mu, s) * ends)
     err = err + (4.0 * U + 2.0 * U * (top**2 + 1.0 + top * abs(mu) / s)) * mass
+    # PROOF Lemma 11: underflow (M4 R3): ndtr's subnormal values and the cell's subnormal operations
+    err = err + subnormal_ndtr(t_lo, t_hi, mu, s) + SUBNORMAL_OPS
     # an end shared by a Gauss-Legendre cell and an ndtr cell: the two paths place it up to dw apart
     density_lo = np.exp(-0.5 * u_lo**2) / (s * math.sqrt(2.0 * math.pi))
     density_hi = np.exp(-0.5 * u_hi**2) / (s * math.sqrt(2.0 * math.pi))
@@ -205,15 +231,19 @@ def cell_errors(q: float, sigma: float, ks: np.ndarray, h: float, mass: np.ndarr
     # PROOF Lemma 10: the upper law's cell masses and excesses
     mass_err = np.where(by_gl, (GL_MASS_ACCURACY + 16.0 * U) * cells, ndtr_accuracy(t_lo, t_hi, mu, s) * ends(0.0)) + \
         4.0 * U * cells + density * dt
+    # PROOF Lemma 10: underflow (M4 R3): ndtr's subnormal values and the cell's subnormal operations
+    mass_err = mass_err + subnormal_ndtr(t_lo, t_hi, mu, s) + SUBNORMAL_OPS
     excess_err = np.where(narrow, STEP_LAW_ACCURACY * moments,
-                          q * ndtr_accuracy(t_lo, t_hi, mu + s * s, s) * ends(s * s) + y_lo * mass_err + 8.0 * U * (moments + y_lo * cells))
+                          q * ndtr_accuracy(t_lo, t_hi, mu + s * s, s) * ends(s * s) + y_lo * mass_err + 8.0 * U * (moments + y_lo * cells)
+                          + q * subnormal_ndtr(t_lo, t_hi, mu + s * s, s)) + SUBNORMAL_OPS
     # the ends' error dt: the integrand q (e^t - e^t_lo) phi at the top end, and y_lo's own move
     excess_err = excess_err + q * np.exp(t_hi) * density * dt + y_lo * cells * 2.0 * dt
     if lowest:
         k_lo = ks[0] - 1 if ks.size else 0.0
         y0 = math.expm1(k_lo * h) + q
-        m0_err = (NDTR_ACCURACY + 4.0 * U) * mass[0]
-        e0_err = (NDTR_ACCURACY + 8.0 * U) * (abs(excess[0]) + 2.0 * abs(y0) * mass[0]) + abs(y0) * m0_err + q * NDTR_ACCURACY
+        m0_err = (NDTR_ACCURACY + 4.0 * U) * mass[0] + NDTR_SUBNORMAL + SUBNORMAL_OPS
+        e0_err = (NDTR_ACCURACY + 8.0 * U) * (abs(excess[0]) + 2.0 * abs(y0) * mass[0]) + abs(y0) * m0_err + q * NDTR_ACCURACY \
+            + q * NDTR_SUBNORMAL + SUBNORMAL_OPS
         mass_err = np.concatenate([[m0_err], mass_err])
         excess_err = np.concatenate([[e0_err], excess_err])
         ks = np.concatenate([[k_lo], ks])
@@ -222,5 +252,9 @@ def cell_errors(q: float, sigma: float, ks: np.ndarray, h: float, mass: np.ndarr
     # besides exp's 2 u: 2 u (|k h| + 1) more relatively on the share and on its error's division (F8)
     g_arg = 2.0 * U * (np.abs(ks * h) + 1.0)
     up = excess / (g * math.expm1(h))
-    up_err = excess_err / (g * math.expm1(h)) * (1.0 + 8.0 * U + g_arg) + (4.0 * U + g_arg) * up
+    # PROOF Lemma 10: the share's and its error's subnormal quotients and products (M4 R3), before the factor
+    up_err = (excess_err / (g * math.expm1(h)) + SUBNORMAL_OPS) * (1.0 + 8.0 * U + g_arg) + (4.0 * U + g_arg) * up
+    # a share above its computed mass is clipped to it (``steps``): the exact share lies in
+    # [up - up_err, mass + mass_err], so the clipped one is within max(up_err, mass_err) of it
+    up_err = np.where(up > mass, np.maximum(up_err, mass_err), up_err)
     return mass_err, np.minimum(up_err, mass + mass_err) + 4.0 * U * up

@@ -33,7 +33,7 @@ from scipy.special import ndtr, ndtri
 
 from . import ballsbins as _laws
 from . import rounding
-from .laws import MeansLaw, PointsLaw, kept_entries
+from .laws import TINY, MeansLaw, PointsLaw, kept_entries
 
 NARROW = 0.05
 STEP_KEEP = 1e-10  # the lower law keeps at most a step's cells whose mass and moment are known to this (``laws.kept_entries``)
@@ -130,7 +130,9 @@ def _cells_laws(q: float, sigma: float, k_first: int, k_stop: int, h: float, low
         lv = np.concatenate([lv, [max(top_lv, k_stop * h)]])
     accuracy = 1.0 + rounding.STEP_LAW_ACCURACY
     if top:
-        p[-1] += above * rounding.STEP_LAW_ACCURACY
+        # PROOF Lemma 10: the top cell's ndtr values, 2^-1022 each where subnormal (assumption B)
+        p[-1] += above * rounding.STEP_LAW_ACCURACY + rounding.NDTR_SUBNORMAL
+        above_first += rounding.NDTR_SUBNORMAL
     upper = PointsLaw(k_first, p, remove_excess=q * above_first * accuracy, add_excess=0.0)
     # an atom's mass within mass_err, its first moment mass g + excess within mass_err g +
     # STEP_LAW_ACCURACY excess <= (mass_err + STEP_LAW_ACCURACY expm1(h) mass) g (excess <= mass g expm1(h))
@@ -145,6 +147,9 @@ def _cells_laws(q: float, sigma: float, k_first: int, k_stop: int, h: float, low
         relative[:mass_err.size] = np.where(cells > 0, part_err / cells, np.inf) + (
             rounding.STEP_LAW_ACCURACY * math.expm1(h) + 8.0 * rounding.U)
     relative[mass_err.size:] = 2.0 * rounding.STEP_LAW_ACCURACY  # the top cell: its two closed forms
+    # a cell below TINY carries no atom (dropping lowers a lower law, Lemma 6): every atom's mass is
+    # normal, so the merges (Lemma 8) meet no subnormal mass
+    relative = np.where(mass >= TINY, relative, np.inf)
     kept = kept_entries(relative, mass, 0.0, STEP_KEEP)
     # PROOF Lemma 9: stored as logs
     stored = rounding.tilt_rounding(746.0 + abs(k_stop * h) + abs(k_first * h))
