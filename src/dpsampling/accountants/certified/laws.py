@@ -339,8 +339,9 @@ def multiply_points(a: PointsLaw, b: PointsLaw | None, h: float) -> PointsLaw:
     gone = (out + bound < TINY) & np.isfinite(logs)
     x = log_g[gone]
     with np.errstate(over="ignore"):
-        underflow_moment = float(np.exp(np.logaddexp.reduce(logs[gone] + x))) if gone.any() else 0.0
-        underflow_mass = float(np.exp(np.logaddexp.reduce(logs[gone]))) if gone.any() else 0.0
+        # PROOF Lemma 7: each charge one exp, whose subnormal result may lose 2^-1074 (C): added, exact there
+        underflow_moment = float(np.exp(np.logaddexp.reduce(logs[gone] + x))) + 2.0**-1074 if gone.any() else 0.0
+        underflow_mass = float(np.exp(np.logaddexp.reduce(logs[gone]))) + 2.0**-1074 if gone.any() else 0.0
     convolution.sharpen(a.p, None if b is None else b.p, out, bound, rounding.REL_THRESHOLD, log_g)
     signal = np.nonzero((out > bound) & (out >= TINY))[0]
     if signal.size == 0:
