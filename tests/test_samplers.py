@@ -8,6 +8,8 @@ from dpsampling import batches
 from dpsampling.accountants.samplers import LAWS, sampler_spec
 from dpsampling.samplers import (
     GENERATORS,
+    PAPER_RATE_BASED,
+    PAPER_SAMPLERS,
     RATE_BASED,
     SAMPLER_NAMES,
     SAMPLERS,
@@ -29,12 +31,34 @@ def test_every_layer_keys_its_laws_by_the_registry():
     assert tuple(LAWS) == tuple(batches.PLANS) == SAMPLER_NAMES
     for name in SAMPLER_NAMES:
         assert sampler_spec(name).entry is SAMPLERS[name]
+    for name in PAPER_SAMPLERS:
         assert generator_entry(name) is SAMPLERS[name]
-    assert set(GENERATORS) == {*SAMPLER_NAMES, "balls_and_bins_sequential"}
+    assert set(GENERATORS) == {*PAPER_SAMPLERS, "balls_and_bins_sequential"}
     assert generator_entry("balls_and_bins_sequential") is SAMPLERS["balls_and_bins"]
+    # the correlated-noise samplers: no loader plan (a generator of their own), accounted through the matrix face
+    assert {name for name, plan in batches.PLANS.items() if plan is None} == set(batches.NO_LOADER_PLAN) == {
+        name for name, spec in SAMPLERS.items() if spec.matrix_only}
+    assert all(SAMPLERS[name].correlated_noise == name for name in batches.NO_LOADER_PLAN)
 
 
-@pytest.mark.parametrize("name", SAMPLER_NAMES)
+def test_the_papers_samplers_keep_their_indices_and_orders():
+    """The correlated-noise samplers come after the papers' five: every index and order the papers
+    use (lebeda24's shard keys index the rate-based ones) is the same as before them."""
+    assert SAMPLER_NAMES[:len(PAPER_SAMPLERS)] == PAPER_SAMPLERS == (
+        "deterministic", "shuffle", "poisson", "balls_and_bins", "wor")
+    assert PAPER_RATE_BASED == RATE_BASED[:len(PAPER_RATE_BASED)] == ("poisson", "wor")
+    assert all(SAMPLERS[name].matrix_only for name in SAMPLER_NAMES[len(PAPER_SAMPLERS):])
+    assert [spec.letter for spec in SAMPLERS.values()][:len(PAPER_SAMPLERS)] == list("DSPBW")
+
+
+@pytest.mark.parametrize("name", list(batches.NO_LOADER_PLAN))
+def test_the_loader_refuses_the_samplers_without_a_plan(name):
+    with pytest.raises(ValueError, match=f"sampler must be one of deterministic, shuffle, poisson, balls_and_bins, wor "
+                                         f"for BatchSampler .*batches.{name}_batches.*got '{name}'"):
+        batches.BatchSampler(name, 1000, 50)
+
+
+@pytest.mark.parametrize("name", PAPER_SAMPLERS)
 def test_the_loader_fields_describe_the_loader(name):
     """variable_size: a seeded epoch of the loader has batches of different sizes exactly when the
     registry says so (n = 1000, b = 50: at 80 variable batches all of one size has probability
@@ -51,10 +75,11 @@ def test_the_loader_fields_describe_the_loader(name):
 
 def test_legend_names_and_bad_names():
     assert legend_name("poisson") == "Poisson (P)" and legend_name("wor") == "WOR (W)"
+    assert legend_name("b_min_sep") == "b-min-sep (M)"
     with pytest.raises(ValueError, match="sampler must be one of deterministic, shuffle, poisson, balls_and_bins, "
-                                         "wor; got 'uniform'"):
+                                         "wor, cyclic_poisson, b_min_sep, fixed_balls_and_bins; got 'uniform'"):
         legend_name("uniform")
-    with pytest.raises(ValueError, match="letter must be one of D, S, P, B, W; got 'Q'"):
+    with pytest.raises(ValueError, match="letter must be one of D, S, P, B, W, C, M, F; got 'Q'"):
         by_letter("Q")
     with pytest.raises(ValueError, match="relation must be one of add, remove, add_or_remove for sampler poisson; "
                                          "got 'substitution'"):

@@ -12,6 +12,14 @@ Every generator returns a BatchPlan: ``indices`` (example ids, batch after batch
   b_t ~ Bin(n - b_1 - ... - b_{t-1}, 1/(T - t + 1)); the same law as Alg. 3 (tested);
 - wor: each batch a uniform subset of fixed size b, independently across steps (lebeda24).
 
+The correlated-noise samplers (issue 44, docs/MATRIX.md) draw a whole run of ``steps`` steps
+(their law is not one of epochs): ``cyclic_poisson_batches`` (k public groups, example i in group
+i mod k; at step t each example of group t mod k joins with probability q),
+``fixed_balls_and_bins_batches`` (each example in one uniform bin s of [k], in the batches of the
+steps t = s mod k) and ``b_min_sep_batches`` (after a participation at t the next is at
+t + b_sep - 1 + G, G ~ Geometric(p) on {1, 2, ...}; the first at G - 1, or with warm start
+j - 1 + G, j in [0, b_sep) with probability proportional to (1, p, ..., p)).
+
 ``pad_or_truncate`` turns a batch into exactly B slots, as in chua25 Sec. 5: a larger batch is
 subsampled uniformly without replacement, a smaller one padded with index -1 and weight 0.
 
@@ -145,6 +153,66 @@ def wor_batches(n: int, steps: int, batch_size: int, seed=None) -> BatchPlan:
     return BatchPlan(indices, np.arange(steps + 1, dtype=np.int64) * batch_size, n)
 
 
+def _plan_of_members(members: list[np.ndarray], n: int) -> BatchPlan:
+    """A BatchPlan of the batches ``members`` (int64 arrays of example ids, one per step)."""
+    sizes = np.array([len(batch) for batch in members], dtype=np.int64)
+    indices = np.concatenate(members).astype(np.int64) if members else np.zeros(0, np.int64)
+    return BatchPlan(indices, np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64), n)
+
+
+def cyclic_poisson_batches(n: int, steps: int, cycle_length: int, rate: float, seed=None) -> BatchPlan:
+    """Cyclic Poisson (Choquette-Choo et al. 2023): example i in public group i mod k; at step t
+    each example of group t mod k joins independently with probability ``rate``."""
+    n = check_int_at_least("n", n, 1)
+    steps = check_int_at_least("steps", steps, 1)
+    cycle_length = check_int_at_least("cycle_length", cycle_length, 1)
+    if cycle_length > n:
+        raise ValueError(f"cycle_length must be at most n = {n} (every group needs an example); got {cycle_length}")
+    rate = check_rate("sampling_rate", rate)
+    rng = _rng(seed)
+    groups = [np.arange(group, n, cycle_length, dtype=np.int64) for group in range(cycle_length)]
+    return _plan_of_members([group[rng.random(len(group)) < rate] for group in
+                             (groups[t % cycle_length] for t in range(steps))], n)
+
+
+def fixed_balls_and_bins_batches(n: int, steps: int, cycle_length: int, seed=None) -> BatchPlan:
+    """Fixed balls-and-bins (jax-privacy's balls-in-bins): each example in one uniform bin s of
+    [k], drawn once; batch t holds the examples of bin t mod k (ascending ids)."""
+    n = check_int_at_least("n", n, 1)
+    steps = check_int_at_least("steps", steps, 1)
+    cycle_length = check_int_at_least("cycle_length", cycle_length, 1)
+    bins = _rng(seed).integers(0, cycle_length, size=n)
+    order, offsets = _group_by_bin(bins, cycle_length)
+    cycle = [order[offsets[s]:offsets[s + 1]] for s in range(cycle_length)]
+    return _plan_of_members([cycle[t % cycle_length] for t in range(steps)], n)
+
+
+def b_min_sep_batches(n: int, steps: int, min_separation: int, rate: float, warm_start: bool = False,
+                      seed=None) -> BatchPlan:
+    """b-min-sep (Dong & Ganesh 2026): each example independently; after a participation at t the
+    next at t + b_sep - 1 + G, G ~ Geometric(rate) on {1, 2, ...}; the first at G - 1 (cold start) or,
+    with ``warm_start``, at j - 1 + G with j in [0, b_sep) drawn with weights (1, p, ..., p) (the
+    stationary law of the last participation before step 0, at j - b_sep)."""
+    n = check_int_at_least("n", n, 1)
+    steps = check_int_at_least("steps", steps, 1)
+    separation = check_int_at_least("min_separation", min_separation, 1)
+    rate = check_rate("sampling_rate", rate)
+    if not isinstance(warm_start, bool | np.bool_):
+        raise ValueError(f"warm_start must be True or False; got {warm_start!r}")
+    rng = _rng(seed)
+    start = np.zeros(n, dtype=np.int64)
+    if warm_start:
+        weights = np.array([1.0] + [rate] * (separation - 1))
+        start = rng.choice(separation, size=n, p=weights / weights.sum()).astype(np.int64)
+    following = start - 1 + rng.geometric(rate, size=n)
+    members = []
+    for t in range(steps):
+        joining = np.flatnonzero(following == t)
+        following[joining] = t + separation - 1 + rng.geometric(rate, size=joining.size)
+        members.append(joining.astype(np.int64))
+    return _plan_of_members(members, n)
+
+
 _MAKERS = {
     "deterministic": lambda n, steps, seed, b: deterministic_batches(n, steps),
     "shuffle": lambda n, steps, seed, b: shuffle_batches(n, steps, seed),
@@ -203,10 +271,22 @@ PLANS = {
     "poisson": lambda n, steps, b, rng: poisson_batches(n, steps, rng, rate=b / n),
     "balls_and_bins": lambda n, steps, b, rng: balls_and_bins_batches(n, steps, rng),
     "wor": lambda n, steps, b, rng: wor_batches(n, steps, b, rng),
+    "cyclic_poisson": None,
+    "b_min_sep": None,
+    "fixed_balls_and_bins": None,
 }
 """The loader's epoch plan of each sampler of the registry, ``plan(n, T, b, rng)``: one epoch's
-BatchPlan (the registry says whether its sizes vary and its inclusion rate)."""
-if tuple(PLANS) != SAMPLER_NAMES:
+BatchPlan (the registry says whether its sizes vary and its inclusion rate); None for the
+correlated-noise samplers, whose runs are not described by n, b and epochs alone (a cycle length
+and a rate, a minimum separation, bins kept across epochs): ``BatchSampler`` refuses them, and
+their generators above draw their batches (``NO_LOADER_PLAN``)."""
+NO_LOADER_PLAN = {"cyclic_poisson": "cyclic_poisson_batches(n, steps, cycle_length, rate, seed)",
+                  "b_min_sep": "b_min_sep_batches(n, steps, min_separation, rate, warm_start, seed)",
+                  "fixed_balls_and_bins": "fixed_balls_and_bins_batches(n, steps, cycle_length, seed)"}
+"""The generator that draws each sampler without a loader plan."""
+LOADER_SAMPLERS = tuple(name for name, plan in PLANS.items() if plan is not None)
+"""The samplers ``BatchSampler`` draws (those with a loader plan: the papers')."""
+if tuple(PLANS) != SAMPLER_NAMES or {name for name, plan in PLANS.items() if plan is None} != set(NO_LOADER_PLAN):
     raise ImportError(f"PLANS must have one entry per registry sampler: {SAMPLER_NAMES}; got {tuple(PLANS)}")
 
 
@@ -264,7 +344,11 @@ class BatchSampler:
         if not isinstance(truncation, Truncation):
             raise ValueError(f"truncation must be a Truncation or None; got {truncation!r}")
         max_batch_size, truncation_delta_target = truncation.max_batch_size, truncation.delta_target
-        self.sampler = check_choice("sampler", sampler, SAMPLER_NAMES)
+        if sampler in NO_LOADER_PLAN:
+            raise ValueError(f"sampler must be one of {', '.join(LOADER_SAMPLERS)} for BatchSampler (a run of "
+                             f"{sampler} is not described by dataset_size, batch_size and epochs); its batches: "
+                             f"dpsampling.batches.{NO_LOADER_PLAN[sampler]}; got {sampler!r}")
+        self.sampler = check_choice("sampler", sampler, LOADER_SAMPLERS)
         self.dataset_size = check_int_at_least("dataset_size", dataset_size, 1)
         self.batch_size = _check_int_in("batch_size", batch_size, 1, self.dataset_size, "dataset_size")
         self.epochs = check_int_at_least("epochs", epochs, 1)
@@ -274,7 +358,7 @@ class BatchSampler:
         if (max_batch_size is not None or truncation_delta_target is not None) \
                 and not SAMPLERS[self.sampler].variable_size:
             given = "truncation.max_batch_size" if max_batch_size is not None else "truncation.delta_target"
-            raise ValueError(f"{given} applies to samplers {', '.join(VARIABLE_SIZE)} only "
+            raise ValueError(f"{given} applies to samplers {', '.join(n for n in VARIABLE_SIZE if n in LOADER_SAMPLERS)} only "
                              f"(their batch sizes vary); got it with sampler {self.sampler!r}")
         if max_batch_size is not None and truncation_delta_target is not None:
             raise ValueError("truncation.max_batch_size and truncation.delta_target must not both be given; got "

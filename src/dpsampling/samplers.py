@@ -61,7 +61,10 @@ class Sampler:
     papers' Monte Carlo estimators (``accountants.ballsbins``); ``correlated_noise``: the
     ``accountants.matrix`` sampler a phase of it with banded correlated noise (``coefficients``
     other than [1], docs/MATRIX.md) is accounted as (its cycle length: the steps per epoch, or 1
-    for a rate-based sampler), None where correlated noise is not supported."""
+    for poisson), None where correlated noise is not supported; ``matrix_only``: it is one of the
+    correlated-noise samplers of issue 44 (docs/MATRIX.md), accounted through that law alone (with
+    coefficients [1] too) and not one of the papers' samplers: the papers' experiments, compare's
+    default list and the loader audit's candidates are ``PAPER_SAMPLERS``."""
 
     name: str
     letter: str
@@ -80,6 +83,7 @@ class Sampler:
     monte_carlo: bool = False
     variants: tuple[str, ...] = ()
     correlated_noise: str | None = None
+    matrix_only: bool = False
 
     def check_relation(self, relation: str) -> str:
         _check_choice("relation", relation, RELATIONS)
@@ -116,19 +120,53 @@ SAMPLERS: dict[str, Sampler] = {
         upper_method=CERTIFIED_UPPER,
         doc="a uniformly random batch of exactly b of n examples per step, q = b / n (lebeda24)",
         distance=2.0),  # its pair is Poisson's at sigma / 2 (lebeda24 Thm 10.2)
+    # the correlated-noise samplers of issue 44 (docs/MATRIX.md), after the papers' five (whose
+    # indices and orders the papers' shard keys and seeds use)
+    "cyclic_poisson": Sampler(
+        "cyclic_poisson", "C", "cyclic Poisson subsampling", "cyclic Poisson", "tab:orange", rate_based=True,
+        variable_size=True, inclusion_rate=_no_rate, relations=ADD_OR_REMOVE, lower_method=CERTIFIED_LOWER,
+        upper_method=CERTIFIED_UPPER,
+        doc="k public groups (cycle length k = steps per epoch); at step t each example of group t mod k joins "
+            "independently with probability q (Choquette-Choo et al. 2023)",
+        tight=False, correlated_noise="cyclic_poisson", matrix_only=True),  # its reduction dominates (last cycle cut)
+    "b_min_sep": Sampler(
+        "b_min_sep", "M", "b-min-sep sampling", "b-min-sep", "tab:brown", rate_based=True, variable_size=True,
+        inclusion_rate=_no_rate, relations=ADD_OR_REMOVE, lower_method=CERTIFIED_LOWER,
+        upper_method=CERTIFIED_UPPER,
+        doc="each example's participations at least min_separation steps apart, the next one after a geometric(p) "
+            "wait; optional warm start (Dong & Ganesh 2026)",
+        tight=False, correlated_noise="b_min_sep", matrix_only=True),
+    "fixed_balls_and_bins": Sampler(
+        "fixed_balls_and_bins", "F", "fixed balls-and-bins", "fixed balls-and-bins", "tab:olive", rate_based=False,
+        variable_size=True, inclusion_rate=_rate_one_over_steps, relations=ADD_OR_REMOVE,
+        lower_method=CERTIFIED_LOWER, upper_method=CERTIFIED_UPPER,
+        doc="each example in one uniformly random step of the cycle, the same step in every cycle (jax-privacy's "
+            "balls-in-bins, Choquette-Choo et al. 2024)",
+        correlated_noise="fixed_balls_and_bins", matrix_only=True),
 }
 
 SAMPLER_NAMES: tuple[str, ...] = tuple(SAMPLERS)
 """The samplers' names, in registry order (the CLI's and the config schema's choices)."""
 
-GENERATORS: tuple[str, ...] = tuple(g for spec in SAMPLERS.values() for g in (spec.name, *spec.variants))
-"""Every batch generator: each sampler, then its variants (``dpsampling.batches.make_batches``)."""
+GENERATORS: tuple[str, ...] = tuple(g for spec in SAMPLERS.values() if not spec.matrix_only
+                                    for g in (spec.name, *spec.variants))
+"""The generators ``dpsampling.batches.make_batches`` draws one epoch with (from n, T, seed and b):
+each of the papers' samplers, then its variants. The correlated-noise samplers' generators take
+their own parameters (cycle length, rate, minimum separation: ``batches.cyclic_poisson_batches``,
+...)."""
 
 RATE_BASED: tuple[str, ...] = tuple(name for name, spec in SAMPLERS.items() if spec.rate_based)
-"""The samplers described by a sampling rate (poisson, wor), in registry order."""
+"""The samplers described by a sampling rate (poisson, wor, cyclic_poisson, b_min_sep), in registry order."""
 
 VARIABLE_SIZE: tuple[str, ...] = tuple(name for name, spec in SAMPLERS.items() if spec.variable_size)
 """The samplers whose batch sizes vary (truncation to a fixed size applies)."""
+
+PAPER_SAMPLERS: tuple[str, ...] = tuple(name for name, spec in SAMPLERS.items() if not spec.matrix_only)
+"""The papers' samplers (D, S, P, B, W), in registry order: their experiments, compare's default
+list and the loader audit's candidates (the correlated-noise samplers are ``matrix_only``)."""
+
+PAPER_RATE_BASED: tuple[str, ...] = tuple(name for name in RATE_BASED if name in PAPER_SAMPLERS)
+"""The papers' rate-based samplers (poisson, wor), in registry order: lebeda24's samplers."""
 
 
 def sampler_entry(name) -> Sampler:
@@ -143,7 +181,7 @@ def generator_entry(generator) -> Sampler:
 
 
 def by_letter(letter: str) -> Sampler:
-    """The entry whose letter (the papers' D, S, P, B, W) is ``letter``."""
+    """The entry whose letter (the papers' D, S, P, B, W; C, M, F for issue 44's) is ``letter``."""
     letters = {spec.letter: spec for spec in SAMPLERS.values()}
     return letters[_check_choice("letter", letter, tuple(letters))]
 
@@ -154,5 +192,5 @@ def legend_name(name: str) -> str:
     return f"{spec.label} ({spec.letter})"
 
 
-__all__ = ["CERTIFIED_LOWER", "CERTIFIED_UPPER", "EXACT", "GENERATORS", "RATE_BASED", "SAMPLERS", "SAMPLER_NAMES",
-           "VARIABLE_SIZE", "Sampler", "by_letter", "generator_entry", "legend_name", "sampler_entry"]
+__all__ = ["CERTIFIED_LOWER", "CERTIFIED_UPPER", "EXACT", "GENERATORS", "PAPER_RATE_BASED", "PAPER_SAMPLERS",
+           "RATE_BASED", "SAMPLERS", "SAMPLER_NAMES", "VARIABLE_SIZE", "Sampler", "by_letter", "generator_entry", "legend_name", "sampler_entry"]

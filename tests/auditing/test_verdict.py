@@ -13,8 +13,8 @@ import pytest
 from scipy import stats
 from stand_in_loaders import BROKEN, REAL
 
-from dpsampling import SAMPLERS, audit
-from dpsampling.batches import BatchSampler
+from dpsampling import audit
+from dpsampling.batches import LOADER_SAMPLERS, BatchSampler
 
 N, B = 2_000, 64
 
@@ -33,7 +33,7 @@ def _jax_strategies(n, b):
 
 def _real_loaders(n, b, seed):
     """(name, loader, the sampler it is) of every real loader of issue 34 that needs no torch."""
-    loaders = [(f"BatchSampler {s}", BatchSampler(s, n, b, epochs=3, seed=seed), s) for s in SAMPLERS]
+    loaders = [(f"BatchSampler {s}", BatchSampler(s, n, b, epochs=3, seed=seed), s) for s in LOADER_SAMPLERS]
     loaders += [(name, make(n, b, seed), sampler) for name, (make, sampler) in REAL.items()]
     return loaders
 

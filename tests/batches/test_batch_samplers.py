@@ -20,6 +20,8 @@ from dpsampling.accountants.loader import LoaderAccounting
 from dpsampling.batches import PAD_INDEX, BatchSampler, PaddedDataset, Truncation
 from dpsampling.samplers import VARIABLE_SIZE
 
+LOADER_VARIABLE_SIZE = [name for name in VARIABLE_SIZE if name in batches.LOADER_SAMPLERS]
+
 try:  # optional: the DataLoader tests run where torch is installed
     import torch
     from torch.utils.data import DataLoader, TensorDataset
@@ -65,7 +67,7 @@ def _assignment(epoch_batches, n):
 
 # --- exact properties --------------------------------------------------------------------------
 
-@pytest.mark.parametrize("sampler", batches.SAMPLERS)
+@pytest.mark.parametrize("sampler", batches.LOADER_SAMPLERS)
 def test_steps_length_and_dtype(sampler):
     s = BatchSampler(sampler, 1003, 10, epochs=3, seed=5)
     assert s.steps_per_epoch == 101 == math.ceil(1003 / 10)
@@ -164,7 +166,7 @@ def test_epochs_are_independent(sampler):
 
 # --- reproducibility ---------------------------------------------------------------------------
 
-@pytest.mark.parametrize("sampler", batches.SAMPLERS)
+@pytest.mark.parametrize("sampler", batches.LOADER_SAMPLERS)
 def test_reiterable_and_reproducible(sampler):
     s = BatchSampler(sampler, 97, 10, epochs=3, seed=11)
     first = [b.tolist() for b in s]
@@ -188,7 +190,7 @@ def test_iterating_does_not_advance_any_state():
 
 # --- truncation and padding (chua25 App. C) ----------------------------------------------------
 
-@pytest.mark.parametrize("sampler", VARIABLE_SIZE)
+@pytest.mark.parametrize("sampler", LOADER_VARIABLE_SIZE)
 def test_padded_batches_have_exactly_B_slots_and_keep_short_batches_whole(sampler):
     n, b, B = 200, 20, 22
     s = BatchSampler(sampler, n, b, epochs=3, seed=4, truncation=Truncation(max_batch_size=B))
@@ -228,7 +230,7 @@ def test_truncation_keeps_a_uniform_subset():
         BatchSampler("balls_and_bins", 100, 10, truncation=Truncation(max_batch_size=5))
 
 
-@pytest.mark.parametrize("sampler", VARIABLE_SIZE)
+@pytest.mark.parametrize("sampler", LOADER_VARIABLE_SIZE)
 def test_truncation_delta_matches_the_appendix_c_formula(sampler):
     n, b, B, epochs = 1000, 10, 25, 3
     s = BatchSampler(sampler, n, b, epochs=epochs, truncation=Truncation(max_batch_size=B, epsilon=2.0))
@@ -391,7 +393,7 @@ def test_torch_dataloader_yields_our_indices(sampler):
 
 
 @needs_torch
-@pytest.mark.parametrize("sampler", VARIABLE_SIZE)
+@pytest.mark.parametrize("sampler", LOADER_VARIABLE_SIZE)
 def test_torch_dataloader_with_variable_batches_needs_an_empty_safe_collate(sampler):
     """Unpadded Poisson/balls-and-bins batches can be empty, which torch's default collate rejects;
     with a collate that accepts an empty list the loader yields exactly our batches."""

@@ -59,8 +59,8 @@ CLI_CASES = [
     (_account({"--sampling-rate": "1.5"}), E + "argument --sampling-rate: sampling_rate must be in (0, 1]; got 1.5"),
     (_account({}, drop=("--sampling-rate",)), E + "argument --sampling-rate: sampling_rate must be given for sampler "
      "poisson (or dataset_size and batch_size, q = batch_size / dataset_size); got neither (there is no default rate)"),
-    (_account({"--sampler": "deterministic"}), E + "argument --sampling-rate: sampling_rate applies to samplers poisson "
-     "and wor only (deterministic is described by its steps per epoch and epochs); got 0.1"),
+    (_account({"--sampler": "deterministic"}), E + "argument --sampling-rate: sampling_rate applies to samplers poisson, "
+     "wor, cyclic_poisson, b_min_sep only (deterministic is described by its steps per epoch and epochs); got 0.1"),
     (_account({"--epochs": "2"}), E + "argument --steps: steps must not be given with epochs: steps is the total number "
      "of steps; give epochs with steps_per_epoch (or dataset_size and batch_size) instead; got steps=10 and epochs=2"),
     (_account({"--dataset-size": "100"}), E + "argument --batch-size: batch_size must be given with dataset_size (they "
@@ -97,8 +97,8 @@ CLI_CASES = [
     # schedules: the file, the phase, the field
     (["account", "--schedule", "{tmp}/missing.yaml", "--delta", "1e-5"], E + "{tmp}/missing.yaml: schedule file not found"),
     (["account", "--schedule", "{tmp}/shuffle.yaml", "--delta", "1e-5"], E + "{tmp}/shuffle.yaml: phase 1: field "
-     "'sampler' is 'shuffle'; allowed: deterministic, poisson, balls_and_bins, wor (a sampler without a dominating "
-     "pair cannot be composed)"),
+     "'sampler' is 'shuffle'; allowed: deterministic, poisson, balls_and_bins, wor, cyclic_poisson, b_min_sep, "
+     "fixed_balls_and_bins (a sampler without a dominating pair cannot be composed)"),
     (["account", "--schedule", "{tmp}/rate.yaml", "--delta", "1e-5"], E + "{tmp}/rate.yaml: phase 1: sampling_rate must "
      "be given for sampler poisson (or dataset_size and batch_size, q = batch_size / dataset_size); got neither "
      "(there is no default rate)"),

@@ -93,3 +93,28 @@ def test_calibrate_of_a_certified_reduction_is_certified(run_json):
     correlated, plain = run_json(*common, "--coefficients", "2"), run_json(*common)
     assert correlated["calibrations"][0]["method"] == "certified"
     assert correlated["calibrations"][0]["sigma_sufficient"] == 2 * plain["calibrations"][0]["sigma_sufficient"]
+
+
+def test_the_correlated_noise_samplers_are_sampler_choices(run_json, same_records):
+    """``--sampler cyclic_poisson`` with ``--coefficients``: the face's certified answer (bands <= k);
+    ``--sampler b_min_sep`` with ``--min-separation``, ``--warm-start``: the face's Monte Carlo."""
+    cyclic = run_json("account", "--sampler", "cyclic_poisson", "--sigma", "2", "--sampling-rate", "0.1",
+                      "--steps-per-epoch", "2", "--epochs", "15", "--coefficients", "1,0.5", "--delta", "1e-5")
+    phase = Phase("cyclic_poisson", 2.0, sampling_rate=0.1, steps_per_epoch=2, epochs=15, coefficients=[1, 0.5])
+    assert same_records(cyclic["bounds"], Accountant(phase).epsilon_bounds([1e-5]))
+    assert cyclic["attrs"]["method"] == "certified" and cyclic["attrs"]["certified_reduction"][0]["steps"] == 15
+    separated = run_json("account", "--sampler", "b_min_sep", "--sigma", "1.2", "--sampling-rate", "0.2", "--steps",
+                         "20", "--min-separation", "2", "--warm-start", "--epsilon", "1", "--samples", "2000",
+                         "--seed", "5")
+    phase = Phase("b_min_sep", 1.2, sampling_rate=0.2, steps=20, min_separation=2, warm_start=True)
+    face = Accountant(phase, method="monte_carlo", samples=2000, seed=5).delta_bounds([1.0])
+    assert same_records(separated["bounds"], face)
+    assert separated["inputs"]["min_separation"] == 2 and separated["inputs"]["warm_start"] is True
+    assert separated["attrs"]["phases"][0]["warm_start"] is True
+
+
+def test_a_separation_flag_for_another_sampler_is_refused_in_one_line(run):
+    result = run("account", "--sampler", "poisson", "--sigma", "1", "--sampling-rate", "0.1", "--steps", "10",
+                 "--min-separation", "2", "--delta", "1e-5")
+    assert result.code == 2 and result.out == "" and len(result.err.strip().splitlines()) == 1
+    assert "argument --min-separation: min_separation applies to sampler b_min_sep only; got 2" in result.err

@@ -10,10 +10,11 @@ import types
 
 import pytest
 
-from dpsampling import SAMPLERS, Accountant, Phase, calibrate_sigma
+from dpsampling import Accountant, Phase, calibrate_sigma
 from dpsampling.accountants.samplers import sampler_spec
 from dpsampling.batches import BatchSampler, Truncation
 from dpsampling.integrations import opacus as ours
+from dpsampling.samplers import PAPER_SAMPLERS
 
 DELTA = 1e-5
 
@@ -114,7 +115,15 @@ def test_register_puts_the_class_in_opacus_registry(monkeypatch):
     assert registry["dpsampling-shuffle"].steps_per_epoch == 10
 
 
-@pytest.mark.parametrize("sampler", SAMPLERS)
+@pytest.mark.parametrize(("sampler", "missing"), [("cyclic_poisson", "steps_per_epoch must be given"),
+                                                  ("b_min_sep", "min_separation must be given")])
+def test_get_noise_multiplier_refuses_a_run_its_signature_cannot_describe(sampler, missing):
+    """Opacus' signature (a rate and epochs) has no cycle length or minimum separation."""
+    with pytest.raises(ValueError, match=f"{missing} for sampler {sampler}"):
+        ours.get_noise_multiplier(target_epsilon=3.0, target_delta=DELTA, sample_rate=0.05, epochs=2, sampler=sampler)
+
+
+@pytest.mark.parametrize("sampler", [*PAPER_SAMPLERS, "fixed_balls_and_bins"])
 def test_get_noise_multiplier_for_every_sampler(sampler):
     """Opacus' signature; the answer is the face's sigma shown sufficient for the same run."""
     target, rate, epochs = 3.0, 0.05, 2

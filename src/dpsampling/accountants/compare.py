@@ -1,9 +1,10 @@
 """What each way of batching costs for one training run: eps bounds, or the sigma needed, per sampler.
 
 The run is described once, in ``run.Phase``'s keywords (a dataset of n examples with batch size b,
-and epochs or total steps); each sampler of the registry runs it at the same sigma (poisson and
-wor at rate q = b / n, the others in T = ceil(n / b) batches per epoch) and is accounted by the
-one ``Accountant``; the answers are its long frames, one block per sampler (column ``sampler``).
+and epochs or total steps); each of the papers' samplers (``samplers.PAPER_SAMPLERS``; the
+correlated-noise ones take a cycle length, a rate or a separation of their own) runs it at the
+same sigma (poisson and wor at rate q = b / n, the others in T = ceil(n / b) batches per epoch)
+and is accounted by the one ``Accountant``; the answers are its long frames, one block per sampler (column ``sampler``).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from dpsampling.accountants.accountant import Accountant
 from dpsampling.accountants.calibrate import DEFAULT_RTOL, RUN_COLUMNS, START_SIGMA, calibrate_sigma
 from dpsampling.accountants.relations import ADD_OR_REMOVE, DEFAULT_RELATION
 from dpsampling.accountants.run import Phase
-from dpsampling.accountants.samplers import SAMPLERS
+from dpsampling.samplers import PAPER_SAMPLERS
 from dpsampling.validation import check_choice
 
 COMPARE_RELATIONS = ADD_OR_REMOVE
@@ -31,7 +32,7 @@ def _run_columns(phase: Phase) -> dict:
 
 
 def compare_epsilons(sigma: float, delta: float, *, relation: str = DEFAULT_RELATION, accuracy: float = 0.01,
-                     samplers=tuple(SAMPLERS), **run) -> pd.DataFrame:
+                     samplers=PAPER_SAMPLERS, **run) -> pd.DataFrame:
     """The eps bounds of every sampler in ``samplers`` for the run (``Phase`` keywords ``run``) at
     ``sigma``: the Accountant's long frame per sampler, with columns sampler and the run's."""
     check_choice("relation", relation, COMPARE_RELATIONS)
@@ -45,7 +46,7 @@ def compare_epsilons(sigma: float, delta: float, *, relation: str = DEFAULT_RELA
 
 
 def compare_sigmas(target_epsilon: float, delta: float, *, relation: str = DEFAULT_RELATION, accuracy: float = 0.01,
-                   rtol: float = DEFAULT_RTOL, samplers=tuple(SAMPLERS), **run) -> pd.DataFrame:
+                   rtol: float = DEFAULT_RTOL, samplers=PAPER_SAMPLERS, **run) -> pd.DataFrame:
     """One row per sampler (``Calibration.as_row``): the sigma shown sufficient for (target_epsilon,
     delta) under ``relation`` (``calibrate_sigma``), the largest not shown sufficient and the
     largest shown insufficient, with the run's columns."""

@@ -21,7 +21,16 @@ Correlated noise (docs/MATRIX.md): ``coefficients`` (c_0, ..., c_{b-1}) is the f
 the lower-triangular banded Toeplitz C of DP matrix factorization (y = C g + sigma Z); the
 default (1.0,) is DP-SGD, and such a phase is exactly today's. Other coefficients apply to the
 samplers whose registry entry names a ``correlated_noise`` law (balls_and_bins; poisson, as cyclic
-Poisson of cycle length 1); ``matrix_run()`` is the phase as an ``accountants.matrix.MatrixRun``.
+Poisson of cycle length 1; the correlated-noise samplers); ``matrix_run()`` is the phase as an
+``accountants.matrix.MatrixRun``.
+
+The correlated-noise samplers (registry ``matrix_only``; accounted through ``accountants.matrix``
+whatever the coefficients): cyclic_poisson needs ``sampling_rate`` q and ``steps_per_epoch``, its
+cycle length k (steps a whole number of cycles); b_min_sep needs ``sampling_rate`` p and
+``min_separation`` (``warm_start``: False unless given); fixed_balls_and_bins is described like
+balls_and_bins, its cycle length being the steps per epoch. ``dataset_size`` and ``batch_size`` do
+not describe a cyclic_poisson or b_min_sep run (q is a group's rate, p a renewal rate, not b / n);
+``min_separation`` and ``warm_start`` apply to b_min_sep alone.
 
 Bad input raises one ``ValueError`` naming the argument, the value and what is allowed.
 """
@@ -53,6 +62,8 @@ DP_SGD_COEFFICIENTS = (1.0,)
 """The default first column of C: the identity, DP-SGD."""
 RUN_FIELDS = ("steps", "epochs", "steps_per_epoch", "sampling_rate", "dataset_size", "batch_size")
 """The keywords that describe how long a phase runs and how it samples (``Phase``)."""
+SEPARATION_FIELDS = ("min_separation", "warm_start")
+"""The keywords of b-min-sep sampling alone (``Phase``; the CLI's --min-separation, --warm-start)."""
 
 
 def _steps_per_epoch_of_rate(rate: float) -> int:
@@ -67,12 +78,14 @@ class Phase:
     ``dataset_size`` and ``batch_size``); ``sampling_rate`` (poisson, wor). Resolved attributes:
     sampler, sigma, steps (total), steps_per_epoch, epochs, sampling_rate (None for epoch-based
     samplers), dataset_size, batch_size (None when not given), coefficients (the first column of
-    the banded Toeplitz C, a tuple of floats; (1.0,) is DP-SGD)."""
+    the banded Toeplitz C, a tuple of floats; (1.0,) is DP-SGD), min_separation and warm_start
+    (b_min_sep; None for the other samplers)."""
 
     __slots__ = ("batch_size", "coefficients", "dataset_size", "epochs", "sampler", "sampling_rate", "sigma", "steps",
-                 "steps_per_epoch")
+                 "steps_per_epoch", "min_separation", "warm_start")
 
-    def __init__(self, sampler: str, sigma: float, *, coefficients=DP_SGD_COEFFICIENTS, **run):
+    def __init__(self, sampler: str, sigma: float, *, coefficients=DP_SGD_COEFFICIENTS, min_separation=None,
+                 warm_start=None, **run):
         unknown = sorted(set(run) - set(RUN_FIELDS))
         if unknown:
             raise ValueError(f"{unknown[0]} is not a field of a run; allowed: {', '.join(RUN_FIELDS)}")
@@ -81,7 +94,9 @@ class Phase:
         spec = sampler_spec(sampler)
         sigma = _check_sigma(spec, sigma)
         coefficients = _check_coefficients(spec, coefficients)
+        min_separation, warm_start = _check_separation(spec, min_separation, warm_start)
         n, b = _dataset(dataset_size, batch_size)
+        _check_matrix_run_fields(spec, steps_per_epoch, n)
         _check_steps_per_epoch(steps_per_epoch, n, b)
         if spec.rate_based:
             rate = _rate(sampler, sampling_rate, n, b)
@@ -91,7 +106,7 @@ class Phase:
             total, per_epoch, count = _length(sampler, steps, epochs, per_epoch, epoch_based=False)
         else:
             if sampling_rate is not None:
-                raise ValueError(f"sampling_rate applies to samplers {' and '.join(RATE_BASED)} only ({sampler} is "
+                raise ValueError(f"sampling_rate applies to samplers {', '.join(RATE_BASED)} only ({sampler} is "
                                  f"described by its steps per epoch and epochs); got {sampling_rate!r}")
             rate = None
             per_epoch = steps_per_epoch
@@ -106,8 +121,11 @@ class Phase:
                              f"{dataset_size_text(total)} steps")
         for name, value in (("sampler", sampler), ("sigma", sigma), ("steps", total), ("epochs", count),
                             ("steps_per_epoch", per_epoch), ("sampling_rate", rate), ("dataset_size", n),
-                            ("batch_size", b), ("coefficients", coefficients)):
+                            ("batch_size", b), ("coefficients", coefficients), ("min_separation", min_separation),
+                            ("warm_start", warm_start)):
             object.__setattr__(self, name, value)
+        if spec.matrix_only:
+            self.matrix_run()  # the run's own checks (e.g. bands <= min_separation), once, here
 
     def __setattr__(self, name, value):
         raise AttributeError(f"Phase is immutable; got an assignment to {name!r}")
@@ -145,17 +163,24 @@ class Phase:
         """Whether the noise is correlated (coefficients other than DP-SGD's (1.0,))."""
         return self.coefficients != DP_SGD_COEFFICIENTS
 
+    @property
+    def matrix_accounted(self) -> bool:
+        """Whether the phase is accounted through ``accountants.matrix``: correlated noise, or a
+        correlated-noise sampler (registry ``matrix_only``) whatever its coefficients."""
+        return self.correlated or self.spec.matrix_only
+
     def matrix_run(self):
         """The phase as a ``MatrixRun`` (docs/MATRIX.md): the registry's ``correlated_noise``
-        sampler, cycle length the steps per epoch (rate-based: 1, cyclic Poisson of cycle 1 is
-        Poisson)."""
-        from dpsampling.accountants.matrix.run import MatrixRun
+        sampler with the fields its law takes; cycle length the steps per epoch (poisson: 1,
+        cyclic Poisson of cycle 1 is Poisson)."""
+        from dpsampling.accountants.matrix.run import MatrixRun, law_fields
 
-        law = self.spec.correlated_noise
-        if self.spec.rate_based:
-            return MatrixRun(self.coefficients, law, self.sigma, self.steps, cycle_length=1,
-                             sampling_rate=self.sampling_rate)
-        return MatrixRun(self.coefficients, law, self.sigma, self.steps, cycle_length=self.steps_per_epoch)
+        fields = law_fields(self.spec.correlated_noise)
+        cycle = self.steps_per_epoch if self.spec.matrix_only or not self.spec.rate_based else 1
+        given = {"cycle_length": cycle, "sampling_rate": self.sampling_rate, "min_separation": self.min_separation,
+                 "warm_start": self.warm_start}
+        return MatrixRun(self.coefficients, self.spec.correlated_noise, self.sigma, self.steps,
+                         **{name: given[name] for name in fields})
 
     def with_sigma(self, sigma: float) -> Phase:
         """The same phase at another noise multiplier."""
@@ -174,6 +199,8 @@ class Phase:
                   "expected_batch_size": self.expected_batch_size}
         if self.correlated:
             record["coefficients"] = list(self.coefficients)
+        if self.min_separation is not None:
+            record["min_separation"], record["warm_start"] = self.min_separation, self.warm_start
         return record
 
     def describe(self) -> str:
@@ -185,6 +212,13 @@ class Phase:
     def _describe_run(self) -> str:
         size = "" if self.expected_batch_size is None else f", expected batch size {self.expected_batch_size:.6g}"
         data = "" if self.dataset_size is None else f" of {self.dataset_size:,} examples"
+        if self.min_separation is not None:
+            start = "warm" if self.warm_start else "cold"
+            return (f"{self.sampler}, sigma {self.sigma:g}: {self.steps:,} steps at sampling rate "
+                    f"{self.sampling_rate:.6g}, minimum separation {self.min_separation:,}, {start} start")
+        if self.sampling_rate is not None and self.spec.matrix_only:
+            return (f"{self.sampler}, sigma {self.sigma:g}: {self.epochs:,} cycle(s) of {self.steps_per_epoch:,} "
+                    f"steps ({self.steps:,} steps) at sampling rate {self.sampling_rate:.6g}")
         if self.sampling_rate is not None:
             passes = self.steps * self.sampling_rate
             epochs = "" if self.epochs is None else f" ({self.epochs:,} epoch(s) of {self.steps_per_epoch:,} steps)"
@@ -218,6 +252,46 @@ def _check_coefficients(spec, coefficients) -> tuple[float, ...]:
         raise ValueError(f"coefficients must be [1] (DP-SGD) for sampler {spec.name}: correlated noise is accounted "
                          f"for samplers {', '.join(allowed)} (docs/MATRIX.md); got {list(values)!r}")
     return values
+
+
+def _check_separation(spec, min_separation, warm_start) -> tuple[int | None, bool | None]:
+    """(min_separation, warm_start): given and checked for b_min_sep (warm_start False unless
+    given), refused for every other sampler."""
+    from dpsampling.accountants.matrix.run import law_fields
+
+    fields = law_fields(spec.correlated_noise) if spec.matrix_only else ()
+    for name, value in (("min_separation", min_separation), ("warm_start", warm_start)):
+        if value is not None and name not in fields:
+            takers = [s for s in SAMPLER_NAMES if sampler_spec(s).matrix_only
+                      and name in law_fields(sampler_spec(s).correlated_noise)]
+            raise ValueError(f"{name} applies to sampler {', '.join(takers)} only; got {value!r} for sampler "
+                             f"{spec.name}")
+    if "min_separation" not in fields:
+        return None, None
+    if min_separation is None:
+        raise ValueError(f"min_separation must be given for sampler {spec.name} (the fewest steps between two "
+                         "participations of an example); got none")
+    separation = check_int_at_least("min_separation", min_separation, 1)
+    if warm_start is None:
+        return separation, False
+    if not isinstance(warm_start, bool):
+        raise ValueError(f"warm_start must be True or False; got {warm_start!r}")
+    return separation, warm_start
+
+
+def _check_matrix_run_fields(spec, steps_per_epoch, dataset_size) -> None:
+    """A rate-based correlated-noise sampler: no dataset_size (its rate is not b / n); a cycle
+    length (steps_per_epoch) where its law has one."""
+    from dpsampling.accountants.matrix.run import law_fields
+
+    if not (spec.matrix_only and spec.rate_based):
+        return
+    if dataset_size is not None:
+        raise ValueError(f"dataset_size must not be given for sampler {spec.name} (its sampling_rate is not "
+                         "batch_size / dataset_size); give sampling_rate; got dataset_size and batch_size")
+    if "cycle_length" in law_fields(spec.correlated_noise) and steps_per_epoch is None:
+        raise ValueError(f"steps_per_epoch must be given for sampler {spec.name} (its cycle length k: the number of "
+                         "public groups, each sampled every k steps); got none")
 
 
 def _dataset(dataset_size, batch_size) -> tuple[int | None, int | None]:
@@ -314,4 +388,5 @@ def as_phases(phases) -> tuple[Phase, ...]:
     return phases
 
 
-__all__ = ["DP_SGD_COEFFICIENTS", "MAX_SIGMA", "MAX_STEPS", "MIN_SAMPLING_RATE", "MIN_SIGMA", "RUN_FIELDS", "SAMPLER_NAMES", "STEPS_ALONE", "Phase", "as_phases"]
+__all__ = ["DP_SGD_COEFFICIENTS", "MAX_SIGMA", "MAX_STEPS", "MIN_SAMPLING_RATE", "MIN_SIGMA", "RUN_FIELDS", "SAMPLER_NAMES",
+           "SEPARATION_FIELDS", "STEPS_ALONE", "Phase", "as_phases"]

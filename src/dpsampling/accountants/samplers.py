@@ -18,6 +18,12 @@ Dominating pairs (remove = D(P||Q), add = D(Q||P); sigma = noise std / clip norm
   sigma / 2 (lebeda24 Thm 10.2, tight by Prop. 9.2). Substitution: the Appendix D construction.
 - balls_and_bins (B): each example in one uniformly random step of the epoch; the average of T
   copies of Y per epoch (chua25 Thm 3.1; proofs in ``certified.ballsbins``).
+- cyclic_poisson (C), b_min_sep (M), fixed_balls_and_bins (F), the correlated-noise samplers
+  (``matrix_only``): no laws of their own; every phase of them (coefficients [1] too) is accounted
+  through ``accountants.matrix`` (docs/MATRIX.md): the certified engine on the phases of
+  ``certified_phases`` where that reduction holds (cyclic Poisson with bands <= cycle length;
+  fixed bins with one coefficient and whole cycles; b-min-sep with min_separation 1), else
+  ``method="monte_carlo"``.
 """
 
 from __future__ import annotations
@@ -143,6 +149,9 @@ LAWS = {
     "balls_and_bins": Laws(laws=_ballsbins_laws),
     "wor": Laws(laws=_subsampled_laws, gaussian_weight=_subsampled_weight, substitution=substitution_bounds,
                 reference=_reference),
+    "cyclic_poisson": Laws(),  # accountants.matrix (module docstring)
+    "b_min_sep": Laws(),
+    "fixed_balls_and_bins": Laws(),
 }
 """One entry per sampler of the registry (``dpsampling.samplers.SAMPLERS``), in its order."""
 if tuple(LAWS) != SAMPLER_NAMES:

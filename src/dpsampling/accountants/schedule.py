@@ -14,7 +14,7 @@ as on the command line). The file is read strictly (``yamlfile.read_yaml``: a di
 that is not text and a key given twice are refused). Every error is one line naming the file,
 the phase, the field, the value and what is allowed. ``coefficients`` (a list of numbers, the
 first column of the banded Toeplitz C of correlated noise, docs/MATRIX.md) is optional, [1]
-(DP-SGD) by default.
+(DP-SGD) by default; ``min_separation`` and ``warm_start`` (true or false) are b_min_sep's.
 """
 
 from __future__ import annotations
@@ -22,11 +22,11 @@ from __future__ import annotations
 import math
 import re
 
-from dpsampling.accountants.run import RUN_FIELDS, Phase
+from dpsampling.accountants.run import RUN_FIELDS, SEPARATION_FIELDS, Phase
 from dpsampling.accountants.samplers import SAMPLERS
 from dpsampling.yamlfile import InputFileError, read_yaml
 
-FIELDS = ("sampler", "sigma", *RUN_FIELDS, "coefficients")
+FIELDS = ("sampler", "sigma", *RUN_FIELDS, "coefficients", *SEPARATION_FIELDS)
 COMPOSABLE = tuple(name for name, spec in SAMPLERS.items() if spec.composable)
 _NUMBER = re.compile(r"^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$")
 
@@ -68,6 +68,11 @@ def _phase(where: str, index: int, entry) -> Phase:
                     isinstance(_number(v, False), (int, float)) and not isinstance(v, bool) for v in value):
                 raise ScheduleError(f"{at}: field 'coefficients' is {value!r}; allowed: a list of numbers")
             values[field] = [_number(v, False) for v in value]
+            continue
+        if field == "warm_start":
+            if not isinstance(value, bool):
+                raise ScheduleError(f"{at}: field 'warm_start' is {value!r}; allowed: true or false")
+            values[field] = value
             continue
         integer = field not in ("sigma", "sampling_rate")
         value = values[field] = _number(value, integer)

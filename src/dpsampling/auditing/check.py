@@ -40,7 +40,7 @@ from dpsampling.accountants.relations import ADD_OR_REMOVE
 from dpsampling.accountants.run import Phase, as_phases
 from dpsampling.auditing.significance import rate_upper
 from dpsampling.auditing.verdict import Verdict
-from dpsampling.samplers import SAMPLERS
+from dpsampling.samplers import PAPER_SAMPLERS, SAMPLERS
 from dpsampling.validation import check_choice, check_int_at_least, check_open_unit
 
 WORDS = {"deterministic": "deterministic batches", "shuffle": "shuffled batches", "poisson": "Poisson batches",
@@ -156,11 +156,13 @@ def loader_phase(verdict: Verdict, assumed: Phase) -> Phase | None:
 
 
 def _alternatives(assumed: Phase, per_epoch: int) -> list[Phase]:
-    """Every sampler on the assumed run: the same sigma, rate (or 1/T) and steps; T batches per epoch."""
+    """Every one of the papers' samplers (the verdict's candidates; the correlated-noise samplers
+    take a cycle length, a rate or a separation of their own) on the assumed run: the same sigma,
+    rate (or 1/T) and steps; T batches per epoch."""
     rate = assumed.sampling_rate or 1.0 / per_epoch
     epochs = max(1, math.ceil(assumed.steps / per_epoch))
     return [Phase(s, assumed.sigma, sampling_rate=rate, steps=assumed.steps) if SAMPLERS[s].rate_based
-            else Phase(s, assumed.sigma, steps_per_epoch=per_epoch, epochs=epochs) for s in SAMPLERS]
+            else Phase(s, assumed.sigma, steps_per_epoch=per_epoch, epochs=epochs) for s in PAPER_SAMPLERS]
 
 
 def rounded(value: float, up: bool) -> str:

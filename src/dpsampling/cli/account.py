@@ -30,7 +30,7 @@ from dpsampling.accountants.accountant import Accountant
 from dpsampling.accountants.frames import statement
 from dpsampling.accountants.matrix.face import reduced_phases
 from dpsampling.accountants.relations import DEFAULT_RELATION
-from dpsampling.accountants.run import RUN_FIELDS
+from dpsampling.accountants.run import RUN_FIELDS, SEPARATION_FIELDS
 from dpsampling.cli.arguments import (
     FLAGS,
     accuracy,
@@ -40,6 +40,7 @@ from dpsampling.cli.arguments import (
     add_run_arguments,
     make_accountant,
     phases_of,
+    run_keywords,
 )
 from dpsampling.cli.main import OneLineParser
 from dpsampling.cli.output import bounds_records, bounds_table, dump, headline_words
@@ -140,7 +141,7 @@ def inputs(args) -> dict:
     """The flags as given (None: not given)."""
     names = ("sampler", "sigma", "schedule", *RUN_FIELDS, "coefficients", "epsilon", "delta", "relation", "accuracy",
              "refine", "pld_method", "max_grid_points")
-    return {name: getattr(args, name) for name in names}
+    return {**{name: getattr(args, name) for name in names}, **run_keywords(args, SEPARATION_FIELDS)}
 
 
 def account_document(args, phases, frame) -> dict:

@@ -16,7 +16,7 @@ from dpsampling.accountants.accountant import METHODS, Accountant
 from dpsampling.accountants.certified.engine import DEFAULT_MAX_GRID_POINTS
 from dpsampling.accountants.limits import DEFAULT_TIME_LIMIT
 from dpsampling.accountants.relations import ADD_OR_REMOVE, DEFAULT_RELATION, REFINE_CHOICES, RELATIONS
-from dpsampling.accountants.run import RUN_FIELDS, STEPS_ALONE, Phase
+from dpsampling.accountants.run import RUN_FIELDS, SEPARATION_FIELDS, STEPS_ALONE, Phase
 from dpsampling.accountants.samplers import relation_help
 
 FLAGS = {
@@ -37,6 +37,8 @@ FLAGS = {
     "method": "--pld-method",
     "max_grid_points": "--max-grid-points",
     "coefficients": "--coefficients",
+    "min_separation": "--min-separation",
+    "warm_start": "--warm-start",
     "rtol": "--rtol",
     "time_limit": "--time-limit",
 }
@@ -100,11 +102,17 @@ def coefficients(text: str) -> list[float]:
 
 
 def add_noise_arguments(parser: argparse.ArgumentParser) -> None:
-    """--coefficients: the first column of the banded Toeplitz C of correlated noise (docs/MATRIX.md)."""
+    """--coefficients: the first column of the banded Toeplitz C of correlated noise (docs/MATRIX.md);
+    --min-separation and --warm-start: b_min_sep's sampling (``run.SEPARATION_FIELDS``)."""
     parser.add_argument("--coefficients", metavar="C0,C1,...|@FILE", default=None,
                         help="correlated noise (DP matrix factorization, docs/MATRIX.md): the first column of the "
                              "banded Toeplitz C, c0,c1,... or @FILE; default 1 (DP-SGD, today's answer bit for bit); "
-                             "balls_and_bins and poisson")
+                             "balls_and_bins, poisson and the correlated-noise samplers cyclic_poisson, b_min_sep, "
+                             "fixed_balls_and_bins")
+    parser.add_argument(FLAGS["min_separation"], dest="min_separation", type=whole, metavar="B", default=None,
+                        help="b_min_sep: the fewest steps between two participations of an example")
+    parser.add_argument(FLAGS["warm_start"], dest="warm_start", action="store_const", const=True, default=None,
+                        help="b_min_sep: start from the stationary law of the last participation (default: cold start)")
 
 
 def phases_of(args, sigma: float) -> tuple[Phase, ...]:
@@ -114,13 +122,14 @@ def phases_of(args, sigma: float) -> tuple[Phase, ...]:
         keywords = run_keywords(args)
         if getattr(args, "coefficients", None) is not None:
             keywords["coefficients"] = coefficients(args.coefficients)
+        keywords.update(run_keywords(args, SEPARATION_FIELDS))
         try:
             return (Phase(args.sampler, sigma, **keywords),)
         except ValueError as error:
             if str(error).startswith(STEPS_ALONE):
                 _steps_alone(args.sampler, keywords)
             raise
-    given = [FLAGS[name] for name in ("sampler", "sigma", *RUN_FIELDS, "coefficients")
+    given = [FLAGS[name] for name in ("sampler", "sigma", *RUN_FIELDS, "coefficients", *SEPARATION_FIELDS)
              if getattr(args, name, None) is not None]
     if given:
         raise ValueError(f"--schedule describes the whole run (each phase's sampler, sigma and length); got "

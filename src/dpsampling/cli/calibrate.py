@@ -36,7 +36,7 @@ from dpsampling.accountants.calibrate import DEFAULT_RTOL, START_SIGMA, calibrat
 from dpsampling.accountants.knobs import KNOBS, budget_left, calibrate_knob
 from dpsampling.accountants.matrix.face import reduced_phases
 from dpsampling.accountants.relations import DEFAULT_RELATION
-from dpsampling.accountants.run import RUN_FIELDS
+from dpsampling.accountants.run import RUN_FIELDS, SEPARATION_FIELDS
 from dpsampling.cli.arguments import (
     FLAGS,
     accuracy,
@@ -46,6 +46,7 @@ from dpsampling.cli.arguments import (
     add_run_arguments,
     engine_options,
     phases_of,
+    run_keywords,
 )
 from dpsampling.cli.arguments import rtol as rtol_of
 from dpsampling.cli.main import OneLineParser
@@ -134,9 +135,10 @@ def run(args) -> int:
     options = _calibration_options(phases, args)
     result = calibrate_sigma(phases, args.target_epsilon, args.delta, relation=args.relation or DEFAULT_RELATION,
                              accuracy=accuracy(args), rtol=rtol_of(args), **options)
-    document = {"command": "calibrate", "inputs": {name: getattr(args, name) for name in (
+    document = {"command": "calibrate", "inputs": {**{name: getattr(args, name) for name in (
                     "sampler", "schedule", *RUN_FIELDS, "coefficients", "target_epsilon", "delta", "relation",
                     "accuracy", "refine", "rtol", "pld_method", "max_grid_points", "samples", "seed", "error_prob")},
+                    **run_keywords(args, SEPARATION_FIELDS)},
                 "run": [phase.describe() for phase in result.phases], "calibrations": [result.as_row()],
                 "words": WORDS, "attrs": result.attrs()}
     print(dump(document) if args.json else "\n".join(_text(result, args)))

@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from dpsampling import SAMPLERS
 from dpsampling.accountants.accountant import Accountant
 from dpsampling.accountants.calibrate import DEFAULT_RTOL
 from dpsampling.accountants.compare import COMPARE_RELATIONS, compare_epsilons, compare_sigmas
@@ -31,6 +30,7 @@ from dpsampling.cli.main import OneLineParser
 from dpsampling.cli.output import WORDS, bounds_records, dump, records, table
 from dpsampling.cli.paths import output_file
 from dpsampling.cli.plot import PLOT_SUFFIXES, plot_comparison
+from dpsampling.samplers import PAPER_SAMPLERS
 
 RUN = ("dataset_size", "batch_size", "epochs", "steps")
 """The run flags of compare: the data, and its length (epochs, or total steps)."""
@@ -58,7 +58,7 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     noise = parser.add_mutually_exclusive_group(required=True)
     noise.add_argument("--sigma", type=float, metavar="S", help="noise multiplier: report each sampler's eps bounds")
     noise.add_argument("--target-epsilon", type=float, metavar="E", help="target eps: report the sigma each needs")
-    parser.add_argument("--sampler", choices=SAMPLERS,
+    parser.add_argument("--sampler", choices=PAPER_SAMPLERS,
                         help="the sampler your data loader runs: its row gives the number to report")
     add_accounting_arguments(parser, relations=COMPARE_RELATIONS, engine=False)
     parser.add_argument("--rtol", type=float, metavar="R",

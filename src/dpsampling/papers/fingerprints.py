@@ -15,7 +15,7 @@ import hashlib
 
 import numpy as np
 
-from dpsampling.samplers import RATE_BASED, by_letter
+from dpsampling.samplers import PAPER_RATE_BASED, by_letter
 from dpsampling.versions import VERSIONS, algorithm_version
 
 FIG1_GENERATORS = tuple(by_letter(letter).name for letter in "SPB")
@@ -37,7 +37,7 @@ def _laplace_sample() -> list[np.ndarray]:
     from dpsampling.papers.lebeda24.laplace_mechanism import sample_privacy_loss
 
     return [sample_privacy_loss(sampler, direction, 1.0, 0.5, k, 256, seed=12345)
-            for sampler in RATE_BASED for direction in ("remove", "add") for k in (1, 2)]
+            for sampler in PAPER_RATE_BASED for direction in ("remove", "add") for k in (1, 2)]
 
 
 def _training_sample() -> list[np.ndarray]:

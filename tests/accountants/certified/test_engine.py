@@ -310,8 +310,8 @@ def test_a_later_phase_costs_privacy():
     ("steps: 3\n", "must be a mapping with a list 'phases'"),
     ("phases: []\n", "'phases' must be a non-empty list"),
     ("phases:\n  - {sampler: shuffle, sigma: 1, steps: 10}\n",
-     "phase 1: field 'sampler' is 'shuffle'; allowed: deterministic, poisson, balls_and_bins, wor (a sampler without "
-     "a dominating pair cannot be composed)"),
+     "phase 1: field 'sampler' is 'shuffle'; allowed: deterministic, poisson, balls_and_bins, wor, cyclic_poisson, "
+     "b_min_sep, fixed_balls_and_bins (a sampler without a dominating pair cannot be composed)"),
     ("phases:\n  - {sampler: poison, sigma: 1, steps: 10}\n", "phase 1: field 'sampler' is 'poison'; allowed"),
     ("phases:\n  - {sampler: poisson, sigma: 1, steps: 10, sampling_rate: 0.1, batch: 3}\n",
      "phase 1: unknown field 'batch'"),
@@ -324,7 +324,7 @@ def test_a_later_phase_costs_privacy():
     ("phases:\n  - {sampler: balls_and_bins, sigma: 1, steps: 10, epochs: 2}\n",
      "phase 1: steps must not be given with epochs: steps is the total number of steps"),
     ("phases:\n  - {sampler: balls_and_bins, sigma: 1, steps: 10, sampling_rate: 0.1}\n",
-     "phase 1: sampling_rate applies to samplers poisson and wor only"),
+     "phase 1: sampling_rate applies to samplers poisson, wor, cyclic_poisson, b_min_sep only"),
     ("phases:\n  - {sampler: poisson, sigma: one, steps: 10, sampling_rate: 0.1}\n",
      "phase 1: field 'sigma' is 'one'; allowed: a number"),
 ])

@@ -22,6 +22,9 @@ SMALL_RUNS = {
     "poisson": {"sampling_rate": 0.1, "steps": 30},
     "balls_and_bins": {"steps_per_epoch": 10, "epochs": 3},
     "wor": {"sampling_rate": 0.1, "steps": 30},
+    "cyclic_poisson": {"sampling_rate": 0.1, "steps_per_epoch": 2, "epochs": 15},
+    "b_min_sep": {"sampling_rate": 0.1, "steps": 30, "min_separation": 1},
+    "fixed_balls_and_bins": {"steps_per_epoch": 10, "epochs": 3},
 }
 CORRELATED = tuple(name for name in SAMPLER_NAMES if SAMPLERS[name].correlated_noise is not None)
 
@@ -48,7 +51,8 @@ def test_a_certified_reduction_is_the_engines_answer_on_the_reduced_phase(sample
     scaled = Accountant(Phase(sampler, 3.0, coefficients=[2.0], **run)).delta_bounds([0.5, 1.0])
     reduced = Accountant(Phase(sampler, 1.5, **run)).delta_bounds([0.5, 1.0])
     assert np.array_equal(_bounds(scaled), _bounds(reduced))
-    assert scaled.attrs["method"] == "certified" and scaled.attrs["certified_reduction"][0]["sigma"] == 1.5
+    dp_sgd_sigma = reduced.attrs.get("certified_reduction", [{"sigma": 1.5}])[0]["sigma"]  # the papers' samplers: 1.5
+    assert scaled.attrs["method"] == "certified" and scaled.attrs["certified_reduction"][0]["sigma"] == dp_sgd_sigma
     assert scaled.attrs["phases"][0]["coefficients"] == [2.0]
 
 
@@ -106,6 +110,84 @@ def test_the_monte_carlo_bracket_meets_the_certified_one():
     certified = Accountant(Phase("balls_and_bins", 0.8, **run), accuracy=1e-3).delta_bounds(epsilons)
     for row, exact in zip(mc.itertuples(), certified.itertuples()):
         assert row.delta_lower <= exact.delta_upper and exact.delta_lower <= row.delta_upper, (row, exact)
+
+
+MATRIX_ONLY = tuple(name for name in SAMPLER_NAMES if SAMPLERS[name].matrix_only)
+
+
+@pytest.mark.parametrize("sampler", MATRIX_ONLY)
+def test_a_correlated_noise_sampler_is_its_matrix_run_on_the_face(sampler):
+    """A phase of a correlated-noise sampler is accounted as its MatrixRun, coefficients [1] too:
+    the registry's law, its fields; where certified_phases reduces it, the engine's answer on them."""
+    from dpsampling.accountants.matrix import certified_phases
+
+    separation = {"min_separation": 2} if "min_separation" in SMALL_RUNS[sampler] else {}  # room for two bands
+    phase = Phase(sampler, 1.5, coefficients=[1.0, 0.5], **{**SMALL_RUNS[sampler], **separation})
+    run = phase.matrix_run()
+    assert run.sampler == SAMPLERS[sampler].correlated_noise and run.steps == 30 and run.coefficients == (1.0, 0.5)
+    assert run.cycle_length == phase.steps_per_epoch and run.sampling_rate == phase.sampling_rate
+    assert run.min_separation == phase.min_separation
+    dp_sgd = Phase(sampler, 1.5, **SMALL_RUNS[sampler])
+    reduction = certified_phases(dp_sgd.matrix_run())
+    assert reduction is not None  # every small run with coefficients [1] has its certified reduction
+    ours = Accountant(dp_sgd).delta_bounds([1.0])
+    assert np.array_equal(_bounds(ours), _bounds(Accountant(reduction).delta_bounds([1.0])))
+    assert ours.attrs["certified_reduction"] == [p.as_dict() for p in reduction]
+
+
+def test_cyclic_poisson_is_certified_with_bands_up_to_its_cycle_length():
+    """Bands <= k: ceil(T / k) Poisson steps at sigma / ||c|| (docs/MATRIX.md); bands > k: refused
+    by the certified method (and without a Monte Carlo here)."""
+    run = {"sampling_rate": 0.1, "steps_per_epoch": 2, "epochs": 15}
+    banded = Accountant(Phase("cyclic_poisson", 2.0, coefficients=[1.0, 0.5], **run)).epsilon_bounds([1e-5])
+    poisson = Phase("poisson", 2.0 / np.sqrt(1.25), sampling_rate=0.1, steps=15)
+    assert np.array_equal(_bounds(banded), _bounds(Accountant(poisson).epsilon_bounds([1e-5])))
+    too_long = Phase("cyclic_poisson", 2.0, coefficients=[1.0, 0.5, 0.25], **run)
+    with pytest.raises(ValueError, match="there is no certified bound for this run: cyclic_poisson"):
+        Accountant(too_long)
+    with pytest.raises(ValueError, match="has no Monte Carlo here"):
+        Accountant(too_long, method="monte_carlo")
+
+
+def test_b_min_sep_without_a_reduction_is_refused_by_certified_and_answered_by_monte_carlo():
+    phase = Phase("b_min_sep", 1.2, sampling_rate=0.2, steps=20, min_separation=2, warm_start=True)
+    with pytest.raises(ValueError, match="there is no certified bound for this run: b_min_sep, sigma 1.2: 20 steps at "
+                                         "sampling rate 0.2, minimum separation 2, warm start"):
+        Accountant(phase)
+    frame = Accountant(phase, method="monte_carlo", samples=2_000, seed=3).delta_bounds([1.0])
+    assert frame.attrs["method"] == "monte_carlo" and "not certified" in frame.attrs["method_label"]
+    assert frame.attrs["phases"][0]["min_separation"] == 2 and frame.attrs["phases"][0]["warm_start"] is True
+    assert (frame["delta_lower"] <= frame["delta_upper"]).all()
+
+
+def test_fixed_bins_monte_carlo_meets_its_certified_reduction():
+    """c = (1, 0) is fixed balls-and-bins with one coefficient and two bands: the face's Monte Carlo
+    and the certified reduction (one epoch of balls-and-bins at sigma / sqrt(E)) bound the same
+    delta. Seeded; each of the 2 x 2 x 2 confidence bounds fails with probability <= 1e-6, so the
+    test fails falsely with probability <= 8e-6."""
+    run = {"steps_per_epoch": 4, "epochs": 2}
+    epsilons = [0.5, 1.0]
+    mc = Accountant(Phase("fixed_balls_and_bins", 1.1, coefficients=[1.0, 0.0], **run), method="monte_carlo",
+                    samples=4_000, error_prob=1e-6, seed=12).delta_bounds(epsilons)
+    certified = Accountant(Phase("fixed_balls_and_bins", 1.1, **run), accuracy=1e-3).delta_bounds(epsilons)
+    for row, exact in zip(mc.itertuples(), certified.itertuples()):
+        assert row.delta_lower <= exact.delta_upper and exact.delta_lower <= row.delta_upper, (row, exact)
+
+
+@pytest.mark.parametrize(("sampler", "options", "message"), [
+    ("poisson", {"sampling_rate": 0.1, "steps": 3, "min_separation": 2}, "min_separation applies to sampler b_min_sep only"),
+    ("b_min_sep", {"sampling_rate": 0.1, "steps": 3}, "min_separation must be given for sampler b_min_sep"),
+    ("b_min_sep", {"sampling_rate": 0.1, "steps": 3, "min_separation": 2, "warm_start": 1}, "warm_start must be True"),
+    ("b_min_sep", {"sampling_rate": 0.1, "steps": 3, "min_separation": 1, "coefficients": [1, 1]},
+     "coefficients must have at most min_separation=1 entries"),
+    ("cyclic_poisson", {"sampling_rate": 0.1, "steps": 4}, "steps_per_epoch must be given for sampler cyclic_poisson"),
+    ("cyclic_poisson", {"dataset_size": 10, "batch_size": 2, "steps_per_epoch": 5, "epochs": 1},
+     "dataset_size must not be given for sampler cyclic_poisson"),
+    ("fixed_balls_and_bins", {"sampling_rate": 0.1, "steps_per_epoch": 5, "epochs": 1}, "sampling_rate applies to"),
+])
+def test_the_correlated_noise_samplers_fields_are_checked_once(sampler, options, message):
+    with pytest.raises(ValueError, match=message):
+        Phase(sampler, 1.0, **options)
 
 
 @pytest.mark.parametrize(("phase", "options", "message"), [

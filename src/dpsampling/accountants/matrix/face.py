@@ -1,7 +1,7 @@
 """Correlated-noise phases on the face (``Accountant``): their certified reduction, or their Monte Carlo answer.
 
-``reduced_phases(phases)``: each phase with correlated noise (``Phase.correlated``) replaced by the
-phases of its certified reduction (``certified_phases`` of its ``MatrixRun``); the DP-SGD phases
+``reduced_phases(phases)``: each phase with correlated noise, or of a correlated-noise sampler
+(``Phase.matrix_accounted``), replaced by the phases of its certified reduction (``certified_phases`` of its ``MatrixRun``); the DP-SGD phases
 are kept as they are (the same objects, so their answer is today's bit for bit). The phases that
 have no certified reduction are returned apart.
 
@@ -37,7 +37,7 @@ def reduced_phases(phases) -> tuple[tuple, tuple]:
     """(the phases the certified engine answers, the correlated phases without a certified reduction)."""
     engine, unreduced = [], []
     for phase in phases:
-        if not phase.correlated:
+        if not phase.matrix_accounted:
             engine.append(phase)
             continue
         reduction = certified_phases(phase.matrix_run())

@@ -33,6 +33,11 @@ _FIELDS = {
 }
 
 
+def law_fields(sampler: str) -> tuple[str, ...]:
+    """The fields a run of ``sampler`` (one of MATRIX_SAMPLERS) takes besides coefficients, sigma, steps."""
+    return _FIELDS[check_choice("sampler", sampler, MATRIX_SAMPLERS)]
+
+
 def check_coefficients(values) -> tuple[float, ...]:
     """The first column of C as a tuple of floats: non-empty, finite, non-negative, c_0 > 0."""
     try:

@@ -9,8 +9,8 @@ figure, ``tables`` mapping the plot rule's input names to (frame, metadata) pair
 
 from __future__ import annotations
 
-from dpsampling.samplers import RATE_BASED, legend_name
+from dpsampling.samplers import PAPER_RATE_BASED, legend_name
 
-SAMPLER_NAME = {name: legend_name(name) for name in RATE_BASED}
+SAMPLER_NAME = {name: legend_name(name) for name in PAPER_RATE_BASED}
 """The legend names of the samplers lebeda24 compares (the rate-based ones): 'Poisson (P)', 'WOR (W)'."""
 DIRECTION_COLOR = {"remove": "tab:blue", "add": "tab:orange"}

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from dpsampling.accountants.relations import RELATIONS
 from dpsampling.papers.accounting import sampler_distance as _distance
-from dpsampling.samplers import RATE_BASED, by_letter
+from dpsampling.samplers import PAPER_RATE_BASED, by_letter
 from dpsampling.validation import check_choice
 
-SUBSAMPLED_SAMPLERS = RATE_BASED
+SUBSAMPLED_SAMPLERS = PAPER_RATE_BASED
 """The samplers described by a sampling rate (Poisson, WOR)."""
 POISSON, WOR = by_letter("P").name, by_letter("W").name
 """The paper's two samplers, by the registry's letters: Poisson (P, variable batch size) and WOR
