@@ -58,9 +58,33 @@ def test_dp_sgd_reduces_to_todays_phase(run, phase):
 
 def test_cyclic_poisson_banded_reduction():
     c = [1.0, 0.6, 0.3]
-    (got,) = certified_phases(MatrixRun(c, "cyclic_poisson", 2.0, 100, cycle_length=3, sampling_rate=0.1))
-    assert got.sampler == "poisson" and got.steps == 34 and got.sampling_rate == 0.1
+    # T = 99 = 33 k: every block inside the run, one phase of 33 steps
+    (got,) = certified_phases(MatrixRun(c, "cyclic_poisson", 2.0, 99, cycle_length=3, sampling_rate=0.1))
+    assert got.sampler == "poisson" and got.steps == 33 and got.sampling_rate == 0.1
     assert got.sigma == pytest.approx(2.0 / math.sqrt(1 + 0.36 + 0.09), rel=1e-15)
+    # T = 100: the 34th block has 1 of its 3 rows inside the run: 33 full steps, then one at sigma / c_0
+    full, last = certified_phases(MatrixRun(c, "cyclic_poisson", 2.0, 100, cycle_length=3, sampling_rate=0.1))
+    assert (full.steps, full.sigma, last.steps, last.sigma) == (33, got.sigma, 1, 2.0)
+    # T = 2 < bands: one block, cut to 2 rows
+    (only,) = certified_phases(MatrixRun(c, "cyclic_poisson", 2.0, 2, cycle_length=3, sampling_rate=0.1))
+    assert only.steps == 1 and only.sigma == pytest.approx(2.0 / math.sqrt(1.36), rel=1e-15)
+
+
+@pytest.mark.parametrize("coefficients, sigma", [([1.0, 0.6, 0.3], 2.0), ([0.1, 0.2], 0.7), ([3.0], 1.1),
+                                                 ([2.0], 1.8), ([1.0], 0.3)])
+def test_reduced_sigmas_are_rounded_down_and_exact_where_they_can_be(coefficients, sigma):
+    """s^2 ||c||^2 <= sigma^2 in exact arithmetic (a larger s would lower the certified upper bound),
+    and the next double up breaks it (nothing lost); s == sigma / c_0 where that division is exact."""
+    from fractions import Fraction
+
+    run = MatrixRun(coefficients, "cyclic_poisson", sigma, 5 * len(coefficients), cycle_length=len(coefficients),
+                    sampling_rate=0.2)
+    (phase,) = certified_phases(run)
+    squared = sum(Fraction(c) ** 2 for c in coefficients)
+    assert Fraction(phase.sigma) ** 2 * squared <= Fraction(sigma) ** 2
+    assert Fraction(math.nextafter(phase.sigma, math.inf)) ** 2 * squared > Fraction(sigma) ** 2
+    if len(coefficients) == 1 and Fraction(sigma) / Fraction(coefficients[0]) == Fraction(sigma / coefficients[0]):
+        assert phase.sigma == sigma / coefficients[0]
 
 
 @pytest.mark.parametrize("run", [
@@ -74,19 +98,24 @@ def test_no_reduction_without_a_proof(run):
     assert certified_phases(run) is None
 
 
-def test_cyclic_poisson_reduction_against_a_direct_monte_carlo():
+@pytest.mark.parametrize("steps, q, sigma", [(12, 0.3, 1.5), (4, 0.5, 1.0), (7, 0.5, 0.8)])
+def test_cyclic_poisson_reduction_against_a_direct_monte_carlo(steps, q, sigma):
     """The reduction's claim, checked independently: draw y from the cyclic-Poisson pair itself
     (group 0, Bernoulli(q) at t = 0, k, 2k, ..., shift C x), compute L = sum_j log(1 - q + q e^{l_j})
-    with the *truncated* blocks, and compare with the certified engine on the reduced Phase.
-    T = 12 = 4 k with bands 3 = k: no block truncated except the last one's rows past T (none here),
-    so the reduction is exact and the engine's bracket must meet the Monte Carlo interval
-    (beta = 1e-6 per bound, fresh-seed false failure <= 8e-6)."""
+    with the *truncated* blocks, and compare with the certified engine on the reduced phases.
+    T = 12 = 4 k with bands 3 = k: no block cut; T = 4 and 7: the last block has 1 of its 3 rows
+    inside the run, and its own phase (sigma / c_0) makes the reduction exact, so the engine's
+    bracket must meet the Monte Carlo interval (beta = 1e-6 per bound, fresh-seed false failure
+    <= 8e-6 per case). There, one phase of ceil(T / k) steps at sigma / ||c|| (the reduction
+    before 2026-11-29) has its lower bound above the Monte Carlo interval: it was no lower bound."""
     from dpsampling import Accountant
     from dpsampling.accountants.ballsbins.estimates import estimate_delta, kl_upper_confidence_bound
     from dpsampling.accountants.matrix.run import banded_times
 
-    run = MatrixRun([1.0, 0.6, 0.3], "cyclic_poisson", 1.5, 12, cycle_length=3, sampling_rate=0.3)
-    c, k, q, sigma, m = np.asarray(run.coefficients), 3, 0.3, 1.5, 40_000
+    from dpsampling.accountants.run import Phase
+
+    run = MatrixRun([1.0, 0.6, 0.3], "cyclic_poisson", sigma, steps, cycle_length=3, sampling_rate=q)
+    c, k, m = np.asarray(run.coefficients), 3, 40_000
     starts = np.arange(0, run.steps, k)
     rng = np.random.default_rng(12)
 
@@ -104,6 +133,8 @@ def test_cyclic_poisson_reduction_against_a_direct_monte_carlo():
     add = -losses(sigma * rng.standard_normal((m, run.steps)))
     epsilons = [0.5, 1.0]
     certified = Accountant(certified_phases(run)).delta_bounds(epsilons)
+    one_phase = Accountant([Phase("poisson", sigma / run.column_norm, sampling_rate=q, steps=starts.size)])
+    former = one_phase.delta_bounds(epsilons)
     for direction, sample in (("remove", remove), ("add", add)):
         estimate = estimate_delta(sample, epsilons)
         upper = estimate.upper_confidence_bound(1e-6)
@@ -111,3 +142,6 @@ def test_cyclic_poisson_reduction_against_a_direct_monte_carlo():
         rows = certified[certified["direction"] == direction]
         assert np.all(lower <= rows["delta_upper"].to_numpy()), (direction, lower, rows)
         assert np.all(rows["delta_lower"].to_numpy() <= upper), (direction, upper, rows)
+        if steps % k:
+            former_lower = former[former["direction"] == direction]["delta_lower"].to_numpy()
+            assert np.any(former_lower > upper), (direction, upper, former_lower)
