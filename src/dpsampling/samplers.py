@@ -128,7 +128,7 @@ SAMPLERS: dict[str, Sampler] = {
         upper_method=CERTIFIED_UPPER,
         doc="k public groups (cycle length k = steps per epoch); at step t each example of group t mod k joins "
             "independently with probability q (Choquette-Choo et al. 2023)",
-        tight=False, correlated_noise="cyclic_poisson", matrix_only=True),  # its reduction dominates (last cycle cut)
+        correlated_noise="cyclic_poisson", matrix_only=True),  # its reduction is exact (docs/MATRIX.md)
     "b_min_sep": Sampler(
         "b_min_sep", "M", "b-min-sep sampling", "b-min-sep", "tab:brown", rate_based=True, variable_size=True,
         inclusion_rate=_no_rate, relations=ADD_OR_REMOVE, lower_method=CERTIFIED_LOWER,

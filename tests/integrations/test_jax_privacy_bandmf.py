@@ -149,3 +149,31 @@ def test_bandmf_config_add_remove_with_independent_groups_is_accepted():
     config = bandmf_config(accountant=dpa.pld.PLDAccountant(dpa.NeighboringRelation.ADD_OR_REMOVE_ONE),
                            partition_type=batch_selection.PartitionType.INDEPENDENT)
     assert matrix_run_from_bandmf_config(config) == matrix_run_from_bandmf_config(bandmf_config())
+
+
+@pytest.mark.parametrize("config", MONTE_CARLO_CONFIGS, ids=IDS)
+def test_the_face_accounts_jax_privacys_configuration(config):
+    """The adapter's Phase is the same run as its MatrixRun (its law, fields and coefficients), and
+    the face answers it: b-min-sep and fixed bins with 3 bands have no certified bound (refused by
+    method certified, named), and method monte_carlo answers with the MatrixRun's own samples."""
+    from dpsampling import Accountant
+    from dpsampling.accountants.matrix.face import monte_carlo_bounds
+    from dpsampling.integrations.jax_privacy import phase_from_monte_carlo
+
+    strategy, noise_multiplier, c_col = config
+    phase = phase_from_monte_carlo(strategy, noise_multiplier, c_col)
+    run = matrix_run_from_monte_carlo(strategy, noise_multiplier, c_col)
+    assert phase.matrix_run() == run
+    with pytest.raises(ValueError, match="no certified bound"):
+        Accountant(phase)
+    rows = Accountant(phase, method="monte_carlo", samples=2_000, seed=3).delta_bounds([1.0])
+    bounds, _, _ = monte_carlo_bounds(run, "delta", np.array([1.0]), samples=2_000, beta=1e-3, seed=3)
+    assert rows["delta_upper"].tolist() == bounds[0, :, 1].tolist()
+
+
+def test_a_bandmf_plan_ending_inside_a_cycle_is_refused_by_the_face_and_accounted_by_its_run():
+    from dpsampling.integrations.jax_privacy import phase_from_bandmf_config
+
+    with pytest.raises(ValueError, match="whole number"):
+        phase_from_bandmf_config(bandmf_config())  # 7 steps, cycles of 3
+    assert certified_phases(matrix_run_from_bandmf_config(bandmf_config())) is not None

@@ -173,6 +173,24 @@ def matrix_run_from_bandmf_config(config) -> MatrixRun:
                      sampling_rate=config.sampling_prob)
 
 
+def phase_from_monte_carlo(strategy, noise_multiplier: float, c_col):
+    """The face's ``Phase`` of jax-privacy's Monte Carlo configuration (``matrix_run_from_monte_carlo``,
+    then ``matrix.face.phase_of``): ``Accountant(phase)`` accounts it, certified where a reduction
+    holds, else with ``method="monte_carlo"``; ValueError where the face cannot describe it."""
+    from dpsampling.accountants.matrix.face import phase_of
+
+    return phase_of(matrix_run_from_monte_carlo(strategy, noise_multiplier, c_col))
+
+
+def phase_from_bandmf_config(config):
+    """The face's ``Phase`` of a ``BandMFExecutionPlanConfig`` (``matrix_run_from_bandmf_config``,
+    then ``matrix.face.phase_of``); ValueError where the run ends inside a cycle (the face describes
+    cyclic Poisson in whole cycles: use the ``MatrixRun`` and ``certified_phases`` then)."""
+    from dpsampling.accountants.matrix.face import phase_of
+
+    return phase_of(matrix_run_from_bandmf_config(config))
+
+
 def jax_privacy_strategy(run: MatrixRun):
     """The inverse: jax-privacy's batch-selection strategy for ``run`` (fixed balls-and-bins,
     b-min-sep or cyclic Poisson; ValueError for per-epoch balls-and-bins, which jax-privacy lacks)."""
@@ -189,5 +207,5 @@ def jax_privacy_strategy(run: MatrixRun):
     raise ValueError(f"jax-privacy 2.0 has no strategy for sampler {run.sampler} (a fresh bin per epoch)")
 
 
-__all__ = ["CertifiedAccountantConfig", "jax_privacy_strategy", "kept_bins_event", "matrix_run_from_bandmf_config",
+__all__ = ["CertifiedAccountantConfig", "jax_privacy_strategy", "kept_bins_event", "matrix_run_from_bandmf_config", "phase_from_bandmf_config", "phase_from_monte_carlo",
            "matrix_run_from_monte_carlo"]

@@ -269,3 +269,16 @@ def test_a_reference_method_refuses_correlated_noise(method):
     phase = Phase("poisson", 2.0, coefficients=[2.0], sampling_rate=0.01, steps=10)
     with pytest.raises(ValueError, match=f"method {method} does not account correlated noise"):
         Accountant(phase, method=method)
+
+
+@pytest.mark.parametrize("run", [
+    MatrixRun([1, 0.5], "balls_and_bins", 1.0, 20, cycle_length=10),
+    MatrixRun([1, 0.5], "fixed_balls_and_bins", 1.0, 30, cycle_length=10),
+    MatrixRun([1, 0.5], "cyclic_poisson", 1.0, 21, cycle_length=3, sampling_rate=0.1),
+    MatrixRun([1, 0.5], "b_min_sep", 1.0, 20, min_separation=2, sampling_rate=0.1, warm_start=True),
+])
+def test_phase_of_a_matrix_run_is_its_inverse(run):
+    from dpsampling.accountants.matrix.face import phase_of
+
+    phase = phase_of(run)
+    assert phase.matrix_run() == run and phase.spec.matrix_only == (run.sampler != "balls_and_bins")

@@ -111,7 +111,6 @@ def test_cyclic_poisson_reduction_against_a_direct_monte_carlo(steps, q, sigma):
     from dpsampling import Accountant
     from dpsampling.accountants.ballsbins.estimates import estimate_delta, kl_upper_confidence_bound
     from dpsampling.accountants.matrix.run import banded_times
-
     from dpsampling.accountants.run import Phase
 
     run = MatrixRun([1.0, 0.6, 0.3], "cyclic_poisson", sigma, steps, cycle_length=3, sampling_rate=q)

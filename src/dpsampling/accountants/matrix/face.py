@@ -48,6 +48,26 @@ def reduced_phases(phases) -> tuple[tuple, tuple]:
     return tuple(engine), tuple(unreduced)
 
 
+def phase_of(run):
+    """The face's ``Phase`` of a ``MatrixRun`` (the inverse of ``Phase.matrix_run``): the registry
+    sampler whose law it is (``correlated_noise``; a correlated-noise sampler of its own before a
+    papers' sampler that takes the same law), with the fields that law takes; ValueError where the
+    face cannot describe the run (e.g. cyclic Poisson over a part of a cycle)."""
+    from dpsampling.accountants.run import Phase
+    from dpsampling.samplers import SAMPLERS
+
+    entries = [spec for spec in SAMPLERS.values() if spec.correlated_noise == run.sampler]
+    spec = next((spec for spec in entries if spec.matrix_only), entries[0])
+    fields = {"steps": run.steps, "coefficients": run.coefficients}
+    if run.cycle_length is not None:
+        fields["steps_per_epoch"] = run.cycle_length
+    if run.sampling_rate is not None:
+        fields["sampling_rate"] = run.sampling_rate
+    if run.min_separation is not None:
+        fields.update(min_separation=run.min_separation, warm_start=run.warm_start)
+    return Phase(spec.name, run.sigma, **fields)
+
+
 def check_monte_carlo_phase(phase) -> None:
     """ValueError where the Monte Carlo of this phase's run is not implemented (its reason)."""
     from dpsampling.accountants.matrix.montecarlo import check_monte_carlo

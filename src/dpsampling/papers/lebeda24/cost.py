@@ -41,13 +41,14 @@ def same_spec(spec: dict):
 
 
 def whole_work(experiment: str, spec: dict, rates: Rates, result_file: str, run, unit: str, factor: float = 1.0,
-               accuracy_key: str | None = None, run_spec=None) -> Work:
+               probe: tuple | None = None) -> Work:
     """One unit = the whole experiment; timed by ``run()`` (times ``factor``) unless measured. With
-    ``accuracy_key`` (the spec's relative accuracy) and ``run_spec(spec)``: probed at coarser
-    accuracies within the probing budget and scaled back by ``PLD_ACCURACY_EXPONENT``
+    ``probe`` = (accuracy_key, run_spec): the spec's relative accuracy and ``run_spec(spec)``, probed
+    at coarser accuracies within the probing budget and scaled back by ``PLD_ACCURACY_EXPONENT``
     (``accuracy_probes``), timed whole when the budget reaches it."""
     rate = rates.measured(experiment, result_file, lambda parameters: 1.0, same_spec(spec))
-    if rate is None and accuracy_key is not None:
+    if rate is None and probe is not None:
+        accuracy_key, run_spec = probe
         return Work(experiment, 1.0, unit, *accuracy_probes(f"{experiment} (probed at coarser accuracies)", spec,
                                                             accuracy_key, run_spec, rates))
     if rate is None:

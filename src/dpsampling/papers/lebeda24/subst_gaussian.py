@@ -141,7 +141,7 @@ def subst_gaussian_work(experiment: str, config: dict, rates: Rates) -> Work:
     # probed at coarser accuracies within the budget (a 4x coarser one, x 4, said 2.1x the quick run:
     # 1.4 CPU s at 4x coarser, 2.1 at its own, 2026-11-29; the engine's exponent is 0.5, not 1)
     return whole_work(experiment, spec, rates, "composed.parquet", lambda: subst_gaussian(spec), "evaluations",
-                      accuracy_key="relative_accuracy", run_spec=subst_gaussian)
+                      probe=("relative_accuracy", subst_gaussian))
 
 
 EXPERIMENT = lebeda24_experiment(__name__, RESULTS, CLAIMS, subst_gaussian_work, figure=True)

@@ -104,8 +104,8 @@ def table1_work(experiment: str, config: dict, rates: Rates) -> Work:
     # probed at coarser accuracies within the budget (a 4x coarser one, x 4, said 2.2x the quick run:
     # 4.7 CPU s at 4x coarser, 5.0 at its own, 2026-11-29; the engine's exponent is 0.5, not 1)
     return whole_work(experiment, spec, rates, "table1.parquet", lambda: table1(spec, progress=lambda m: None),
-                      "evaluations of Table 1", accuracy_key="relative_accuracy",
-                      run_spec=lambda probe: table1(probe, progress=lambda m: None))
+                      "evaluations of Table 1",
+                      probe=("relative_accuracy", lambda probed: table1(probed, progress=lambda m: None)))
 
 
 PAPER = {"sigma": 0.8, "sampling_rate": 0.001, "steps": 10000}  # the paper's setting: claims are judged only there
