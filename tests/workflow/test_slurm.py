@@ -291,3 +291,36 @@ def test_a_refused_submission_says_why_in_one_line_and_writes_nothing(slurm, tmp
     assert result.returncode != 0
     assert any(reason in line for line in output.splitlines()), output[-3000:]
     assert not list(directory.glob("results/**/*.*")), list(directory.glob("results/**/*"))
+
+
+def test_start_replaces_only_a_stale_link_of_an_earlier_test_cluster(tmp_path):
+    """A killed test run leaves /etc/slurm/slurm.conf linking to its cluster; the next start replaces that link
+    (the cluster's directory gone, or its slurmctld dead) and nothing else: someone's own file, another cluster's
+    config, or a test cluster whose slurmctld still runs."""
+
+    def stale(path: Path) -> bool:
+        return subprocess.run([SCRIPT, "stale", path], capture_output=True).returncode == 0
+
+    def cluster(name: str, cluster_name: str, pid: int | None) -> Path:
+        (tmp_path / name / "etc").mkdir(parents=True)
+        (tmp_path / name / "run").mkdir()
+        (tmp_path / name / "etc/slurm.conf").write_text(f"ClusterName={cluster_name}\nSlurmctldPort=16817\n")
+        if pid is not None:
+            (tmp_path / name / "run/slurmctld.pid").write_text(f"{pid}\n")
+        link = tmp_path / f"{name}.link"
+        link.symlink_to(tmp_path / name / "etc/slurm.conf")
+        return link
+
+    dangling = tmp_path / "dangling.link"
+    dangling.symlink_to(tmp_path / "removed/etc/slurm.conf")
+    assert stale(dangling)
+    assert stale(cluster("dead", "dpsampling", None))
+    finished = subprocess.Popen(["true"])
+    finished.wait()
+    assert stale(cluster("killed", "dpsampling", finished.pid))
+    assert not stale(cluster("running", "dpsampling", os.getpid()))
+    assert not stale(cluster("other", "production", None))
+    own = tmp_path / "own.conf"
+    own.write_text("ClusterName=dpsampling\n")
+    assert not stale(own)
+    assert not stale(tmp_path / "nothing_there")
