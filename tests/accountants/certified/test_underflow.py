@@ -10,6 +10,7 @@ is not."""
 
 from __future__ import annotations
 
+import contextlib
 import math
 from fractions import Fraction
 
@@ -23,6 +24,19 @@ TINY = 2.0**-1074
 IV = mpmath.iv
 
 
+@contextlib.contextmanager
+def _workprec(bits: int):
+    """mpmath's working precision AND its interval context's (``mpmath.workprec`` sets the former
+    only: intervals computed under it alone are at 53 bits, rigorous but loose)."""
+    old = IV.prec
+    with mpmath.workprec(bits):
+        IV.prec = bits
+        try:
+            yield
+        finally:
+            IV.prec = old
+
+
 def _fraction(x) -> Fraction:
     man, exp = mpmath.mpf(x).man_exp
     return Fraction(int(man)) * Fraction(2) ** int(exp)
@@ -30,7 +44,7 @@ def _fraction(x) -> Fraction:
 
 def _points_exact(p, k0, h, eps, remove):
     """Enclosure [lo, hi] (Fractions) of sum_k p_k (g_k - e^eps)_+ or p_k (1 - e^eps g_k)_+, g_k = e^(k h)."""
-    with mpmath.workprec(300):
+    with _workprec(300):
         c = IV.exp(IV.mpf(eps))
         total = IV.mpf(0)
         for i, m in enumerate(p):
@@ -43,7 +57,7 @@ def _points_exact(p, k0, h, eps, remove):
 
 def _means_exact(mass, lv, eps, remove):
     """Enclosure of sum (M - c m)_+ or (m - c M)_+, M = m e^lv, c = e^eps."""
-    with mpmath.workprec(300):
+    with _workprec(300):
         c = IV.exp(IV.mpf(eps))
         total = IV.mpf(0)
         for m, v in zip(mass, lv):
@@ -169,7 +183,7 @@ def test_subnormal_sums_are_bounded_both_ways():
 
 def _exp_enclosure(log_terms, weights):
     """Enclosure of sum w e^x over (w, x) pairs given as exact doubles (x an mpmath interval expression)."""
-    with mpmath.workprec(300):
+    with _workprec(300):
         total = IV.mpf(0)
         for w, x in zip(weights, log_terms):
             total += IV.mpf(float(w)) * IV.exp(x)
@@ -184,7 +198,7 @@ def test_the_laws_sums_charge_subnormal_terms():
 
     m = 3.0 * TINY
     h = _log_for(100.45, m)  # m e^h = 100.45 2^-1074
-    with mpmath.workprec(300):
+    with _workprec(300):
         lo, hi = _exp_enclosure([IV.mpf(h)], [m])
     # the mean of mass m at e^h (k0 = 1)
     law = laws.PointsLaw(1, np.array([m]), 0.0, 0.0, 0.0)
@@ -202,7 +216,7 @@ def test_the_laws_sums_charge_subnormal_terms():
     # the fold's cost sum_{k > hi} p_k (g_k - g_hi) at hi = 0, k0 = 0: m expm1(h') with expm1(h') = 100.45 / 3
     h_fold = math.log1p(100.45 / 3.0)
     p = np.array([0.5, m])
-    with mpmath.workprec(300):
+    with _workprec(300):
         fold = IV.mpf(m) * (IV.exp(IV.mpf(h_fold)) - 1)
         fold_lo, fold_hi = _fraction(fold.a), _fraction(fold.b)
     tail_terms = np.exp(np.log(p[1:]) + 0.0 + np.log(np.expm1(np.array([h_fold]))))
@@ -250,7 +264,7 @@ def test_step_cells_with_subnormal_masses_are_bounded():
     t_hi_hat = np.log(np.expm1((ks + 1) * h) + q) - math.log(q)
     assert np.any(mass < 2.0**-1022) and np.any(mass > 2.0**-1022), "the cells span the subnormal range"
     worst_gap = 0.0
-    with mpmath.workprec(300):
+    with _workprec(300):
         mq, mh, mmu, ms = mpmath.mpf(q), mpmath.mpf(h), mpmath.mpf(mu), 1 / mpmath.mpf(sigma)
         for i, k in enumerate(ks):
             y_lo = mpmath.expm1(mpmath.mpf(k) * mh) + mq
