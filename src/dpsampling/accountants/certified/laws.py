@@ -69,7 +69,9 @@ class PointsLaw:
     p: np.ndarray
     remove_excess: float
     add_excess: float
-    rel_error: float = 0.0  # every entry within a factor [1 - rel_error, 1 + rel_error] of exact arithmetic's
+    # the exact-arithmetic law's entries are at most (1 + rel_error) times these (one-sided: entries are
+    # raised by absolute bounds; docs/PROOF.md section 4 lists the lines that read it)
+    rel_error: float = 0.0
 
     def mean(self, h: float) -> float:
         """An upper bound on the exact-arithmetic law's mean (``rounding``)."""
@@ -229,6 +231,70 @@ def _rebin_target(x_index: np.ndarray, h: float, step: float):
     return coarse, np.clip(x - coarse * step, 0.0, step), False
 
 
+NORMAL = 2.0**-1022  # the smallest normal double
+
+
+def _spread_fractions(arg_up: np.ndarray, arg_down: np.ndarray, scale: float) -> tuple[np.ndarray, np.ndarray]:
+    """The spread's fractions expm1(a) / expm1(H) up and e^a expm1(b) / expm1(H) down (a = arg_up,
+    b = arg_down, scale = expm1(H)), checked to have met no underflow: every positive argument's
+    expm1 and fraction is >= 2 NORMAL (a zero argument gives the exact 0), else FloatingPointError
+    (docs/PROOF.md Lemma 8c: then only the products by the masses can underflow)."""
+    e_up = np.expm1(arg_up)
+    e_down = np.expm1(arg_down)
+    up = e_up / scale
+    down = np.exp(arg_up) * e_down / scale
+    normal = ((arg_up == 0.0) | ((e_up >= 2.0 * NORMAL) & (up >= 2.0 * NORMAL))) & \
+        ((arg_down == 0.0) | ((e_down >= 2.0 * NORMAL) & (down >= 2.0 * NORMAL)))
+    if not np.all(normal):
+        raise FloatingPointError("coarsen_points: a spread fraction below the normal range")
+    return up, down
+
+
+def _lost(term: np.ndarray, p: np.ndarray, fraction) -> np.ndarray:
+    """1.0 where the product term = fl(p fraction) of positive factors is below the normal range
+    (it may have lost 2^-1075: PROOF.md M4, R3), else 0.0."""
+    return ((term < NORMAL) & (p > 0.0) & (fraction > 0.0)).astype(np.float64)
+
+
+def spread_points(law: PointsLaw, h: float, step: float) -> PointsLaw:
+    """``coarsen_points`` before its fold: each point spread onto the two coarse points around it
+    with its mean kept, raised as ``coarsen_points`` states."""
+    coarse, offset, integer = _rebin_target(law.k0 + np.arange(law.p.size), h, step)
+    scale = math.expm1(step)
+    k0 = int(coarse[0]) - 1
+    n = int(coarse[-1]) - k0 + 3
+    if integer:
+        factor = round(step / h)
+        up_frac, down_frac = _spread_fractions(offset * h, (factor - offset) * h, scale)
+        # PROOF Lemma 8: a spread onto the coarse grid
+        fresh = 12.0 * rounding.U + rounding.gamma(2 * factor + 2)
+    else:
+        up_frac, down_frac = _spread_fractions(offset, step - offset, scale)
+        fresh = 12.0 * rounding.U + rounding.gamma(int(2 * step / h) + 8)
+    up = law.p * up_frac
+    down = law.p * down_frac
+    at, above = coarse - k0, coarse - k0 + 1
+    out = np.bincount(at, weights=down, minlength=n) + np.bincount(above, weights=up, minlength=n)
+    lost = np.bincount(at, weights=_lost(down, law.p, down_frac), minlength=n) + \
+        np.bincount(above, weights=_lost(up, law.p, up_frac), minlength=n)
+    if not integer:
+        # PROOF Lemma 8: an offset off the coarse grid
+        d = 4.0 * rounding.U * (np.abs(law.k0 + np.arange(law.p.size)) * h + np.abs(coarse) * step)
+        if not np.all((d == 0.0) | (d >= 2.0 * NORMAL)):  # then e^H d / expm1(H) >= d is normal too (Lemma 8c)
+            raise FloatingPointError("coarsen_points: an offset bound below the normal range")
+        raise_by = law.p * (math.exp(step) * d / scale + 8.0 * rounding.U)
+        lost_raise = _lost(raise_by, law.p, 1.0)
+        for shift in (-1, 0, 1, 2):
+            out += np.bincount(at + shift, weights=raise_by, minlength=n)
+            lost += np.bincount(at + shift, weights=lost_raise, minlength=n)
+    # PROOF Lemma 8: underflow of the spread's products, 2^-1074 per product below the normal range
+    # (lost counts them: integers, and SUBNORMAL times them is exact; the addition is one of fresh's
+    # roundings, exact where subnormal): the exact-arithmetic law stays <= (1 + rel) times the entries
+    out = out + lost * SUBNORMAL
+    rel = rounding.grow(law.rel_error, fresh)
+    return PointsLaw(k0, out, law.remove_excess, law.add_excess, rel)
+
+
 def coarsen_points(law: PointsLaw, h: float, step: float) -> PointsLaw:
     """The law on the grid of step ``step`` >= h: each point spread onto the two coarse points
     around it with its mean kept: a fraction expm1(o) / expm1(H) up and e^o expm1(H - o) /
@@ -237,32 +303,11 @@ def coarsen_points(law: PointsLaw, h: float, step: float) -> PointsLaw:
     phases' grids) the offset o^ = fl(x - J H) is within d = 4 U (|x| + |J H|) of the exact
     one and the exact point may even lie in a neighbouring cell: every point then raises coarse
     points J - 1 .. J + 2 by its mass times e^H d / expm1(H) + 8 U (an upper law may only gain
-    mass, ``rounding``)."""
+    mass, ``rounding``). A product of a mass and a fraction (or a raise) below the normal range
+    adds 2^-1074 to its coarse point (``spread_points``; docs/PROOF.md Lemma 8c)."""
     if step == h:
         return law
-    coarse, offset, integer = _rebin_target(law.k0 + np.arange(law.p.size), h, step)
-    scale = math.expm1(step)
-    k0 = int(coarse[0]) - 1
-    n = int(coarse[-1]) - k0 + 3
-    if integer:
-        factor = round(step / h)
-        up = law.p * (np.expm1(offset * h) / scale)
-        down = law.p * (np.exp(offset * h) * np.expm1((factor - offset) * h) / scale)
-        # PROOF Lemma 8: a spread onto the coarse grid
-        fresh = 12.0 * rounding.U + rounding.gamma(2 * factor + 2)
-    else:
-        up = law.p * (np.expm1(offset) / scale)
-        down = law.p * (np.exp(offset) * np.expm1(step - offset) / scale)
-        fresh = 12.0 * rounding.U + rounding.gamma(int(2 * step / h) + 8)
-    out = np.bincount(coarse - k0, weights=down, minlength=n) + np.bincount(coarse - k0 + 1, weights=up, minlength=n)
-    if not integer:
-        # PROOF Lemma 8: an offset off the coarse grid
-        d = 4.0 * rounding.U * (np.abs(law.k0 + np.arange(law.p.size)) * h + np.abs(coarse) * step)
-        raise_by = law.p * (math.exp(step) * d / scale + 8.0 * rounding.U)
-        for shift in (-1, 0, 1, 2):
-            out += np.bincount(coarse - k0 + shift, weights=raise_by, minlength=n)
-    rel = rounding.grow(law.rel_error, fresh)
-    return prune_points(PointsLaw(k0, out, law.remove_excess, law.add_excess, rel), step)
+    return prune_points(spread_points(law, h, step), step)
 
 
 def _merge_atoms(mass, log_value, step: float, rel_error: float) -> MeansLaw:
