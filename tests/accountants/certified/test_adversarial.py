@@ -269,16 +269,16 @@ def test_the_t3_reference_matches_mpmath_at_two_steps(sigma, q, eps, remove):
 THREE_STEPS = [(1.0, 0.1), (0.7, 0.5), (0.3, 0.9)]  # the last: small sigma, large q (eps up to ~61)
 
 
-@pytest.mark.parametrize("sigma, q", THREE_STEPS)
-def test_three_steps_against_the_reference_both_directions(sigma, q):
-    """T = 3, deltas 1e-3, 1e-9, 1e-15, accuracy 0.01, remove and add: the exact delta at the
-    certified eps_upper is <= delta and at eps_lower >= delta (so the exact eps(delta) is inside), and
-    the certified delta bracket at each of those eps contains the exact delta. The check can fail: the
-    same mechanism with sigma 1% smaller (larger) has a delta above (below) every converged bracket
-    (gap <= 0.01; near the add direction's largest loss, 3 log(1 / (1 - q)), and at delta 1e-15 the
-    delta brackets are wider), in both directions."""
+def _check_three_steps(accountant, reference, least):
+    """The checks of the T = 3 tests. ``reference(eps, scale, remove)``: the exact delta of the
+    accountant's mechanism with sigma times ``scale``; ``least``: how many converged brackets per
+    direction the perturbed mechanisms must be checked against.
+
+    Deltas 1e-3, 1e-9, 1e-15, remove and add: the exact delta at the certified eps_upper is <= delta
+    and at eps_lower >= delta (so the exact eps(delta) is inside), and the certified delta bracket at
+    each of those eps contains the exact delta. The check can fail: the same mechanism with sigma 1%
+    smaller (larger) has a delta above (below) every converged bracket."""
     deltas = [1e-3, 1e-9, 1e-15]
-    accountant = Accountant(Phase("poisson", sigma, sampling_rate=q, steps=3), accuracy=0.01)
     frame = accountant.epsilon_bounds(deltas)
     tol = REFERENCE_TOLERANCE
     queries = {"remove": set(), "add": set()}
@@ -288,24 +288,34 @@ def test_three_steps_against_the_reference_both_directions(sigma, q):
                 ["epsilon_lower", "epsilon_upper"]].iloc[0]
             remove = direction == "remove"
             assert np.isfinite(upper) and lower > 0, (delta, direction, lower, upper)
-            assert reference_delta(upper, q, sigma, 3, remove) <= delta * (1 + tol), (delta, direction, upper)
-            assert reference_delta(lower, q, sigma, 3, remove) >= delta * (1 - tol), (delta, direction, lower)
+            assert reference(upper, 1.0, remove) <= delta * (1 + tol), (delta, direction, upper)
+            assert reference(lower, 1.0, remove) >= delta * (1 - tol), (delta, direction, lower)
             queries[direction] |= {float(lower), float(upper)}
     perturbed = {"remove": 0, "add": 0}
     for direction, epsilons in queries.items():
         remove = direction == "remove"
         rows = accountant.delta_bounds(sorted(epsilons))
         for eps in sorted(epsilons):
-            lower, upper = rows[(rows.epsilon == eps) & (rows.direction == direction)][
-                ["delta_lower", "delta_upper"]].iloc[0]
-            exact = reference_delta(eps, q, sigma, 3, remove)
+            row = rows[(rows.epsilon == eps) & (rows.direction == direction)].iloc[0]
+            lower, upper = row.delta_lower, row.delta_upper
+            exact = reference(eps, 1.0, remove)
             assert lower <= exact * (1 + tol) and exact <= upper * (1 + tol), (eps, direction, lower, exact, upper)
-            converged = bool(rows[(rows.epsilon == eps) & (rows.direction == direction)].converged.iloc[0])
-            if exact > 0 and converged:
-                assert reference_delta(eps, q, 0.99 * sigma, 3, remove) > upper, (eps, direction, upper)
-                assert reference_delta(eps, q, 1.01 * sigma, 3, remove) < lower, (eps, direction, lower)
+            if exact > 0 and bool(row.converged):
+                assert reference(eps, 0.99, remove) > upper, (eps, direction, upper)
+                assert reference(eps, 1.01, remove) < lower, (eps, direction, lower)
                 perturbed[direction] += 1
-    assert perturbed["remove"] >= 2 and perturbed["add"] >= 1, perturbed
+    for direction, count in least.items():
+        assert perturbed[direction] >= count, perturbed
+
+
+@pytest.mark.parametrize("sigma, q", THREE_STEPS)
+def test_three_steps_against_the_reference_both_directions(sigma, q):
+    """T = 3 at accuracy 0.01: ``_check_three_steps`` against ``reference_delta`` (the perturbed
+    mechanisms: gap <= 0.01; near the add direction's largest loss, 3 log(1 / (1 - q)), and at delta
+    1e-15 the delta brackets are wider, so add needs one converged bracket only)."""
+    accountant = Accountant(Phase("poisson", sigma, sampling_rate=q, steps=3), accuracy=0.01)
+    _check_three_steps(accountant, lambda eps, scale, remove: reference_delta(eps, q, scale * sigma, 3, remove),
+                       {"remove": 2, "add": 1})
 
 
 # ---- balls-and-bins, one epoch of T = 3 steps: the same quadrature on the dominating pair ----
@@ -393,33 +403,8 @@ def test_the_ballsbins_reference_matches_mpmath_at_one_and_two_steps(sigma, eps,
 
 @pytest.mark.parametrize("sigma", [1.0, 0.6])
 def test_ballsbins_three_steps_against_the_reference_both_directions(sigma):
-    """One epoch of 3 steps, deltas 1e-3, 1e-9, 1e-15, remove and add: the exact delta at the certified
-    eps_upper <= delta <= at eps_lower, and each delta bracket at those eps contains it; sigma 1%
-    smaller (larger) falls above (below) the converged brackets."""
-    deltas = [1e-3, 1e-9, 1e-15]
+    """One epoch of 3 steps at accuracy 0.01: ``_check_three_steps`` against ``ballsbins_reference``
+    (at least two converged brackets per direction checked against sigma 1% smaller and larger)."""
     accountant = Accountant(Phase("balls_and_bins", sigma, steps_per_epoch=3, epochs=1), accuracy=0.01)
-    frame = accountant.epsilon_bounds(deltas)
-    tol = REFERENCE_TOLERANCE
-    queries = {"remove": set(), "add": set()}
-    for delta in deltas:
-        for direction in ("remove", "add"):
-            lower, upper = frame[(frame.delta == delta) & (frame.direction == direction)][
-                ["epsilon_lower", "epsilon_upper"]].iloc[0]
-            remove = direction == "remove"
-            assert np.isfinite(upper) and lower > 0, (delta, direction, lower, upper)
-            assert ballsbins_reference(upper, sigma, 3, remove) <= delta * (1 + tol), (delta, direction, upper)
-            assert ballsbins_reference(lower, sigma, 3, remove) >= delta * (1 - tol), (delta, direction, lower)
-            queries[direction] |= {float(lower), float(upper)}
-    perturbed = {"remove": 0, "add": 0}
-    for direction, epsilons in queries.items():
-        remove = direction == "remove"
-        rows = accountant.delta_bounds(sorted(epsilons))
-        for eps in sorted(epsilons):
-            row = rows[(rows.epsilon == eps) & (rows.direction == direction)].iloc[0]
-            exact = ballsbins_reference(eps, sigma, 3, remove)
-            assert row.delta_lower <= exact * (1 + tol) and exact <= row.delta_upper * (1 + tol), (eps, direction, exact)
-            if exact > 0 and row.converged:
-                assert ballsbins_reference(eps, 0.99 * sigma, 3, remove) > row.delta_upper, (eps, direction)
-                assert ballsbins_reference(eps, 1.01 * sigma, 3, remove) < row.delta_lower, (eps, direction)
-                perturbed[direction] += 1
-    assert perturbed["remove"] >= 2 and perturbed["add"] >= 2, perturbed
+    _check_three_steps(accountant, lambda eps, scale, remove: ballsbins_reference(eps, scale * sigma, 3, remove),
+                       {"remove": 2, "add": 2})
