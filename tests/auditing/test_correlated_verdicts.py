@@ -84,3 +84,16 @@ def test_the_false_alarm_rate_on_the_correlated_noise_loaders_is_at_most_alpha()
                             alpha=alpha)
             wrong += not (verdict.sampler == name and verdict.matches)
         assert wrong <= limit, (name, wrong, limit)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_jax_privacy_s_correlated_noise_strategies_are_named(seed):
+    """jax-privacy 2.0's cyclic Poisson (read in epochs of its cycle length) and b-min-sep (one pass
+    cut into epochs of 32 steps). False-failure probability <= 2 seeds x 2 x alpha 1e-3."""
+    selection = pytest.importorskip("jax_privacy.batch_selection")
+    cyclic = selection.CyclicPoissonSampling(sampling_prob=0.5, iterations=3 * 32, cycle_length=32)
+    verdict = audit(cyclic, dataset_size=N, seed=seed)
+    assert verdict.sampler == "cyclic_poisson" and verdict.matches and verdict.facts["cycle_length"] == 32
+    separated = selection.BMinSepSampling(sampling_prob=0.2, iterations=3 * 32, min_sep=4)
+    verdict = audit(separated, dataset_size=N, steps_per_epoch=32, seed=seed)
+    assert verdict.sampler == "b_min_sep" and verdict.matches and verdict.facts["min_separation"] == 4
