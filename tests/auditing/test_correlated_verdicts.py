@@ -97,3 +97,15 @@ def test_jax_privacy_s_correlated_noise_strategies_are_named(seed):
     separated = selection.BMinSepSampling(sampling_prob=0.2, iterations=3 * 32, min_sep=4)
     verdict = audit(separated, dataset_size=N, steps_per_epoch=32, seed=seed)
     assert verdict.sampler == "b_min_sep" and verdict.matches and verdict.facts["min_separation"] == 4
+
+
+def test_an_accountant_of_the_same_correlated_noise_run_gets_no_mismatch():
+    sigma, delta = 1.5, 1e-5
+    cyclic = audit(BatchSampler("cyclic_poisson", N, B, epochs=3, seed=1, participation=PARTICIPATIONS["cyclic_poisson"]))
+    check = check_accountant(cyclic, Phase("cyclic_poisson", sigma, sampling_rate=0.5, steps_per_epoch=32, epochs=3),
+                             delta)
+    assert not check.mismatch and check.loader == check.assumed
+    fixed = audit(BatchSampler("fixed_balls_and_bins", N, B, epochs=3, seed=1))
+    assert not check_accountant(fixed, Phase("fixed_balls_and_bins", sigma, steps_per_epoch=32, epochs=3), delta).mismatch
+    kept = check_accountant(fixed, Phase("balls_and_bins", sigma, steps_per_epoch=32, epochs=3), delta)
+    assert kept.mismatch and "your loader draws fixed balls-and-bins batches" in kept.sentence
