@@ -35,10 +35,10 @@ def test_every_layer_keys_its_laws_by_the_registry():
         assert generator_entry(name) is SAMPLERS[name]
     assert set(GENERATORS) == {*PAPER_SAMPLERS, "balls_and_bins_sequential"}
     assert generator_entry("balls_and_bins_sequential") is SAMPLERS["balls_and_bins"]
-    # the correlated-noise samplers: no loader plan (a generator of their own), accounted through the matrix face
-    assert {name for name, plan in batches.PLANS.items() if plan is None} == set(batches.NO_LOADER_PLAN) == {
-        name for name, spec in SAMPLERS.items() if spec.matrix_only}
-    assert all(SAMPLERS[name].correlated_noise == name for name in batches.NO_LOADER_PLAN)
+    # the correlated-noise samplers: a run plan (one stream for the whole run), accounted through the matrix face
+    assert set(batches.RUN_PLANS) == {name for name, spec in SAMPLERS.items() if spec.matrix_only}
+    assert set(batches.EPOCH_PLANS) == set(PAPER_SAMPLERS) == set(batches.LOADER_SAMPLERS)
+    assert all(SAMPLERS[name].correlated_noise == name for name in batches.RUN_PLANS)
 
 
 def test_the_papers_samplers_keep_their_indices_and_orders():
@@ -49,13 +49,6 @@ def test_the_papers_samplers_keep_their_indices_and_orders():
     assert PAPER_RATE_BASED == RATE_BASED[:len(PAPER_RATE_BASED)] == ("poisson", "wor")
     assert all(SAMPLERS[name].matrix_only for name in SAMPLER_NAMES[len(PAPER_SAMPLERS):])
     assert [spec.letter for spec in SAMPLERS.values()][:len(PAPER_SAMPLERS)] == list("DSPBW")
-
-
-@pytest.mark.parametrize("name", list(batches.NO_LOADER_PLAN))
-def test_the_loader_refuses_the_samplers_without_a_plan(name):
-    with pytest.raises(ValueError, match=f"sampler must be one of deterministic, shuffle, poisson, balls_and_bins, wor "
-                                         f"for BatchSampler .*batches.{name}_batches.*got '{name}'"):
-        batches.BatchSampler(name, 1000, 50)
 
 
 @pytest.mark.parametrize("name", PAPER_SAMPLERS)

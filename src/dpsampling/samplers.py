@@ -64,7 +64,8 @@ class Sampler:
     for poisson), None where correlated noise is not supported; ``matrix_only``: it is one of the
     correlated-noise samplers of issue 44 (docs/MATRIX.md), accounted through that law alone (with
     coefficients [1] too) and not one of the papers' samplers: the papers' experiments, compare's
-    default list and the loader audit's candidates are ``PAPER_SAMPLERS``."""
+    default list and the alternatives the loader audit's check proposes are ``PAPER_SAMPLERS`` (the
+    audit itself recognises these samplers' batches too, by their signatures: docs/AUDIT.md)."""
 
     name: str
     letter: str
@@ -163,7 +164,8 @@ VARIABLE_SIZE: tuple[str, ...] = tuple(name for name, spec in SAMPLERS.items() i
 
 PAPER_SAMPLERS: tuple[str, ...] = tuple(name for name, spec in SAMPLERS.items() if not spec.matrix_only)
 """The papers' samplers (D, S, P, B, W), in registry order: their experiments, compare's default
-list and the loader audit's candidates (the correlated-noise samplers are ``matrix_only``)."""
+list and the alternatives the loader audit's check proposes (the correlated-noise samplers are
+``matrix_only``)."""
 
 PAPER_RATE_BASED: tuple[str, ...] = tuple(name for name in RATE_BASED if name in PAPER_SAMPLERS)
 """The papers' rate-based samplers (poisson, wor), in registry order: lebeda24's samplers."""

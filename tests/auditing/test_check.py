@@ -75,10 +75,18 @@ def test_kept_bins_are_accounted_as_jax_privacy_s_kept_bins_event():
     selection = pytest.importorskip("jax_privacy.batch_selection")
     strategy = selection.BallsInBinsSampling(iterations=3 * T, cycle_length=T)
     verdict = audit(strategy, dataset_size=N)
-    assert verdict.sampler == "balls_and_bins" and verdict.finding("epochs_repeat")
+    # kept bins are fixed balls-and-bins (issue 44): recognised as that sampler, its epochs repeating the first
+    assert verdict.sampler == "fixed_balls_and_bins" and verdict.matches and verdict.facts["epochs_repeat"]
     mine = loader_phase(verdict, Phase("poisson", SIGMA, sampling_rate=1 / T, steps=3 * T))
+    assert mine == Phase("fixed_balls_and_bins", SIGMA, steps_per_epoch=T, epochs=3)
     event = KeptBinsDpEvent(dp_accounting.GaussianDpEvent(SIGMA), cycle_length=T, iterations=3 * T)
-    assert (mine,) == ledger.run_phases(ledger.merge(ledger.parts(event, 1, ledger.ADD_OR_REMOVE_ONE)))
+    (kept,) = ledger.run_phases(ledger.merge(ledger.parts(event, 1, ledger.ADD_OR_REMOVE_ONE)))
+    reduction = Accountant(mine).epsilon_bounds([DELTA])  # its certified reduction is the kept-bins event's phase
+    (reduced,) = reduction.attrs["certified_reduction"]
+    assert (reduced["sampler"], reduced["steps_per_epoch"], reduced["epochs"]) == ("balls_and_bins", T, 1)
+    assert reduced["sigma"] == pytest.approx(kept.sigma, rel=1e-15)
+    assert reduction["epsilon_upper"].tolist() == pytest.approx(
+        Accountant(kept).epsilon_bounds([DELTA])["epsilon_upper"].tolist(), rel=1e-9)
 
 
 def test_a_jax_privacy_dp_params_is_read_with_its_steps():

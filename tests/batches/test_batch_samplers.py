@@ -324,7 +324,8 @@ def test_accounting_eps_includes_the_truncation_delta():
 # --- bad inputs --------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("kwargs, message", [
-    ({"sampler": "uniform"}, "sampler must be one of deterministic, shuffle, poisson, balls_and_bins, wor; got 'uniform'"),
+    ({"sampler": "uniform"}, "sampler must be one of deterministic, shuffle, poisson, balls_and_bins, wor, "
+                             "cyclic_poisson, b_min_sep, fixed_balls_and_bins; got 'uniform'"),
     ({"dataset_size": 0}, "dataset_size must be an integer >= 1; got 0"),
     ({"batch_size": 200}, "batch_size must be an integer in [1, dataset_size=100]; got 200"),
     ({"batch_size": 0}, "batch_size must be an integer in [1, dataset_size=100]; got 0"),

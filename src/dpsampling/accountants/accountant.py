@@ -74,6 +74,9 @@ METHOD_LABELS = {
     "monte_carlo": "Monte Carlo upper confidence bound, holding with probability >= 1 - {beta2:g} (not certified)",
 }
 """What each method's upper bound is, in the words a report carries (``frames.statement``)."""
+CERTIFIED_LOWER_LABEL = ("lower bound: the larger of a certified one (no probability) and the Monte Carlo one, "
+                         "per row (lower_method)")
+"""Added to a Monte Carlo answer's label where a certified lower bound enters (fixed balls-and-bins)."""
 
 
 class Accountant:
@@ -196,6 +199,8 @@ class Accountant:
         if self.monte_carlo is not None:
             label = label.format(beta2=2 * self.monte_carlo["beta"] if self.headline == "max"
                                  else self.monte_carlo["beta"])
+            if "certified_lower" in computation:  # fixed bins: which lower bounds are certified, in the sentence too
+                label += f"; {CERTIFIED_LOWER_LABEL}"
         attrs = {"phases": [phase.as_dict() for phase in self.phases], "relation": self.relation,
                  "headline": self.headline, "method": self.method, "method_label": label,
                  "refine": self.refine,

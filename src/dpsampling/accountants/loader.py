@@ -13,7 +13,8 @@ from dataclasses import dataclass
 
 from dpsampling.accountants.accountant import Accountant
 from dpsampling.accountants.closed_form.truncation import truncation_delta
-from dpsampling.accountants.run import Phase
+from dpsampling.accountants.run import DP_SGD_COEFFICIENTS, Phase
+from dpsampling.samplers import SAMPLERS
 from dpsampling.validation import check_nonnegative, check_open_unit
 
 
@@ -22,13 +23,17 @@ class LoaderAccounting:
     """What ``dpsampling account`` needs to know about a training run's batch sampler.
 
     ``sampling_rate``: the inclusion probability of one example in one batch (poisson: b/n; wor:
-    b/n; balls_and_bins: 1/T) or None (deterministic, shuffle). ``truncation_delta``: delta' of
+    b/n; balls_and_bins, fixed_balls_and_bins: 1/T; cyclic_poisson: q at its group's steps; b_min_sep:
+    p, the rate of its geometric wait) or None (deterministic, shuffle). ``min_separation`` and
+    ``warm_start``: b_min_sep's (None and False for the others). ``truncation_delta``: delta' of
     chua25 App. C at ``truncation_epsilon``, to add to the accountant's delta (0 without
     truncation); it is also a valid delta' for every smaller eps.
 
     The run in the face's terms: ``phases(sigma)`` (``Phase(sampler, sigma, dataset_size=n,
     batch_size=b, epochs=K)``: T = ceil(n / b) steps per epoch, rate b / n where the sampler has
-    one). ``get_epsilon(sigma, delta)`` and ``get_delta(sigma, epsilon)`` include the truncation
+    one; a rate-based correlated-noise sampler: ``sampling_rate``, ``steps_per_epoch`` (cyclic
+    Poisson's cycle length T) and ``epochs``, and b_min_sep's ``min_separation`` and ``warm_start``;
+    ``coefficients``: the first column of the noise's banded C, docs/MATRIX.md). ``get_epsilon(sigma, delta)`` and ``get_delta(sigma, epsilon)`` include the truncation
     delta (module docstring of ``closed_form.truncation``: the truncated run is (eps, delta(eps) +
     delta'(eps))-DP, delta'(eps) = (1 + e^eps) K T Pr[Bin(n, b/n) > B], increasing in eps).
     """
@@ -42,6 +47,8 @@ class LoaderAccounting:
     max_batch_size: int | None
     truncation_epsilon: float
     truncation_delta: float
+    min_separation: int | None = None
+    warm_start: bool = False
 
     @property
     def steps(self) -> int:
@@ -49,25 +56,37 @@ class LoaderAccounting:
         return self.steps_per_epoch * self.epochs
 
     def run_fields(self) -> dict:
-        """The face's ``Phase`` keywords of this run (T = ceil(n / b), rate b / n where used)."""
-        return {"dataset_size": self.dataset_size, "batch_size": self.batch_size, "epochs": self.epochs}
+        """The face's ``Phase`` keywords of this run (T = ceil(n / b), rate b / n where used; a
+        rate-based correlated-noise sampler's rate is its own, not b / n)."""
+        spec = SAMPLERS[self.sampler]
+        if not (spec.matrix_only and spec.rate_based):
+            return {"dataset_size": self.dataset_size, "batch_size": self.batch_size, "epochs": self.epochs}
+        fields = {"sampling_rate": self.sampling_rate, "steps_per_epoch": self.steps_per_epoch, "epochs": self.epochs}
+        if self.min_separation is not None:
+            fields.update(min_separation=self.min_separation, warm_start=self.warm_start)
+        return fields
 
     def cli_args(self) -> list[str]:
         """The ``dpsampling account`` flags that describe this run, the Phase keywords as flags
         (add --sigma and --epsilon/--delta)."""
         args = ["--sampler", self.sampler]
         for name, value in self.run_fields().items():
-            args += [f"--{name.replace('_', '-')}", str(value)]
+            flag = f"--{name.replace('_', '-')}"
+            if isinstance(value, bool):  # a switch (--warm-start): given when true
+                args += [flag] if value else []
+            else:
+                args += [flag, repr(value) if isinstance(value, float) else str(value)]
         return args
 
-    def phases(self, sigma: float) -> tuple[Phase, ...]:
-        """The run as the face's phases at noise multiplier ``sigma`` (noise std / clip norm)."""
-        return (Phase(self.sampler, sigma, **self.run_fields()),)
+    def phases(self, sigma: float, coefficients=DP_SGD_COEFFICIENTS) -> tuple[Phase, ...]:
+        """The run as the face's phases at noise multiplier ``sigma`` (noise std / clip norm), with
+        correlated noise of first column ``coefficients`` (default DP-SGD's)."""
+        return (Phase(self.sampler, sigma, coefficients=coefficients, **self.run_fields()),)
 
-    def accountant(self, sigma: float, **options) -> Accountant:
-        """``Accountant(self.phases(sigma), **options)`` (relation, accuracy, ...): the bounds
-        WITHOUT the truncation delta (add ``truncation_delta_at(eps)`` to its deltas)."""
-        return Accountant(self.phases(sigma), **options)
+    def accountant(self, sigma: float, *, coefficients=DP_SGD_COEFFICIENTS, **options) -> Accountant:
+        """``Accountant(self.phases(sigma, coefficients), **options)`` (relation, accuracy, method,
+        ...): the bounds WITHOUT the truncation delta (add ``truncation_delta_at(eps)`` to its deltas)."""
+        return Accountant(self.phases(sigma, coefficients), **options)
 
     def truncation_delta_at(self, epsilon: float) -> float:
         """delta'(eps) = (1 + e^eps) K T Pr[Bin(n, b/n) > B]; 0 without truncation."""
@@ -106,7 +125,7 @@ def epsilon_with_truncation(get_epsilon, delta: float, truncation_delta_at, trun
                              f"max_batch_size] = {spent:.3g} (at eps {charged_at:g}); got {delta:g} (raise "
                              "max_batch_size or delta)")
         epsilon = get_epsilon(delta - spent) if spent else get_epsilon(delta)
-        if epsilon <= charged_at:
+        if epsilon <= charged_at or epsilon == float("inf"):  # inf: no eps is shown, whatever delta' is
             return epsilon
         charged_at = epsilon * (1.0 + 1e-9)
     raise ValueError(f"delta must leave room for the truncation delta; got {delta:g} (the truncation delta at the eps "

@@ -20,8 +20,10 @@ What is read as the accountant (duck typed; torch and jax are never imported):
 The check needs one noise multiplier (one phase). The loader's run, T its batches per epoch and K
 = ceil(steps / T) epochs: the verdict's sampler (Poisson at the accountant's rate when the batches
 are consistent with it, else at the upper confidence bound of their rate; wor at its batch size),
-one epoch at sigma / sqrt(K) where every epoch repeats the first, the deterministic bound, Poisson
-at the largest per-example rate, or nothing (no guarantee).
+one epoch at sigma / sqrt(K) where every epoch repeats the first (a reseeded sampler), the
+correlated-noise sampler recognised (fixed balls-and-bins over K epochs of T; cyclic Poisson of cycle
+length T over K cycles, at its rate as Poisson's), the deterministic bound, Poisson at the largest
+per-example rate, or nothing (no guarantee).
 """
 
 from __future__ import annotations
@@ -151,6 +153,8 @@ def loader_phase(verdict: Verdict, assumed: Phase) -> Phase | None:
         if rate is None or not _rate_consistent(verdict, rate):
             seen = facts["dataset_size"] * facts["steps_seen"]
             rate = rate_upper(round(facts["rate"] * seen), seen, verdict.alpha)
+        if spec.matrix_only:  # cyclic Poisson: whole cycles of its cycle length, the steps of an epoch
+            return Phase(value, sigma, sampling_rate=rate, steps_per_epoch=per_epoch, epochs=epochs)
         return Phase(value, sigma, sampling_rate=rate, steps=length)
     return Phase(value, sigma, steps_per_epoch=per_epoch, epochs=epochs)
 

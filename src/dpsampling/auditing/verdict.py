@@ -14,6 +14,18 @@ alarm: each is a property of the batches seen) choose the branch:
 3. each example at most once per epoch (the partition branch: deterministic, shuffle,
    balls-and-bins) or not (the rate branch: Poisson, fixed size without replacement).
 
+The correlated-noise samplers are recognised by their exact signatures (``signatures``): fixed
+balls-and-bins is the kept-bins case of 2 (every epoch repeating a first epoch that passes as
+balls-and-bins); cyclic Poisson (cycle length T) has each example at most once per epoch and always
+at the same step of the epoch while epochs differ (with at least ``positions_needed`` examples drawn
+twice: a fresh position would match by chance with probability T^-1 each); b-min-sep has no two
+participations of an example closer than b >= 2 steps over the whole draw, where independent
+inclusion at the rate seen would have missed every consecutive pair with probability at most
+alpha / 100 (``consecutive_miss_probability``). Their tests, at alpha / k each: cyclic Poisson (k =
+3): each example's presence in each epoch i.i.d. Bernoulli(q) (equal per-example counts, per-epoch
+totals Bin(n, q), examples never drawn); b-min-sep (k = 2): the waits gap - b + 1 Geometric(p),
+equal per-example rates.
+
 Then the tests of ``significance`` at alpha / k each (k: the branch's number of tests, fixed before
 any is run; Bonferroni), so that a loader that is one of the samplers is flagged with probability
 at most alpha (where the chi-square approximations hold):
@@ -32,7 +44,9 @@ What each finding means for the accounting is ``Verdict.bound``: ("sampler", nam
 itself; ("per_epoch_cap", k) the deterministic bound with each example in at most k steps per
 epoch (valid for any batches chosen independently of the data: every example is in at most k K
 Gaussian steps); ("largest_rate", q) Poisson at the largest per-example rate, valid where examples are
-included independently; None: no guarantee from these batches.
+included independently; None: no guarantee from these batches. A b-min-sep loader's bound is the
+deterministic one with ceil(T / b) steps per epoch (its own pair has no certified bound for b >= 2:
+its accounting is Monte Carlo, docs/MATRIX.md).
 """
 
 from __future__ import annotations
@@ -41,8 +55,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from dpsampling.auditing import signatures
 from dpsampling.auditing import significance as sig
 from dpsampling.auditing.sources import Draw
+from dpsampling.samplers import SAMPLERS
 from dpsampling.validation import check_open_unit
 
 DEFAULT_ALPHA = 1e-3
@@ -52,13 +68,21 @@ BEHAVIOUR = {"deterministic": "is deterministic (the same batches, in index orde
              "shuffle": "shuffles (every example once per epoch, fixed batch sizes)",
              "balls_and_bins": "draws balls-and-bins batches (every example once per epoch, multinomial sizes)",
              "poisson": "draws Poisson batches (independent participation at one rate)",
-             "wor": "draws fixed-size batches without replacement (independent draws per step)"}
+             "wor": "draws fixed-size batches without replacement (independent draws per step)",
+             "cyclic_poisson": "draws cyclic Poisson batches (each example only at one step of the epoch, joining "
+                               "independently at one rate)",
+             "b_min_sep": "draws b-min-sep batches (each example's participations at least b steps apart, then a "
+                          "geometric wait)",
+             "fixed_balls_and_bins": "draws fixed balls-and-bins batches (the same balls-and-bins partition every "
+                                     "epoch)"}
+FIXED_BINS = "fixed_balls_and_bins"
+"""The sampler of a loader whose epochs repeat a first balls-and-bins epoch (jax-privacy's kept bins)."""
 
 
 @dataclass(frozen=True)
 class Finding:
     """``kind``: repeats, epochs_repeat, order, sizes, never_drawn, unequal_rates, step_dependence,
-    fixed_counts; ``text``: what was seen; ``p_value``: None for an exact fact."""
+    fixed_counts, gaps (b-min-sep's waits); ``text``: what was seen; ``p_value``: None for an exact fact."""
 
     kind: str
     text: str
@@ -79,7 +103,7 @@ class Verdict:
 
     @property
     def matches(self) -> bool:
-        """The batches are one of the five samplers, with nothing found against it."""
+        """The batches are one of the registry's samplers, with nothing found against it."""
         return self.sampler is not None and not self.findings
 
     def finding(self, kind: str) -> Finding | None:
@@ -91,7 +115,7 @@ class Verdict:
             return BEHAVIOUR[self.sampler]
         if self.sampler is not None:
             return f"{BEHAVIOUR[self.sampler]}, but " + "; ".join(f.text for f in self.findings)
-        return "is none of the five samplers: " + "; ".join(f.text for f in self.findings)
+        return "is none of the samplers: " + "; ".join(f.text for f in self.findings)
 
     def consequence(self) -> str:
         """What the accounting may claim, in words."""
@@ -102,11 +126,17 @@ class Verdict:
             return (f"one epoch of {value} at sigma / sqrt(K) (K passes over the same batches), valid only if the first "
                     "epoch's batches are drawn afresh for each run and never published; with a seed fixed in the code "
                     "the loader is deterministic")
+        if kind == "sampler" and self.facts.get("epochs_repeat"):  # fixed bins: drawn once, kept
+            return (f"the {value} accounting (with DP-SGD noise one balls-and-bins epoch at sigma / sqrt(K)), valid only "
+                    "if the bins are drawn afresh for each run and never published; with a seed fixed in the code the "
+                    "loader is deterministic")
         if kind == "sampler":
             return f"the {value} accounting"
         if kind == "per_epoch_cap":
+            own = (f"; {self.sampler}'s own accounting is Monte Carlo (docs/MATRIX.md)"
+                   if self.sampler is not None and SAMPLERS[self.sampler].matrix_only else "")
             return (f"the deterministic bound (each example in at most {value} step(s) per epoch, batches chosen "
-                    "independently of the data)")
+                    f"independently of the data){own}")
         return (f"Poisson at the largest per-example rate q <= {value:.4g} (upper {1 - self.alpha:.4g} confidence "
                 "bound), valid where examples are included independently; otherwise no guarantee from these batches")
 
@@ -195,6 +225,9 @@ def _partition(draw: Draw, used: list, verdict: Verdict, repeat: bool) -> None:
             p = sig.multinomial_sizes(sizes)
             if _record(tests, "batch sizes Multinomial(n, 1/T)", p, level):
                 verdict.findings.append(Finding("sizes", "batch sizes vary, but not as Multinomial(n, 1/T)", p))
+            elif repeat:  # the kept bins of fixed balls-and-bins: its signature, not a finding
+                verdict.sampler = FIXED_BINS
+                verdict.findings = [f for f in verdict.findings if f.kind != "epochs_repeat"]
             else:
                 verdict.sampler = "balls_and_bins"
     missing = int(np.count_nonzero(sum(np.bincount(draw.indices[e], minlength=n) for e in used) == 0))
@@ -251,6 +284,48 @@ def _rates(draw: Draw, used: list, verdict: Verdict) -> None:
         verdict.bound = ("largest_rate", verdict.facts["largest_rate"])
 
 
+def _cyclic_poisson(draw: Draw, positions: np.ndarray, verdict: Verdict) -> None:
+    """The cyclic Poisson branch (module docstring): each example's presence in each epoch i.i.d.
+    Bernoulli(q), tested at alpha / 3 each."""
+    n, tests, level = draw.dataset_size, verdict.tests, verdict.alpha / 3
+    drawn = positions >= 0
+    counts, totals = drawn.sum(axis=0), drawn.sum(axis=1)
+    rate = float(counts.sum()) / (n * draw.epochs)
+    verdict.facts.update(rate=rate, steps_seen=draw.epochs, cycle_length=len(draw.offsets[0]) - 1)
+    if _record(tests, "equal per-example counts over the epochs", sig.equal_counts(counts), level):
+        verdict.findings.append(Finding("unequal_rates", "examples drawn in unequal numbers of epochs",
+                                        tests[-1]["p_value"]))
+    if _record(tests, "examples per epoch Bin(n, q)", sig.binomial_sizes(totals, n), level):
+        verdict.findings.append(Finding("sizes", "the number of examples per epoch varies, but not as Bin(n, q)",
+                                        tests[-1]["p_value"]))
+    missing = int(np.count_nonzero(counts == 0))
+    verdict.facts["never_drawn"] = missing
+    p = sig.never_drawn_binomial(missing, n, (1.0 - rate) ** draw.epochs)
+    if _record(tests, "examples never drawn", p, level):
+        verdict.findings.append(Finding("never_drawn", f"{missing} example(s) never drawn in {draw.epochs} epochs", p))
+    verdict.sampler = None if verdict.findings else "cyclic_poisson"
+    verdict.bound = ("per_epoch_cap", 1) if verdict.findings else ("sampler", "cyclic_poisson")
+
+
+def _b_min_sep(draw: Draw, gaps: np.ndarray, used: list, verdict: Verdict) -> None:
+    """The b-min-sep branch (module docstring): geometric waits and equal rates, at alpha / 2 each."""
+    n, tests, level = draw.dataset_size, verdict.tests, verdict.alpha / 2
+    separation = int(gaps.min())
+    renewal_rate, p = signatures.geometric_gaps(gaps, separation)
+    steps = sum(len(draw.offsets[e]) - 1 for e in used)
+    counts = sum(np.bincount(draw.indices[e], minlength=n) for e in used)
+    verdict.facts.update(min_separation=separation, renewal_rate=renewal_rate, steps_seen=steps,
+                         rate=float(counts.sum()) / (n * steps))
+    if _record(tests, f"waits gap - {separation - 1} Geometric(p)", p, level):
+        verdict.findings.append(Finding("gaps", f"the gaps between participations (at least {separation} steps) are "
+                                                "not a fixed separation then a geometric wait", p))
+    if _record(tests, "equal per-example rates", sig.equal_counts(counts), level):
+        verdict.findings.append(Finding("unequal_rates", "unequal per-example rates", tests[-1]["p_value"]))
+    verdict.sampler = None if verdict.findings else "b_min_sep"
+    per_epoch = max(len(draw.offsets[e]) - 1 for e in used)
+    verdict.bound = ("per_epoch_cap", -(-per_epoch // separation))  # at most ceil(T / b) steps per epoch
+
+
 def decide(draw: Draw, alpha: float = DEFAULT_ALPHA) -> Verdict:
     """The verdict on ``draw``'s batches at false-alarm rate ``alpha`` (module docstring)."""
     alpha = check_open_unit("alpha", alpha)
@@ -276,6 +351,12 @@ def decide(draw: Draw, alpha: float = DEFAULT_ALPHA) -> Verdict:
     used = [0] if repeat else list(range(draw.epochs))
     counts = [np.bincount(draw.indices[e], minlength=n) for e in used]
     if all(c.max() <= 1 for c in counts):
+        if not repeat and draw.epochs >= 2:
+            positions = signatures.presence(draw)
+            twice, fixed = signatures.fixed_positions(positions)
+            if fixed and twice >= signatures.positions_needed(verdict.facts["steps_per_epoch"], alpha):
+                _cyclic_poisson(draw, positions, verdict)
+                return verdict
         _partition(draw, used, verdict, repeat)
         return verdict
     if len(used) >= 2 and all(np.array_equal(counts[0], c) for c in counts[1:]):
@@ -284,6 +365,12 @@ def decide(draw: Draw, alpha: float = DEFAULT_ALPHA) -> Verdict:
                                                         f"them up to {most} times (a duplicated index?), "
                                                         f"{int((counts[0] == 0).sum())} never"))
         verdict.bound = ("per_epoch_cap", most)
+        return verdict
+    gaps = signatures.participation_gaps(draw)
+    steps = sum(len(draw.offsets[e]) - 1 for e in used)
+    rate = float(sum(c.sum() for c in counts)) / (n * steps)
+    if gaps.size and gaps.min() >= 2 and signatures.consecutive_miss_probability(n, steps, rate) <= alpha / 100:
+        _b_min_sep(draw, gaps, used, verdict)
         return verdict
     _rates(draw, used, verdict)
     return verdict

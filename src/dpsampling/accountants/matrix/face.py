@@ -15,6 +15,14 @@ upper bound fails only if the delta upper bound fails at the true eps(delta), so
 probabilities hold. The upper eps is found by bisection and reported at the bracket's upper end.
 The Monte Carlo modules (numba kernels, pandas) are imported when a Monte Carlo answer is asked
 for: a certified query through the face never loads them.
+
+Fixed balls-and-bins has a certified lower bound (``lower_bound.lower_bound_delta``): its lower
+bound on the face is the larger of that one and the Monte Carlo lower confidence bound, per row
+(``lower_method`` says which: the certified one holds without probability, the Monte Carlo one
+with probability >= 1 - beta), and an eps query's certified lower bound is the largest eps whose
+certified delta lower bound is above delta (bisection: that bound decreases in eps). Where the
+certified lower bound passes the Monte Carlo upper bound (which then failed), the upper bound is
+raised to it.
 """
 
 from __future__ import annotations
@@ -31,6 +39,7 @@ MAX_EPSILON = 1e3
 """Where the eps search stops: an upper bound of delta still above the target there answers inf."""
 LOWER_METHOD = "Monte Carlo lower confidence bound (Hoeffding relative entropy), not certified"
 UPPER_METHOD = "Monte Carlo upper confidence bound (Hoeffding relative entropy, chua25 Alg. 4), not certified"
+CERTIFIED_LOWER_METHOD = "certified lower bound (event <y, C x_0> > tau, matrix.lower_bound), holds without probability"
 
 
 def reduced_phases(phases) -> tuple[tuple, tuple]:
@@ -114,6 +123,50 @@ def _epsilon_of(losses, delta: float, beta: float, bound: int) -> float:
     return high if bound == 1 else low
 
 
+def _certified_epsilon(run, delta: float, column: int) -> float:
+    """The largest eps whose certified delta lower bound (direction ``column``) is above ``delta``
+    (0 where none is); bisection, the lower end reported."""
+    from dpsampling.accountants.matrix.lower_bound import lower_bound_delta
+
+    def above(eps: float) -> bool:
+        return bool(lower_bound_delta(run, [eps])["lower"].iloc[column] > delta)
+
+    if not above(0.0):
+        return 0.0
+    low, high = 0.0, 1.0
+    while above(high):
+        if high >= MAX_EPSILON:
+            return high
+        low, high = high, 2.0 * high
+    for _ in range(EPSILON_ITERATIONS):
+        middle = 0.5 * (low + high)
+        low, high = (middle, high) if above(middle) else (low, middle)
+    return low
+
+
+def certified_lower_bounds(run, quantity: str, values: np.ndarray) -> np.ndarray | None:
+    """(n, 3) certified lower bounds (remove, add, max) where the run has them (fixed balls-and-bins:
+    ``lower_bound.lower_bound_delta``), else None."""
+    from dpsampling.accountants.matrix.lower_bound import lower_bound_delta
+    from dpsampling.accountants.matrix.run import FIXED_BINS
+
+    if run.kind != FIXED_BINS:
+        return None
+    if quantity == "delta":
+        return lower_bound_delta(run, values)["lower"].to_numpy().reshape(-1, 3)
+    lower = np.array([[_certified_epsilon(run, float(delta), column) for column in (0, 1)] for delta in values])
+    return np.column_stack([lower, lower.max(axis=1)])
+
+
+def _with_certified_lower(bounds: np.ndarray, certified: np.ndarray) -> np.ndarray:
+    """The lower bounds raised to the certified ones where those are larger (in place), each upper
+    bound raised to its lower one; the (n, 3) lower methods."""
+    chosen = certified >= bounds[..., 0]
+    bounds[..., 0] = np.maximum(bounds[..., 0], certified)
+    bounds[..., 1] = np.maximum(bounds[..., 1], bounds[..., 0])
+    return np.where(chosen, CERTIFIED_LOWER_METHOD, LOWER_METHOD).astype(object)
+
+
 def monte_carlo_bounds(run, quantity: str, values: np.ndarray, *, samples: int, beta: float, seed: int):
     """((n, 3, 2) bounds, (lower, upper) methods, attrs) of ``run`` by Monte Carlo (module docstring)."""
     from dpsampling.accountants.matrix.montecarlo import DIRECTIONS, sample_losses
@@ -132,4 +185,12 @@ def monte_carlo_bounds(run, quantity: str, values: np.ndarray, *, samples: int, 
              "error_probability": f"each bound fails with probability <= {beta:g} per query value and direction; "
                                   f"the max row's upper bound with probability <= {2 * beta:g}",
              "matrix_sampler": run.sampler}
-    return bounds, (LOWER_METHOD, UPPER_METHOD), attrs
+    certified = certified_lower_bounds(run, quantity, values)
+    if certified is None:
+        return bounds, (LOWER_METHOD, UPPER_METHOD), attrs
+    lower_methods = _with_certified_lower(bounds, certified)
+    attrs["certified_lower"] = (f"each lower bound is the larger of the certified one (holds without probability) "
+                                f"and the Monte Carlo one (holds with probability >= 1 - {beta:g}); "
+                                f"certified in {int((lower_methods == CERTIFIED_LOWER_METHOD).sum())} of "
+                                f"{lower_methods.size} rows (lower_method)")
+    return bounds, (lower_methods, UPPER_METHOD), attrs
