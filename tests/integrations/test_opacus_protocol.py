@@ -115,11 +115,10 @@ def test_register_puts_the_class_in_opacus_registry(monkeypatch):
     assert registry["dpsampling-shuffle"].steps_per_epoch == 10
 
 
-@pytest.mark.parametrize(("sampler", "missing"), [("cyclic_poisson", "steps_per_epoch must be given"),
-                                                  ("b_min_sep", "min_separation must be given")])
-def test_get_noise_multiplier_refuses_a_run_its_signature_cannot_describe(sampler, missing):
+@pytest.mark.parametrize("sampler", ["cyclic_poisson", "b_min_sep"])
+def test_get_noise_multiplier_refuses_a_run_its_signature_cannot_describe(sampler):
     """Opacus' signature (a rate and epochs) has no cycle length or minimum separation."""
-    with pytest.raises(ValueError, match=f"{missing} for sampler {sampler}"):
+    with pytest.raises(ValueError, match=f"sampler must be one whose run Opacus' history .* got '{sampler}'"):
         ours.get_noise_multiplier(target_epsilon=3.0, target_delta=DELTA, sample_rate=0.05, epochs=2, sampler=sampler)
 
 
@@ -137,3 +136,11 @@ def test_get_noise_multiplier_for_every_sampler(sampler):
     assert Accountant(phase.with_sigma(sigma)).get_epsilon(DELTA) <= target
     with pytest.raises(ValueError, match="exactly one of epochs and steps"):
         ours.get_noise_multiplier(target_epsilon=target, target_delta=DELTA, sample_rate=rate, sampler=sampler)
+
+
+@pytest.mark.parametrize("sampler", ["cyclic_poisson", "b_min_sep"])
+def test_an_accountant_class_for_a_run_the_history_cannot_describe_is_refused_when_made(sampler):
+    """Refused when the class is made (not at its first query, after training): the history has no cycle length
+    or minimum separation."""
+    with pytest.raises(ValueError, match=f"sampler must be one whose run Opacus' history .* got '{sampler}'"):
+        ours.accountant_class(sampler, sampling_rate=0.05)

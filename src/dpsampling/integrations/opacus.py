@@ -213,6 +213,10 @@ def accountant_class(sampler: str = DEFAULT_SAMPLER, *, sampling_rate: float | N
     "dpsampling" for the default configuration, else "dpsampling-<sampler>"."""
     spec = sampler_spec(sampler)
     spec.check_relation(relation)
+    if spec.rate_based and spec.matrix_only:  # cyclic Poisson's cycle, b-min-sep's separation: not in the history
+        raise ValueError(f"sampler must be one whose run Opacus' history (noise, sample rate, steps) describes; "
+                         f"got {sampler!r}, whose run also needs its cycle length or minimum separation: account it "
+                         "with dpsampling.Accountant (or a BatchSampler's accounting().accountant(sigma))")
     if spec.rate_based:
         if steps_per_epoch is not None:
             raise ValueError(f"steps_per_epoch applies to epoch-based samplers (not {sampler}, which Opacus' steps "
