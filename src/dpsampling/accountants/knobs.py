@@ -158,6 +158,7 @@ class _Search:
                 if not self.seen or isinstance(error, TimeLimitExceeded):
                     raise  # the user's own run: its error is the answer; a time limit stops the search
                 self.seen[value] = (0.0, math.inf)
+                self.guides[value] = None
             self.guide(value)  # while the laws of its first grid are kept
         return self.seen[value]
 
