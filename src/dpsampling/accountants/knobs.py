@@ -326,15 +326,15 @@ def budget_left(phases, target_epsilon: float, delta: float, *, relation: str = 
     delta = check_open_unit("delta", delta)
     *earlier, last = phases
     unit = "steps" if last.spec.rate_based and last.epochs is None else "epochs"
-    build, _, _, _ = _builder(last, unit)
-    taken = last.steps if unit == "steps" else last.epochs
-    search = _Search(tuple(earlier), build, target, delta, {"relation": relation, "accuracy": accuracy, **options})
     with reusing_laws():  # the laws of the steps taken guide the search (``_Search.guide``)
         frame = Accountant(phases, relation=relation, accuracy=accuracy, **options).epsilon_bounds([delta])
         row = frame[frame["direction"] == frame.attrs["headline"]].iloc[0]
         spent_lower, spent_upper = float(row["epsilon_lower"]), float(row["epsilon_upper"])
         if spent_upper > target:
             return Budget(spent_lower, spent_upper, 0, unit, target, delta, phases)
+        build, _, _, _ = _builder(last, unit)
+        taken = last.steps if unit == "steps" else last.epochs
+        search = _Search(tuple(earlier), build, target, delta, {"relation": relation, "accuracy": accuracy, **options})
         search.seen[taken] = (spent_lower, spent_upper)
         search.guide(taken)
         value, _ = _largest_integer(search, taken, taken, MAX_COUNT)
