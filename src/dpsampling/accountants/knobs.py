@@ -20,13 +20,17 @@ the steps already taken):
   to relative width ``rtol``.
 
 Integer knobs are searched by doubling from the run's value, then narrowed to adjacent integers,
-each step at the value where the bounds seen so far put the target (``_interpolated``; a bisection
-where that does not halve the bracket), with its neighbour asked next;
-the rate is bisected in log scale. Every evaluation is one ``Accountant`` query refined only until
+each step at the value where the bounds seen so far put the target (``_predicted``: the slope from
+the first grid's bounds of every value evaluated, one smooth curve, the level from the most refined
+evaluation; a bisection after WEAK_GUESSES guesses in a row that did not halve the bracket); the
+rate is bisected in log scale. Every evaluation is one ``Accountant`` query refined only until
 it settles the question (``epsilon_settled``: the verdict ``get_epsilon`` would give, refined as every
 door refines it), and the value returned is answered in full. The true eps grows with steps, epochs, rate and batch size (composition and
 subsampling), so the certified bound's answers form one threshold up to its accuracy; whatever the
-bound does, the value returned was itself shown sufficient.
+bound does, the value returned was itself shown sufficient. Batch size with the epochs fixed is the
+exception: T = epochs x ceil(n / b) drops at some b, and eps with it (n 60,000, 20 epochs: b 521
+takes 2,320 steps, eps upper 2.00197; b 522 2,300 steps, 1.99698), so the pair found (shown
+sufficient, next not) is one of several and depends on the search's path.
 
 ``budget_left`` is what remains after the steps taken: the eps spent so far (certified upper and
 lower bounds) and the largest number of further steps (poisson, wor) or epochs (epoch-based) of
@@ -39,11 +43,13 @@ import functools
 import math
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from dpsampling.accountants.accountant import Accountant
 from dpsampling.accountants.calibrate import DEFAULT_RTOL, calibrate_sigma, check_rtol
-from dpsampling.accountants.certified.engine import reusing_laws
+from dpsampling.accountants.certified.engine import level_upper, reusing_laws
 from dpsampling.accountants.limits import TimeLimitExceeded
-from dpsampling.accountants.relations import DEFAULT_RELATION
+from dpsampling.accountants.relations import DEFAULT_RELATION, DIRECTION_NAMES
 from dpsampling.accountants.run import Phase, as_phases
 from dpsampling.validation import check_choice, check_open_unit, check_positive
 
@@ -136,11 +142,13 @@ def _builder(phase: Phase, knob: str):
 class _Search:
     """The run with the last phase built at a knob value: its certified eps bracket, settled
     against the target (``Accountant.epsilon_settled``: the same verdict as the full answer),
-    memoized; ``epsilon`` is the full answer, for the value reported."""
+    memoized; ``epsilon`` is the full answer, for the value reported; ``guide`` the bound of the
+    first grid alone, where the search looks next."""
 
     def __init__(self, earlier: tuple, build, target: float, delta: float, options: dict):
         self.earlier, self.build, self.target, self.delta, self.options = earlier, build, target, delta, options
         self.seen: dict = {}
+        self.guides: dict = {}
 
     def _accountant(self, value) -> Accountant:
         return Accountant((*self.earlier, self.build(value)), **self.options)
@@ -153,7 +161,22 @@ class _Search:
                 if not self.seen or isinstance(error, TimeLimitExceeded):
                     raise  # the user's own run: its error is the answer; a time limit stops the search
                 self.seen[value] = (0.0, math.inf)
+                self.guides[value] = None
+            self.guide(value)  # while the laws of its first grid are kept
         return self.seen[value]
+
+    def guide(self, value) -> float | None:
+        """The certified upper bound at ``value`` from its first grid alone, read from the laws its
+        evaluation built (``engine.level_upper``; None where there are none: a closed form, a
+        reference method, substitution): one smooth curve for every value, however far each
+        evaluation refined. Only where the search looks, never a verdict."""
+        if value not in self.guides:
+            accountant = self._accountant(value)
+            usable = (accountant.method == "certified" and accountant.relation != "substitution"
+                      and accountant.closed_form() is None)
+            column = DIRECTION_NAMES.index(accountant.headline)
+            self.guides[value] = level_upper(accountant.engine_phases, self.delta, column) if usable else None
+        return self.guides[value]
 
     def sufficient(self, value) -> bool:
         return self.bounds(value)[1] <= self.target
@@ -164,6 +187,10 @@ class _Search:
         if self.bounds(value)[1] == math.inf:
             return math.inf
         return self._accountant(value).get_epsilon(self.delta)
+
+
+WEAK_GUESSES = 3
+"""Guesses in a row that may leave more than half the bracket before the next step bisects."""
 
 
 def _largest_integer(search: _Search, start: int, lowest: int, highest: int) -> tuple[int | None, int | None]:
@@ -189,34 +216,59 @@ def _largest_integer(search: _Search, start: int, lowest: int, highest: int) -> 
                 high = step
         if low is None:
             return None, lowest
-    guided = True
+    weak = 0
     while high - low > 1:
         width = high - low
-        guess = _interpolated(search, low, high) if guided else None
-        mid = (low + high) // 2 if guess is None else guess
+        guess = _predicted(search, low, high) if weak < WEAK_GUESSES else None
+        mid = (low + high) // 2 if guess is None else min(max(math.floor(guess), low + 1), high - 1)
         if search.sufficient(mid):
             low = mid
-            if guess is not None and mid + 1 < high and not search.sufficient(mid + 1):
-                high = mid + 1  # the guess and its neighbour settle it
         else:
             high = mid
-            if guess is not None and mid - 1 > low and search.sufficient(mid - 1):
-                low = mid - 1
-        guided = high - low <= width // 2  # a guess that did not halve the bracket: bisect next
+        weak = 0 if guess is None or high - low <= width // 2 else weak + 1
     return low, high
 
 
-def _interpolated(search: _Search, low: int, high: int) -> int | None:
-    """The integer strictly between low (shown sufficient) and high (not) where the target is
-    predicted: log-linear interpolation of the two settled upper bounds (eps grows smoothly with
-    steps, epochs and batch size); None where they do not bracket the target finitely. Only where
-    the search looks: every value returned is still decided by its own certified bound."""
-    upper_low, upper_high = search.bounds(low)[1], search.bounds(high)[1]
-    if not 0.0 < upper_low <= search.target < upper_high < math.inf or high - low < 3:
+def _predicted(search: _Search, low: int, high: int) -> float | None:
+    """Where the target is predicted in [low, high] (low shown sufficient, high not), or None
+    where their settled upper bounds do not bracket it finitely. The curve: a quadratic in
+    log-log through the guides (``_Search.guide``; the settled upper bounds where a value has
+    none) of the values in [low, high] and the nearest outside on each side, shifted by the
+    settled bound's offset from it at the more refined end (at both, interpolated, where they are
+    refined alike): the guide gives the slope, the refined end the level. Only where the search
+    looks: every value is decided by its own certified bound."""
+    (low_lower, low_upper), (high_lower, high_upper) = search.bounds(low), search.bounds(high)
+    if not 0.0 < low_upper <= search.target < high_upper < math.inf:
         return None
-    share = math.log(search.target / upper_low) / math.log(upper_high / upper_low)
-    guess = math.floor(math.exp(math.log(low) + share * (math.log(high) - math.log(low))))
-    return min(max(guess, low + 1), high - 1)
+    guides = {value: search.guide(value) for value in search.seen}
+    if guides[low] is None or guides[high] is None:
+        guides = {value: bounds[1] for value, bounds in search.seen.items()}
+    usable = sorted(v for v, g in guides.items() if g is not None and 0.0 < g < math.inf and v > 0)
+    below, above = [v for v in usable if v < low], [v for v in usable if v > high]
+    points = [v for v in usable if low <= v <= high] + below[-1:] + above[:1]
+    x, y = np.log(np.array(points, dtype=float)), np.log([guides[v] for v in points])
+    centre, scale = float(x.mean()), float(np.ptp(x))
+    curve = np.polyfit((x - centre) / scale, y, min(2, len(points) - 1))
+    ends = np.log([low, high])
+    offsets = [math.log(upper) - math.log(guides[v]) for v, upper in ((low, low_upper), (high, high_upper))]
+    gaps = [1.0 - low_lower / low_upper, 1.0 - high_lower / high_upper]
+    if not max(gaps) <= 1.5 * min(gaps):
+        offsets = [offsets[int(gaps[1] < gaps[0])]] * 2  # the more refined end's
+
+    def excess(t: float) -> float:
+        share = (t - ends[0]) / (ends[1] - ends[0])
+        offset = offsets[0] + share * (offsets[1] - offsets[0])
+        return float(np.polyval(curve, (t - centre) / scale)) + offset - math.log(search.target)
+
+    a, b = ends
+    if excess(a) > 0.0:
+        return float(low)
+    if excess(b) <= 0.0:
+        return float(high)
+    for _ in range(100):
+        middle = 0.5 * (a + b)
+        a, b = (middle, b) if excess(middle) <= 0.0 else (a, middle)
+    return math.exp(a)
 
 
 def _largest_rate(search: _Search, start: float, rtol: float) -> tuple[float | None, float | None]:
@@ -272,19 +324,19 @@ def budget_left(phases, target_epsilon: float, delta: float, *, relation: str = 
     phases = as_phases(phases)
     target = check_positive("target_epsilon", target_epsilon)
     delta = check_open_unit("delta", delta)
-    frame = Accountant(phases, relation=relation, accuracy=accuracy, **options).epsilon_bounds(
-        [delta])
-    row = frame[frame["direction"] == frame.attrs["headline"]].iloc[0]
-    spent_lower, spent_upper = float(row["epsilon_lower"]), float(row["epsilon_upper"])
     *earlier, last = phases
     unit = "steps" if last.spec.rate_based and last.epochs is None else "epochs"
-    if spent_upper > target:
-        return Budget(spent_lower, spent_upper, 0, unit, target, delta, phases)
-    build, _, _, _ = _builder(last, unit)
-    taken = last.steps if unit == "steps" else last.epochs
-    search = _Search(tuple(earlier), build, target, delta, {"relation": relation, "accuracy": accuracy, **options})
-    search.seen[taken] = (spent_lower, spent_upper)
-    with reusing_laws():
+    with reusing_laws():  # the laws of the steps taken guide the search (``_Search.guide``)
+        frame = Accountant(phases, relation=relation, accuracy=accuracy, **options).epsilon_bounds([delta])
+        row = frame[frame["direction"] == frame.attrs["headline"]].iloc[0]
+        spent_lower, spent_upper = float(row["epsilon_lower"]), float(row["epsilon_upper"])
+        if spent_upper > target:
+            return Budget(spent_lower, spent_upper, 0, unit, target, delta, phases)
+        build, _, _, _ = _builder(last, unit)
+        taken = last.steps if unit == "steps" else last.epochs
+        search = _Search(tuple(earlier), build, target, delta, {"relation": relation, "accuracy": accuracy, **options})
+        search.seen[taken] = (spent_lower, spent_upper)
+        search.guide(taken)
         value, _ = _largest_integer(search, taken, taken, MAX_COUNT)
     return Budget(spent_lower, spent_upper, value - taken, unit, target, delta, (*earlier, build(value)))
 

@@ -116,6 +116,23 @@ def _run_laws(phases, refinement: int) -> tuple[Laws, int]:
     return result, largest
 
 
+def level_upper(phases, delta: float, column: int, refinement: int = 0) -> float | None:
+    """The upper bound on eps at ``delta`` in direction ``column`` (an index into DIRECTION_NAMES)
+    from the laws of one refinement alone, where ``reusing_laws`` already keeps them (nothing is
+    built here): valid, but coarser than ``refined``'s, which keeps the best of every level. A
+    calibration's guide to where to look next, never its verdict. None where those laws are not
+    kept (a run of Gaussian mechanisms has none: closed form) or the bound is not finite."""
+    laws = None if _kept_laws is None else _kept_laws.get((tuple(phases), refinement))
+    if laws is None:
+        return None
+    try:
+        with np.errstate(all="ignore"):
+            value = float(with_max(epsilon_rows(laws[0], np.array([delta])))[0, column, 1])
+    except (ArithmeticError, ValueError):
+        return None
+    return value if math.isfinite(value) and value > 0.0 else None
+
+
 def delta_rows(laws: Laws, epsilons: np.ndarray) -> np.ndarray:
     """(n_eps, 4): remove lower, remove upper, add lower, add upper, rounding charged (``hockey``)."""
     points, means = laws.points, laws.means
