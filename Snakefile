@@ -8,18 +8,9 @@ from pathlib import Path
 
 from snakemake.utils import min_version, validate
 
-from dpsampling.accountants.ballsbins.device import device_problem
-from dpsampling.io import check_output_dir
-from dpsampling.papers.messages import MESSAGES
-from dpsampling.papers.registry import PAPERS, experiment_code, experiment_module, experiment_targets, wildcard
-from dpsampling.pipeline.code_inputs import import_closure
 from dpsampling.pipeline.config import ConfigError, check_config
-from dpsampling.pipeline.recovery import made_by, record_owner, recover, to_recompute
-from dpsampling.pipeline.report import summary_param
-from dpsampling.pipeline.workflow import spec_lookup
 
 min_version("9.0")
-experiment_summary = summary_param(MESSAGES)  # the report captions' param (the papers' readings)
 
 
 configfile: "config/config.yaml"
@@ -30,6 +21,19 @@ try:  # one line per bad key, before any job runs; then snakemake fills in the d
 except ConfigError as error:
     sys.exit(f"Invalid configuration, nothing was run:\n{error}")
 validate(config, "workflow/schemas/config.schema.yaml")
+
+# The rest of the package only now: a bad config stops before the registry imports every experiment
+# module (1.5-2 CPU s of a Snakemake start).
+from dpsampling.accountants.ballsbins.device import device_problem
+from dpsampling.io import check_output_dir
+from dpsampling.papers.messages import MESSAGES
+from dpsampling.papers.registry import PAPERS, experiment_code, experiment_module, experiment_targets, wildcard
+from dpsampling.pipeline.code_inputs import import_closure
+from dpsampling.pipeline.recovery import made_by, record_owner, recover, to_recompute
+from dpsampling.pipeline.report import summary_param
+from dpsampling.pipeline.workflow import spec_lookup
+
+experiment_summary = summary_param(MESSAGES)  # the report captions' param (the papers' readings)
 # device: cuda needs a GPU (or NUMBA_ENABLE_CUDASIM=1) where the jobs run: checked here when they run on this
 # machine. Snakemake keeps --jobs (nodes) only for a cluster executor (a profile's `jobs:`); then each job
 # checks on its own node.

@@ -12,13 +12,13 @@ import sys
 
 
 def lazy_import(name: str):
-    """The top-level package ``name``, executed when one of its attributes is first read (a dotted
-    name would import its parents at once: read submodules as attributes of the package)."""
-    if "." in name:
-        raise ValueError(f"name must be a top-level package; got {name!r}")
+    """The module ``name``, executed when one of its attributes is first read. A dotted name
+    (``"matplotlib.pyplot"``) imports its parent packages at once, as any import of it would, and
+    defers only the module itself: use it where the parents are cheap and the module is not."""
     if name in sys.modules:
         return sys.modules[name]
-    spec = importlib.util.find_spec(name)
+    parent, _, child = name.rpartition(".")
+    spec = importlib.util.find_spec(name)  # imports the parents of a dotted name
     if spec is None:
         raise ModuleNotFoundError(f"No module named {name!r}")
     loader = importlib.util.LazyLoader(spec.loader)
@@ -26,4 +26,6 @@ def lazy_import(name: str):
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     loader.exec_module(module)
+    if parent:  # as the import system does: the submodule is an attribute of its package
+        setattr(sys.modules[parent], child, module)
     return module
