@@ -39,11 +39,9 @@ def _copy_workflow(target: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def tiny(tmp_path_factory):
-    directory = _copy_workflow(tmp_path_factory.mktemp("lebeda24"))
-    result = _snakemake(directory, "lebeda24", "--configfile", TINY)
-    assert result.returncode == 0, result.stderr[-3000:]
-    return directory
+def tiny(tiny_full_run):
+    """The shared run of the whole DAG on the tiny config (tests/conftest.py), which holds lebeda24's."""
+    return tiny_full_run
 
 
 @pytest.mark.workflow
