@@ -99,15 +99,17 @@ def test_the_monte_carlo_eps_answer_inverts_its_delta_bounds():
     assert eps.loc["max", "epsilon_lower"] < eps.loc["max", "epsilon_upper"]
 
 
-def test_the_monte_carlo_bracket_meets_the_certified_one():
+@pytest.mark.parametrize(("sampler", "sigma", "seed"), [("balls_and_bins", 0.8, 11), ("fixed_balls_and_bins", 1.1, 12)])
+def test_the_monte_carlo_bracket_meets_the_certified_one(sampler, sigma, seed):
     """c = (1, 0) is DP-SGD with two bands: the Monte Carlo of the matrix pair and the certified
-    engine bound the same delta. Seeded; each of the 2 x 2 x 2 confidence bounds fails with
-    probability <= 1e-6, so the test fails falsely with probability <= 8e-6."""
+    engine (for fixed bins its reduction, one epoch of balls-and-bins at sigma / sqrt(E)) bound the
+    same delta. Seeded; each of the 2 x 2 x 2 confidence bounds fails with probability <= 1e-6, so
+    each case fails falsely with probability <= 8e-6."""
     run = {"steps_per_epoch": 4, "epochs": 2}
     epsilons = [0.5, 1.0]
-    mc = Accountant(Phase("balls_and_bins", 0.8, coefficients=[1.0, 0.0], **run), method="monte_carlo",
-                    samples=4_000, error_prob=1e-6, seed=11).delta_bounds(epsilons)
-    certified = Accountant(Phase("balls_and_bins", 0.8, **run), accuracy=1e-3).delta_bounds(epsilons)
+    mc = Accountant(Phase(sampler, sigma, coefficients=[1.0, 0.0], **run), method="monte_carlo",
+                    samples=4_000, error_prob=1e-6, seed=seed).delta_bounds(epsilons)
+    certified = Accountant(Phase(sampler, sigma, **run), accuracy=1e-3).delta_bounds(epsilons)
     for row, exact in zip(mc.itertuples(), certified.itertuples()):
         assert row.delta_lower <= exact.delta_upper and exact.delta_lower <= row.delta_upper, (row, exact)
 
@@ -158,20 +160,6 @@ def test_b_min_sep_without_a_reduction_is_refused_by_certified_and_answered_by_m
     assert frame.attrs["method"] == "monte_carlo" and "not certified" in frame.attrs["method_label"]
     assert frame.attrs["phases"][0]["min_separation"] == 2 and frame.attrs["phases"][0]["warm_start"] is True
     assert (frame["delta_lower"] <= frame["delta_upper"]).all()
-
-
-def test_fixed_bins_monte_carlo_meets_its_certified_reduction():
-    """c = (1, 0) is fixed balls-and-bins with one coefficient and two bands: the face's Monte Carlo
-    and the certified reduction (one epoch of balls-and-bins at sigma / sqrt(E)) bound the same
-    delta. Seeded; each of the 2 x 2 x 2 confidence bounds fails with probability <= 1e-6, so the
-    test fails falsely with probability <= 8e-6."""
-    run = {"steps_per_epoch": 4, "epochs": 2}
-    epsilons = [0.5, 1.0]
-    mc = Accountant(Phase("fixed_balls_and_bins", 1.1, coefficients=[1.0, 0.0], **run), method="monte_carlo",
-                    samples=4_000, error_prob=1e-6, seed=12).delta_bounds(epsilons)
-    certified = Accountant(Phase("fixed_balls_and_bins", 1.1, **run), accuracy=1e-3).delta_bounds(epsilons)
-    for row, exact in zip(mc.itertuples(), certified.itertuples()):
-        assert row.delta_lower <= exact.delta_upper and exact.delta_lower <= row.delta_upper, (row, exact)
 
 
 @pytest.mark.parametrize(("sampler", "options", "message"), [
