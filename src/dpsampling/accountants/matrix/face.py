@@ -110,17 +110,25 @@ def _epsilon_of(losses, delta: float, beta: float, bound: int) -> float:
         bounds = confidence_bounds(losses, np.array([eps]), beta)
         return bool(bounds[2 * bound][0] > delta)
 
+    low, high = _crossing(above)
+    return high if bound == 1 else low
+
+
+def _crossing(above) -> tuple[float, float]:
+    """(low, high) around where the decreasing test ``above(eps)`` turns false: above(low) holds
+    (or low = 0) and above(high) does not, after EPSILON_ITERATIONS halvings of a doubling bracket;
+    (0, 0) where above(0) fails, (eps, inf) where it still holds at eps >= MAX_EPSILON."""
     if not above(0.0):
-        return 0.0
+        return 0.0, 0.0
     low, high = 0.0, 1.0
     while above(high):
         if high >= MAX_EPSILON:
-            return math.inf if bound == 1 else high
+            return high, math.inf
         low, high = high, 2.0 * high
     for _ in range(EPSILON_ITERATIONS):
         middle = 0.5 * (low + high)
         low, high = (middle, high) if above(middle) else (low, middle)
-    return high if bound == 1 else low
+    return low, high
 
 
 def _certified_epsilon(run, delta: float, column: int) -> float:
@@ -131,17 +139,7 @@ def _certified_epsilon(run, delta: float, column: int) -> float:
     def above(eps: float) -> bool:
         return bool(lower_bound_delta(run, [eps])["lower"].iloc[column] > delta)
 
-    if not above(0.0):
-        return 0.0
-    low, high = 0.0, 1.0
-    while above(high):
-        if high >= MAX_EPSILON:
-            return high
-        low, high = high, 2.0 * high
-    for _ in range(EPSILON_ITERATIONS):
-        middle = 0.5 * (low + high)
-        low, high = (middle, high) if above(middle) else (low, middle)
-    return low
+    return _crossing(above)[0]
 
 
 def certified_lower_bounds(run, quantity: str, values: np.ndarray) -> np.ndarray | None:
