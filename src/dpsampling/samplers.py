@@ -146,6 +146,10 @@ SAMPLERS: dict[str, Sampler] = {
         correlated_noise="fixed_balls_and_bins", matrix_only=True),
 }
 
+DETERMINISTIC, SHUFFLE, POISSON, BALLS_AND_BINS, WOR, CYCLIC_POISSON, B_MIN_SEP, FIXED_BALLS_AND_BINS = SAMPLERS.values()
+"""The registry's samplers by Python name: code outside the registry names a sampler this way
+(``POISSON.name``), never by a string literal (tests/test_layout.py)."""
+
 SAMPLER_NAMES: tuple[str, ...] = tuple(SAMPLERS)
 """The samplers' names, in registry order (the CLI's and the config schema's choices)."""
 
@@ -194,5 +198,5 @@ def legend_name(name: str) -> str:
     return f"{spec.label} ({spec.letter})"
 
 
-__all__ = ["CERTIFIED_LOWER", "CERTIFIED_UPPER", "EXACT", "GENERATORS", "PAPER_RATE_BASED", "PAPER_SAMPLERS",
+__all__ = ["BALLS_AND_BINS", "B_MIN_SEP", "CERTIFIED_LOWER", "CERTIFIED_UPPER", "CYCLIC_POISSON", "DETERMINISTIC", "EXACT", "FIXED_BALLS_AND_BINS", "POISSON", "SHUFFLE", "WOR", "GENERATORS", "PAPER_RATE_BASED", "PAPER_SAMPLERS",
            "RATE_BASED", "SAMPLERS", "SAMPLER_NAMES", "VARIABLE_SIZE", "Sampler", "by_letter", "generator_entry", "legend_name", "sampler_entry"]
