@@ -13,19 +13,23 @@ import sys
 import pandas as pd
 
 from dpsampling.papers.chua25.plots import (
-    CERTIFIED,
+    B_CERTIFIED_LOWER,
+    B_CERTIFIED_UPPER,
+    B_NAIVE_MEAN,
+    B_NAIVE_UCB,
+    P_UPPER,
+    Curve,
+    PanelFigure,
     certified_text,
-    draw_curve,
-    finish,
     mc_info,
-    panel_grid,
-    select,
-    set_limits,
+    plot_panels,
     settings_text,
 )
+from dpsampling.papers.chua25.privacy import BOUND6_CURVE, CERTIFIED_CURVE
 from dpsampling.papers.chua25.samples import SampleSet, name_of, series_sets
 from dpsampling.papers.chua25.workflow import chua25_tests, monte_carlo_experiment
-from dpsampling.pipeline.plotting import departures_text, plt
+from dpsampling.pipeline.plotting import departures_text
+from dpsampling.samplers import DETERMINISTIC, POISSON
 
 EXPERIMENT_ID = "chua25_epochs"
 
@@ -45,7 +49,7 @@ def sample_sets(spec: dict) -> list[SampleSet]:
 
 # --- the deterministic curves beside them ---------------------------------------------------
 
-CURVES = ("poisson", "deterministic", "bound6", "certified")
+CURVES = (POISSON.name, DETERMINISTIC.name, BOUND6_CURVE, CERTIFIED_CURVE)
 
 
 def bounds_settings(spec: dict) -> list[dict]:
@@ -57,33 +61,32 @@ def bounds_settings(spec: dict) -> list[dict]:
 # --- the figure ----------------------------------------------------------------------------
 
 
+def _title(summary, panel) -> str:
+    row = summary[summary["panel"] == panel].iloc[0]
+    return f"sigma = {row['sigma']:g}, T = {int(row['steps']):,} per epoch, k epochs"
+
+
+def _footer(summary, parameters) -> str:
+    info = mc_info(summary, summary["panel"].iloc[0], "MC naive")
+    return (departures_text([], "chua25 App. B.4 states the k-epoch estimator without a figure")
+            + f"chua25_epochs. B: naive Monte Carlo over k epochs (Alg. 11: sum of k independent losses), "
+            f"{int(info['samples']):,} samples per direction and k; UCB at beta = {info['error_prob']:g} (pointwise). "
+            "P: Poisson with rate 1/T over k T steps. " + settings_text(parameters) + certified_text(parameters))
+
+
+FIGURE = PanelFigure((Curve(B_NAIVE_UCB, "B: upper conf. bound (MC naive)", "--"),
+                      Curve(B_NAIVE_MEAN, "B: estimate (MC mean)", "-"),
+                      Curve(P_UPPER, "P: certified upper bound (PLD)", ":"),
+                      Curve(B_CERTIFIED_UPPER, "B: certified upper bound (PLD)", "-."),
+                      Curve(B_CERTIFIED_LOWER, "B: certified lower bound (PLD)", (0, (3, 1, 1, 1, 1, 1)))),
+                     _footer, title=_title, floor=1e-13, bottom=0.3, shared_legend=True, by_epochs=True)
+"""Every curve once per k, coloured by k; no y limit below 1e-13, where the PLD is dominated by its
+1e-15 tail truncation; one legend below the panels."""
+
+
 def plot(summary: pd.DataFrame, parameters: dict, path_pdf, path_png) -> None:
-    """delta_B (MC, k epochs, Alg. 11) next to delta_P (PLD, k epochs) for every sigma."""
-    panels = list(dict.fromkeys(summary["panel"]))
-    fig, axes = panel_grid(len(panels))
-    colors = plt.get_cmap("viridis")
-    epochs = sorted(summary["epochs"].unique())
-    for ax, panel in zip(axes, panels):
-        for i, k in enumerate(epochs):
-            color = colors(i / max(len(epochs) - 1, 1))
-            for key, text, linestyle in ((("balls_and_bins", "MC naive", "upper"), "B: upper conf. bound (MC naive)", "--"),
-                                         (("balls_and_bins", "MC naive", "estimate"), "B: estimate (MC mean)", "-"),
-                                         (("poisson", "pld", "upper"), "P: certified upper bound (PLD)", ":"),
-                                         (CERTIFIED[0], "B: certified upper bound (PLD)", "-."),
-                                         (CERTIFIED[1], "B: certified lower bound (PLD)", (0, (3, 1, 1, 1, 1, 1)))):
-                draw_curve(ax, select(summary, panel, *key, epochs=k), key, label=f"{text}, k = {k}", color=color,
-                      linestyle=linestyle)
-        row = summary[summary["panel"] == panel].iloc[0]
-        ax.set_title(f"sigma = {row['sigma']:g}, T = {int(row['steps']):,} per epoch, k epochs", fontsize=9)
-        set_limits(ax, summary, panel, floor=1e-13)  # below, the PLD is dominated by its 1e-15 tail truncation
-    info = mc_info(summary, panels[0], "MC naive")
-    footer = (departures_text([], "chua25 App. B.4 states the k-epoch estimator without a figure")
-              + f"chua25_epochs. B: naive Monte Carlo over k epochs (Alg. 11: sum of k independent losses), "
-              f"{int(info['samples']):,} samples per direction and k; UCB at beta = {info['error_prob']:g} (pointwise). "
-              "P: Poisson with rate 1/T over k T steps. " + settings_text(parameters) + certified_text(parameters))
-    finish(fig, axes, footer, path_pdf, path_png, bottom=0.3, shared_legend=True)
-
-
+    """delta_B (MC, k epochs, Alg. 11) next to delta_P (PLD, k epochs) for every sigma: ``FIGURE``."""
+    plot_panels(FIGURE, summary, parameters, path_pdf, path_png)
 
 
 EXPERIMENT = monte_carlo_experiment(sys.modules[__name__], (), chua25_tests(

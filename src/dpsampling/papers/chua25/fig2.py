@@ -37,22 +37,28 @@ import pandas as pd
 
 from dpsampling.papers.chua25.claims import n_orders, select_rows, ucb_floor
 from dpsampling.papers.chua25.plots import (
+    B_BOUND6,
+    B_CERTIFIED_LOWER,
+    B_CERTIFIED_UPPER,
+    B_ORDER_MEAN,
+    B_ORDER_UCB,
     CERTIFIED,
+    P_LOWER,
+    P_UPPER,
+    S_LOWER,
+    Curve,
+    PanelFigure,
     certified_text,
-    draw_curve,
-    finish,
     mc_info,
-    panel_grid,
-    panel_title,
-    select,
-    set_limits,
+    plot_panels,
     settings_text,
     ucb_floor_line,
 )
-from dpsampling.papers.chua25.privacy import CERTIFIED_METHOD, panel_settings
+from dpsampling.papers.chua25.privacy import BOUND6_CURVE, CERTIFIED_CURVE, panel_settings
 from dpsampling.papers.chua25.samples import SampleSet, series_sets
 from dpsampling.papers.chua25.workflow import chua25_tests, monte_carlo_experiment
 from dpsampling.pipeline.claims.base import Claim, Missing
+from dpsampling.samplers import POISSON, SHUFFLE
 
 EXPERIMENT_ID = "chua25_fig2"
 
@@ -70,44 +76,48 @@ def sample_sets(spec: dict) -> list[SampleSet]:
 
 # --- the deterministic curves beside them ---------------------------------------------------
 
-CURVES = ("poisson", "shuffle", "bound6", "certified")
+CURVES = (POISSON.name, SHUFFLE.name, BOUND6_CURVE, CERTIFIED_CURVE)
 bounds_settings = panel_settings
 
 
 # --- the figure ----------------------------------------------------------------------------
 
 
-def plot(summary: pd.DataFrame, parameters: dict, path_pdf, path_png) -> None:
-    """delta vs eps per panel. The paper's question (is B below P?) first: the certified B and P
-    bounds; then S's lower bound, bound (6), and the paper's Monte Carlo (mean and UCB, order
-    statistics) with its floor log(1/beta)/m. One legend below the panels (every panel draws the
-    same series)."""
-    panels = list(dict.fromkeys(summary["panel"]))
-    fig, axes = panel_grid(len(panels))
-    orders_text = []
-    for ax, panel in zip(axes, panels):
-        for key in (*CERTIFIED, ("poisson", "pld", "upper"), ("poisson", "pld", "lower"),
-                    ("shuffle", "E_C sets", "lower"), ("balls_and_bins", "bound (6)", "lower"),
-                    ("balls_and_bins", "MC order statistics", "estimate"),
-                    ("balls_and_bins", "MC order statistics", "upper")):
-            draw_curve(ax, select(summary, panel, *key), key)
-        info = mc_info(summary, panel, "MC order statistics")
-        ucb_floor_line(ax, math.log(1 / float(info["error_prob"])) / float(info["samples"]), int(info["samples"]))
-        ax.set_title(panel_title(summary, panel), fontsize=9)
-        set_limits(ax, summary, panel)
-        orders_text.append(f"{panel}: {int(info['n_orders'])} orders ({info['orders']})")
-    info = mc_info(summary, panels[0], "MC order statistics")
+def _floor_line(ax, summary, panel) -> None:
+    info = mc_info(summary, panel, "MC order statistics")
+    ucb_floor_line(ax, math.log(1 / float(info["error_prob"])) / float(info["samples"]), int(info["samples"]))
+
+
+def _heading(summary) -> str:
     sigmas = sorted({float(s) for s in summary["sigma"].dropna()})
-    fig.suptitle(f"sigma = {', '.join(f'{s:g}' for s in sigmas)} in {'every panel' if len(sigmas) == 1 else 'the panels'}"
-                 " (not stated in the paper; chosen by us from Fig. 1's set)", fontsize=10)
-    footer = (f"chua25_fig2. DEPARTS from the paper: sigma not stated there (ours, config chua25.fig2.panels.*.sigma); "
-              f"{int(info['samples']):,} Monte Carlo samples per direction (the paper: 5e8; the UCB floor "
-              f"log(1/beta)/m is {math.log(1 / float(info['error_prob'])) / float(info['samples']):.2g} here, 1.4e-8 "
-              "there), so above the floor only the certified B bounds (not in the paper) show where B is below P. "
-              f"B Monte Carlo: order statistics sampling (Alg. 6), one sample set evaluated at every eps; UCB at beta = "
-              f"{info['error_prob']:g} (pointwise in eps). Orders: {'; '.join(orders_text)}. " + settings_text(parameters)
-              + certified_text(parameters))
-    finish(fig, axes, footer, path_pdf, path_png, bottom=0.2, shared_legend=True)
+    return (f"sigma = {', '.join(f'{s:g}' for s in sigmas)} in {'every panel' if len(sigmas) == 1 else 'the panels'}"
+            " (not stated in the paper; chosen by us from Fig. 1's set)")
+
+
+def _footer(summary, parameters) -> str:
+    infos = {panel: mc_info(summary, panel, "MC order statistics") for panel in dict.fromkeys(summary["panel"])}
+    orders_text = [f"{panel}: {int(info['n_orders'])} orders ({info['orders']})" for panel, info in infos.items()]
+    info = next(iter(infos.values()))
+    return (f"chua25_fig2. DEPARTS from the paper: sigma not stated there (ours, config chua25.fig2.panels.*.sigma); "
+            f"{int(info['samples']):,} Monte Carlo samples per direction (the paper: 5e8; the UCB floor "
+            f"log(1/beta)/m is {math.log(1 / float(info['error_prob'])) / float(info['samples']):.2g} here, 1.4e-8 "
+            "there), so above the floor only the certified B bounds (not in the paper) show where B is below P. "
+            f"B Monte Carlo: order statistics sampling (Alg. 6), one sample set evaluated at every eps; UCB at beta = "
+            f"{info['error_prob']:g} (pointwise in eps). Orders: {'; '.join(orders_text)}. " + settings_text(parameters)
+            + certified_text(parameters))
+
+
+FIGURE = PanelFigure(tuple(Curve(key) for key in (*CERTIFIED, P_UPPER, P_LOWER, S_LOWER, B_BOUND6, B_ORDER_MEAN,
+                                                  B_ORDER_UCB)),
+                     _footer, bottom=0.2, shared_legend=True, decorate=_floor_line, heading=_heading)
+"""The paper's question (is B below P?) first: the certified B and P bounds; then S's lower bound,
+bound (6), and the paper's Monte Carlo (mean and UCB, order statistics) with its floor
+log(1/beta)/m. One legend below the panels (every panel draws the same series)."""
+
+
+def plot(summary: pd.DataFrame, parameters: dict, path_pdf, path_png) -> None:
+    """delta vs eps per panel: ``FIGURE``."""
+    plot_panels(FIGURE, summary, parameters, path_pdf, path_png)
 
 
 # --- the claims ----------------------------------------------------------------------------
@@ -123,10 +133,10 @@ PAPER_PANELS = {  # panel -> the paper's parameters; claims are judged only on t
 
 def _ucb_below_p(panel):
     def measure(frame):
-        ucb = select_rows(frame, PAPER_PANELS, panel, "balls_and_bins", "MC order statistics", "upper")
-        mean = select_rows(frame, PAPER_PANELS, panel, "balls_and_bins", "MC order statistics", "estimate")["delta"].reindex(ucb.index)
-        p_lower = select_rows(frame, PAPER_PANELS, panel, "poisson", "pld", "lower")["delta"].reindex(ucb.index)
-        p_upper = select_rows(frame, PAPER_PANELS, panel, "poisson", "pld", "upper")["delta"].reindex(ucb.index)
+        ucb = select_rows(frame, PAPER_PANELS, panel, *B_ORDER_UCB)
+        mean = select_rows(frame, PAPER_PANELS, panel, *B_ORDER_MEAN)["delta"].reindex(ucb.index)
+        p_lower = select_rows(frame, PAPER_PANELS, panel, *P_LOWER)["delta"].reindex(ucb.index)
+        p_upper = select_rows(frame, PAPER_PANELS, panel, *P_UPPER)["delta"].reindex(ucb.index)
         relevant = p_upper >= 1e-7
         above = relevant & (ucb["delta"] >= p_upper)
         floor = ucb_floor(ucb)
@@ -144,10 +154,10 @@ def _ucb_below_p(panel):
 
 def _certified_below_p(panel):
     def measure(frame):
-        upper = select_rows(frame, PAPER_PANELS, panel, "balls_and_bins", CERTIFIED_METHOD, "upper")["delta"]
-        lower = select_rows(frame, PAPER_PANELS, panel, "balls_and_bins", CERTIFIED_METHOD, "lower")["delta"].reindex(upper.index)
-        p_lower = select_rows(frame, PAPER_PANELS, panel, "poisson", "pld", "lower")["delta"].reindex(upper.index)
-        p_upper = select_rows(frame, PAPER_PANELS, panel, "poisson", "pld", "upper")["delta"].reindex(upper.index)
+        upper = select_rows(frame, PAPER_PANELS, panel, *B_CERTIFIED_UPPER)["delta"]
+        lower = select_rows(frame, PAPER_PANELS, panel, *B_CERTIFIED_LOWER)["delta"].reindex(upper.index)
+        p_lower = select_rows(frame, PAPER_PANELS, panel, *P_LOWER)["delta"].reindex(upper.index)
+        p_upper = select_rows(frame, PAPER_PANELS, panel, *P_UPPER)["delta"].reindex(upper.index)
         relevant = p_upper >= 1e-7
         above = relevant & (upper >= p_upper)
         certain = relevant & (lower > p_upper)
@@ -162,9 +172,9 @@ def _certified_below_p(panel):
 
 def _shuffle_far_above(panel):
     def measure(frame):
-        s_lower = select_rows(frame, PAPER_PANELS, panel, "shuffle", "E_C sets", "lower")["delta"]
-        p_upper = select_rows(frame, PAPER_PANELS, panel, "poisson", "pld", "upper")["delta"].reindex(s_lower.index)
-        b_mean = select_rows(frame, PAPER_PANELS, panel, "balls_and_bins", "MC order statistics", "estimate")["delta"].reindex(s_lower.index)
+        s_lower = select_rows(frame, PAPER_PANELS, panel, *S_LOWER)["delta"]
+        p_upper = select_rows(frame, PAPER_PANELS, panel, *P_UPPER)["delta"].reindex(s_lower.index)
+        b_mean = select_rows(frame, PAPER_PANELS, panel, *B_ORDER_MEAN)["delta"].reindex(s_lower.index)
         others = np.fmax(p_upper, b_mean.fillna(0.0))
         keep = others <= 0.01
         if not keep.any():
@@ -180,8 +190,8 @@ def _shuffle_far_above(panel):
 
 def _lower_close_to_mean(panel):
     def measure(frame):
-        mean = select_rows(frame, PAPER_PANELS, panel, "balls_and_bins", "MC order statistics", "estimate")
-        lower = select_rows(frame, PAPER_PANELS, panel, "balls_and_bins", "bound (6)", "lower")["delta"].reindex(mean.index)
+        mean = select_rows(frame, PAPER_PANELS, panel, *B_ORDER_MEAN)
+        lower = select_rows(frame, PAPER_PANELS, panel, *B_BOUND6)["delta"].reindex(mean.index)
         resolved = (mean["delta"] > 0) & (mean["standard_error"] <= 0.1 * mean["delta"])
         if not resolved.any():
             raise Missing(f"{panel}: no eps with an MC mean resolved to 10%")

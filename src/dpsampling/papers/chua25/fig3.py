@@ -23,17 +23,17 @@ from scipy.optimize import brentq
 from dpsampling.accountants import ballsbins as bb
 from dpsampling.papers.chua25.claims import mc_row, require_paper_setting
 from dpsampling.papers.chua25.plots import (
+    B_BOUND6,
+    B_IMPORTANCE_UCB,
+    B_NAIVE_UCB,
     CERTIFIED,
+    Curve,
+    PanelFigure,
     certified_text,
-    draw_curve,
-    finish,
     mc_info,
-    panel_grid,
-    panel_title,
-    select,
-    set_limits,
+    plot_panels,
 )
-from dpsampling.papers.chua25.privacy import panel_settings
+from dpsampling.papers.chua25.privacy import BOUND6_CURVE, CERTIFIED_CURVE, panel_settings
 from dpsampling.papers.chua25.samples import SampleSet, name_of, series_sets
 from dpsampling.papers.chua25.timing import Comparison, Side, timing_measure, timing_table
 from dpsampling.papers.chua25.workflow import chua25_tests, monte_carlo_experiment
@@ -58,24 +58,17 @@ def sample_sets(spec: dict) -> list[SampleSet]:
 
 # --- the deterministic curves beside them ---------------------------------------------------
 
-CURVES = ("bound6", "certified")
+CURVES = (BOUND6_CURVE, CERTIFIED_CURVE)
 bounds_settings = panel_settings
 
 
 # --- the figure ----------------------------------------------------------------------------
 
 
-def plot(summary: pd.DataFrame, parameters: dict, path_pdf, path_png) -> None:
-    """UCB with and without importance sampling, and the lower bound (6)."""
+def _footer(summary, parameters) -> str:
     panels = list(dict.fromkeys(summary["panel"]))
-    fig, axes = panel_grid(len(panels))
     notes = []
-    for ax, panel in zip(axes, panels):
-        for key in (("balls_and_bins", "bound (6)", "lower"), ("balls_and_bins", "MC naive", "upper"),
-                    ("balls_and_bins", "MC importance", "upper"), *CERTIFIED):
-            draw_curve(ax, select(summary, panel, *key), key)
-        ax.set_title(panel_title(summary, panel), fontsize=9)
-        set_limits(ax, summary, panel)
+    for panel in panels:
         naive = mc_info(summary, panel, "MC naive")
         importance = mc_info(summary, panel, "MC importance")
         points = sorted(summary.loc[(summary["panel"] == panel) & (summary["method"] == "MC importance"),
@@ -85,12 +78,19 @@ def plot(summary: pd.DataFrame, parameters: dict, path_pdf, path_png) -> None:
     paper = {"left": 200000, "right": 100000}  # the paper's m for both methods
     departs = [f"{p}: {int(mc_info(summary, p, 'MC naive')['samples']):,} samples (the paper: {m:,})"
                for p, m in paper.items() if p in panels and int(mc_info(summary, p, "MC naive")["samples"]) != m]
-    footer = ("chua25_fig3. " + (f"DEPARTS from the paper's sample counts: {'; '.join(departs)}; the timing claims are "
-                                  "measured apart (results/chua25_fig3/timing.parquet). " if departs else "The paper's sample counts. ")
-              + f"UCB at beta = {naive['error_prob']:g} (pointwise). " + "; ".join(notes)
-              + ". Importance events E_eps of dpsampling.accountants.ballsbins.importance (remove: the paper's; add: corrected "
-              "threshold C = 1/2 + sigma^2 (log T - eps))." + certified_text(parameters))
-    finish(fig, axes, footer, path_pdf, path_png)
+    return ("chua25_fig3. " + (f"DEPARTS from the paper's sample counts: {'; '.join(departs)}; the timing claims are "
+                                "measured apart (results/chua25_fig3/timing.parquet). " if departs else "The paper's sample counts. ")
+            + f"UCB at beta = {naive['error_prob']:g} (pointwise). " + "; ".join(notes)
+            + ". Importance events E_eps of dpsampling.accountants.ballsbins.importance (remove: the paper's; add: corrected "
+            "threshold C = 1/2 + sigma^2 (log T - eps))." + certified_text(parameters))
+
+
+FIGURE = PanelFigure(tuple(Curve(key) for key in (B_BOUND6, B_NAIVE_UCB, B_IMPORTANCE_UCB, *CERTIFIED)), _footer)
+
+
+def plot(summary: pd.DataFrame, parameters: dict, path_pdf, path_png) -> None:
+    """UCB with and without importance sampling, and the lower bound (6): ``FIGURE``."""
+    plot_panels(FIGURE, summary, parameters, path_pdf, path_png)
 
 
 # --- the claims ----------------------------------------------------------------------------

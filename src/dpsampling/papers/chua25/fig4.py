@@ -20,17 +20,17 @@ import pandas as pd
 
 from dpsampling.papers.chua25.claims import n_orders, require_paper_setting
 from dpsampling.papers.chua25.plots import (
+    B_BOUND6,
+    B_NAIVE_UCB,
+    B_ORDER_UCB,
     CERTIFIED,
+    Curve,
+    PanelFigure,
     certified_text,
-    draw_curve,
-    finish,
     mc_info,
-    panel_grid,
-    panel_title,
-    select,
-    set_limits,
+    plot_panels,
 )
-from dpsampling.papers.chua25.privacy import panel_settings
+from dpsampling.papers.chua25.privacy import BOUND6_CURVE, CERTIFIED_CURVE, panel_settings
 from dpsampling.papers.chua25.samples import SampleSet, series_sets
 from dpsampling.papers.chua25.timing import Comparison, Side, timing_measure, timing_table
 from dpsampling.papers.chua25.workflow import chua25_tests, monte_carlo_experiment
@@ -53,24 +53,17 @@ def sample_sets(spec: dict) -> list[SampleSet]:
 
 # --- the deterministic curves beside them ---------------------------------------------------
 
-CURVES = ("bound6", "certified")
+CURVES = (BOUND6_CURVE, CERTIFIED_CURVE)
 bounds_settings = panel_settings
 
 
 # --- the figure ----------------------------------------------------------------------------
 
 
-def plot(summary: pd.DataFrame, parameters: dict, path_pdf, path_png) -> None:
-    """UCB with and without order statistics, and the lower bound (6)."""
+def _footer(summary, parameters) -> str:
     panels = list(dict.fromkeys(summary["panel"]))
-    fig, axes = panel_grid(len(panels))
     notes = []
-    for ax, panel in zip(axes, panels):
-        for key in (("balls_and_bins", "bound (6)", "lower"), ("balls_and_bins", "MC naive", "upper"),
-                    ("balls_and_bins", "MC order statistics", "upper"), *CERTIFIED):
-            draw_curve(ax, select(summary, panel, *key), key)
-        ax.set_title(panel_title(summary, panel), fontsize=9)
-        set_limits(ax, summary, panel)
+    for panel in panels:
         naive = mc_info(summary, panel, "MC naive")
         ordered = mc_info(summary, panel, "MC order statistics")
         seconds = {m: summary.loc[(summary["panel"] == panel) & (summary["method"] == m) & (summary["direction"] == "max")
@@ -84,11 +77,18 @@ def plot(summary: pd.DataFrame, parameters: dict, path_pdf, path_png) -> None:
     departs = [f"{p}: naive {n:,}, OS {o:,} samples (the paper: {FIG4_PAPER[p]['naive']:,}, "
                f"{FIG4_PAPER[p]['order_statistics']:,})" for p, (n, o) in counts.items()
                if p in FIG4_PAPER and (n, o) != (FIG4_PAPER[p]["naive"], FIG4_PAPER[p]["order_statistics"])]
-    footer = ("chua25_fig4. " + (f"DEPARTS from the paper's sample counts: {'; '.join(departs)}; the timing claims are "
-                                  "measured apart (results/chua25_fig4/timing.parquet). " if departs else "The paper's sample counts. ")
-              + "Samples per direction; times = our sampling CPU time, both directions, one thread. UCB at beta = "
-              f"{naive['error_prob']:g} (pointwise). " + "; ".join(notes) + "." + certified_text(parameters))
-    finish(fig, axes, footer, path_pdf, path_png)
+    return ("chua25_fig4. " + (f"DEPARTS from the paper's sample counts: {'; '.join(departs)}; the timing claims are "
+                                "measured apart (results/chua25_fig4/timing.parquet). " if departs else "The paper's sample counts. ")
+            + "Samples per direction; times = our sampling CPU time, both directions, one thread. UCB at beta = "
+            f"{naive['error_prob']:g} (pointwise). " + "; ".join(notes) + "." + certified_text(parameters))
+
+
+FIGURE = PanelFigure(tuple(Curve(key) for key in (B_BOUND6, B_NAIVE_UCB, B_ORDER_UCB, *CERTIFIED)), _footer)
+
+
+def plot(summary: pd.DataFrame, parameters: dict, path_pdf, path_png) -> None:
+    """UCB with and without order statistics, and the lower bound (6): ``FIGURE``."""
+    plot_panels(FIGURE, summary, parameters, path_pdf, path_png)
 
 
 # --- the claims ----------------------------------------------------------------------------
