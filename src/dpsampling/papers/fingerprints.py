@@ -15,10 +15,10 @@ import hashlib
 
 import numpy as np
 
-from dpsampling.samplers import PAPER_RATE_BASED, by_letter
+from dpsampling.samplers import B_MIN_SEP, BALLS_AND_BINS, PAPER_RATE_BASED, POISSON, SHUFFLE
 from dpsampling.versions import VERSIONS, algorithm_version
 
-FIG1_GENERATORS = tuple(by_letter(letter).name for letter in "SPB")
+FIG1_GENERATORS = (SHUFFLE.name, POISSON.name, BALLS_AND_BINS.name)
 """chua25 Fig. 1's generators (its config's default): shuffle, Poisson, balls-and-bins."""
 
 
@@ -57,8 +57,8 @@ def _training_sample() -> list[np.ndarray]:
 def _matrix_sample() -> list[np.ndarray]:
     from dpsampling.accountants.matrix import MatrixRun, sample_losses
 
-    runs = [MatrixRun([1.0, 0.5, 0.25], "balls_and_bins", 1.0, 12, cycle_length=4),
-            MatrixRun([1.0, 0.5], "b_min_sep", 1.0, 12, min_separation=2, sampling_rate=0.3)]
+    runs = [MatrixRun([1.0, 0.5, 0.25], BALLS_AND_BINS.name, 1.0, 12, cycle_length=4),
+            MatrixRun([1.0, 0.5], B_MIN_SEP.name, 1.0, 12, min_separation=2, sampling_rate=0.3)]
     return [sample_losses(run, 64, direction=direction, seed=12345) for run in runs for direction in ("remove", "add")]
 
 

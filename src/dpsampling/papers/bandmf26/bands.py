@@ -44,11 +44,12 @@ from dpsampling.papers.experiment import Experiment, figure_files
 from dpsampling.pipeline.claims.base import Claim, Missing
 from dpsampling.pipeline.estimate import Rates, Work, cpu_seconds
 from dpsampling.pipeline.plotting import departures_text, plt, save_figure
+from dpsampling.samplers import B_MIN_SEP, BALLS_AND_BINS, CYCLIC_POISSON, POISSON
 from dpsampling.versions import algorithm_version
 
 EXPERIMENT_ID = "bandmf26_bands"
-SAMPLERS = ("balls_and_bins", "cyclic_poisson", "b_min_sep")
-MONTE_CARLO_SAMPLERS = ("balls_and_bins", "b_min_sep")
+SAMPLERS = (BALLS_AND_BINS.name, CYCLIC_POISSON.name, B_MIN_SEP.name)
+MONTE_CARLO_SAMPLERS = (BALLS_AND_BINS.name, B_MIN_SEP.name)
 """The samplers the library has a Monte Carlo for (cyclic Poisson: certified only, bands <= cycle)."""
 CERTIFIED, MONTE_CARLO = "certified", "monte carlo"
 POISSON_REFERENCE, GAUSSIAN_REFERENCE = "poisson_reference", "gaussian_reference"
@@ -176,7 +177,7 @@ def certified_points(spec: dict, progress=print) -> pd.DataFrame:
                 rows.append(_certified_row(_setting_columns(run), phases, delta, accuracy))
                 progress(f"{sampler} b={bands}: certified eps in [{rows[-1]['epsilon_lower']:g}, "
                          f"{rows[-1]['epsilon_upper']:g}]")
-    poisson = Phase("poisson", sigma, sampling_rate=1.0 / k, steps=k * epochs)
+    poisson = Phase(POISSON.name, sigma, sampling_rate=1.0 / k, steps=k * epochs)
     rows.append(_certified_row({"sampler": POISSON_REFERENCE, "bands": 1, "steps": k * epochs, "sigma": sigma,
                                 "sampling_rate": 1.0 / k}, [poisson], delta, accuracy))
     if k in spec["bands"]:
@@ -195,9 +196,9 @@ def eps_table(spec: dict, monte_carlo: list[pd.DataFrame], progress=print) -> pd
 
 # --- the figure ---------------------------------------------------------------------------------
 
-COLORS = {"balls_and_bins": "tab:blue", "cyclic_poisson": "tab:orange", "b_min_sep": "tab:green"}
-LABELS = {"balls_and_bins": "balls-and-bins (cycle k)", "cyclic_poisson": "cyclic Poisson (cycle b, rate b/k)",
-          "b_min_sep": "b-min-sep (separation b, rate 1/(k-b+1))"}
+COLORS = dict(zip(SAMPLERS, ("tab:blue", "tab:orange", "tab:green")))
+LABELS = dict(zip(SAMPLERS, ("balls-and-bins (cycle k)", "cyclic Poisson (cycle b, rate b/k)",
+                             "b-min-sep (separation b, rate 1/(k-b+1))")))
 
 
 def plot(table: pd.DataFrame, spec: dict, pdf, png) -> None:
@@ -274,7 +275,7 @@ def _largest_band(frame: pd.DataFrame) -> int:
 
 
 def _cyclic_against_poisson(frame):
-    cyclic, poisson = _row(frame, "cyclic_poisson", 1, CERTIFIED), _row(frame, POISSON_REFERENCE, 1, CERTIFIED)
+    cyclic, poisson = _row(frame, CYCLIC_POISSON.name, 1, CERTIFIED), _row(frame, POISSON_REFERENCE, 1, CERTIFIED)
     return (abs(float(cyclic["epsilon_upper"]) - float(poisson["epsilon_upper"])),
             f"cyclic Poisson b = 1 ({cyclic['reduction']}): {cyclic['epsilon_upper']:.6g}; Poisson engine "
             f"({poisson['reduction']}): {poisson['epsilon_upper']:.6g}")
@@ -283,17 +284,17 @@ def _cyclic_against_poisson(frame):
 GAP = "distance between the eps intervals (0: they meet)"
 CLAIMS = [
     Claim(f"{EXPERIMENT_ID}_ballsbins_b1", EXPERIMENT_ID, f"balls-and-bins, b = 1 (DP-SGD), Monte Carlo vs certified: "
-          f"{GAP}", "~", "0", _against("balls_and_bins", MONTE_CARLO, lambda frame: 1, "balls_and_bins"),
+          f"{GAP}", "~", "0", _against(BALLS_AND_BINS.name, MONTE_CARLO, lambda frame: 1, BALLS_AND_BINS.name),
           result_file=TABLE, tolerance=0.0),
     Claim(f"{EXPERIMENT_ID}_bminsep_b1", EXPERIMENT_ID, f"b-min-sep, b = 1 (Poisson, rate 1/k), Monte Carlo vs "
-          f"certified: {GAP}", "~", "0", _against("b_min_sep", MONTE_CARLO, lambda frame: 1, "b_min_sep"),
+          f"certified: {GAP}", "~", "0", _against(B_MIN_SEP.name, MONTE_CARLO, lambda frame: 1, B_MIN_SEP.name),
           result_file=TABLE, tolerance=0.0),
     Claim(f"{EXPERIMENT_ID}_bminsep_bk", EXPERIMENT_ID, f"b-min-sep, b = k (p = 1), Monte Carlo vs the Gaussian "
           f"mechanism of sensitivity sqrt(E): {GAP}", "~", "0",
-          _against("b_min_sep", MONTE_CARLO, _largest_band, GAUSSIAN_REFERENCE), result_file=TABLE, tolerance=0.0),
+          _against(B_MIN_SEP.name, MONTE_CARLO, _largest_band, GAUSSIAN_REFERENCE), result_file=TABLE, tolerance=0.0),
     Claim(f"{EXPERIMENT_ID}_cyclic_bk", EXPERIMENT_ID, f"cyclic Poisson, b = k (rate 1), certified (Poisson engine) "
           f"vs the Gaussian mechanism of sensitivity sqrt(E) (closed form): {GAP}", "~", "0",
-          _against("cyclic_poisson", CERTIFIED, _largest_band, GAUSSIAN_REFERENCE), result_file=TABLE, tolerance=0.0),
+          _against(CYCLIC_POISSON.name, CERTIFIED, _largest_band, GAUSSIAN_REFERENCE), result_file=TABLE, tolerance=0.0),
     Claim(f"{EXPERIMENT_ID}_cyclic_b1", EXPERIMENT_ID,
           "|cyclic Poisson certified eps at b = 1 - Poisson engine eps at ceil(T/1) = T steps, rate 1/k|", "~", "0",
           _cyclic_against_poisson, result_file=TABLE, tolerance=0.0),

@@ -17,10 +17,10 @@ import pandas as pd
 from dpsampling.accountants.closed_form import gaussian, shuffle
 from dpsampling.accountants.samplers import sampler_spec
 from dpsampling.papers.accounting import delta_table, epsilon_table, exact, paper_phase
-from dpsampling.samplers import by_letter
+from dpsampling.samplers import DETERMINISTIC, POISSON, SHUFFLE
 
-D, P, S = (by_letter(letter).name for letter in "DPS")
-"""The paper's samplers, by the registry's letters: deterministic, Poisson and shuffled batches."""
+D, P, S = DETERMINISTIC.name, POISSON.name, SHUFFLE.name
+"""The paper's samplers' names, from the registry: deterministic, Poisson and shuffled batches."""
 
 DIRECTIONS = ("max", "remove", "add")
 BRACKET_METHODS = ("E_C sets", "Thm 4.1 (delta_D)")

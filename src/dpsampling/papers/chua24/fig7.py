@@ -30,7 +30,7 @@ TEXT_NOTE = ("The text's three 'eps = 1' numbers (P: PLD 2.06e-10, RDP 8.45e-5; 
              "eps = 0.5, not at eps = 1 (claim chua24_fig7_reading).")
 plot = partial(plot_delta_vs_epsilon, paper=PAPER, notes=(TEXT_NOTE,))
 
-STATED_AT_EPS1 = {"pld": "2.06e-10", "rdp": "8.45e-5", "shuffle": "0.004"}
+STATED_AT_EPS1 = {"pld": "2.06e-10", "rdp": "8.45e-5", S: "0.004"}
 READING_WHY = ("the text's 'eps = 1' numbers are the values at eps = 0.5 of its own setting sigma = 1.0, T = 1000: "
                "there our certified PLD bracket, dp-accounting's RDP bound and the E_C lower bound round to the stated "
                "2.06e-10, 8.45e-5 and 0.004 (see chua24_fig7_reading and the *_at_eps0.5 claims); at eps = 1 they are "
@@ -52,7 +52,7 @@ def matches_at(frame, epsilon: float) -> dict[str, bool]:
     rdp = delta_at(frame, epsilon, P, "rdp", "upper")
     shuffle = delta_at(frame, epsilon, S, "E_C sets", "lower")
     return {"pld": _rounds_to(STATED_AT_EPS1["pld"], *pld), "rdp": _rounds_to(STATED_AT_EPS1["rdp"], rdp, rdp),
-            "shuffle": _rounds_to(STATED_AT_EPS1["shuffle"], shuffle, shuffle)}
+            S: _rounds_to(STATED_AT_EPS1[S], shuffle, shuffle)}
 
 
 def _reading(frame):

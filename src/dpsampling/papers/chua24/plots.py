@@ -23,9 +23,8 @@ from dpsampling.pipeline.plotting import SAMPLER_COLOR, SAMPLER_LETTER, plt, sav
 
 METHOD_TEXT = {"exact": "exact (Prop. 3.1)", "pld": "certified PLD", "rdp": "RDP", "E_C sets": "sets E_C, eq. (3)"}
 # (sampler, method, bound) -> (linestyle, marker, z-order, legend rank): the paper's question first
-STYLE = {("shuffle", "E_C sets", "lower"): ("-", "^", 6, 0), ("poisson", "pld", "upper"): ("-", "o", 5, 1),
-         ("poisson", "pld", "lower"): ("--", None, 7, 2), ("deterministic", "exact", "exact"): ("-", "s", 8, 3),
-         ("poisson", "rdp", "upper"): (":", "x", 3, 4)}
+STYLE = {(S, "E_C sets", "lower"): ("-", "^", 6, 0), (P, "pld", "upper"): ("-", "o", 5, 1),
+         (P, "pld", "lower"): ("--", None, 7, 2), (D, "exact", "exact"): ("-", "s", 8, 3), (P, "rdp", "upper"): (":", "x", 3, 4)}
 S_BAND = "S: the true value lies in the band (lower bound .. D, Thm 4.1)"
 
 
@@ -90,7 +89,7 @@ def _footer(parameters: dict, paper: dict | None, notes: tuple) -> str:
 def _draw(ax, x, y, sampler, method, bound):
     linestyle, marker, zorder, _ = STYLE.get((sampler, method, bound), ("-", None, 2, 9))
     color, width, label = SAMPLER_COLOR[sampler], 1.4, curve_label(sampler, method, bound)
-    if (sampler, method, bound) == ("poisson", "pld", "lower"):  # on top of the upper bound, within 1% of it
+    if (sampler, method, bound) == (P, "pld", "lower"):  # on top of the upper bound, within 1% of it
         color, width, label = "lightskyblue", 1.0, label + " (light dashes on the upper)"
     hollow = exact(sampler)  # deterministic: thin, on top: visible where the S lower bound meets it (Fig. 3)
     ax.plot(x, y, linestyle=linestyle, marker=marker, ms=3.5 if hollow else 3, mfc="none" if hollow else None,
@@ -100,7 +99,7 @@ def _draw(ax, x, y, sampler, method, bound):
 
 def _shuffle_band(ax, x, lower, exact):
     """Shade where eps_S (delta_S) may lie: between the E_C lower bound and D (Thm 4.1)."""
-    ax.fill_between(x, lower, exact, color=SAMPLER_COLOR["shuffle"], alpha=0.10, lw=0, zorder=1, label=S_BAND)
+    ax.fill_between(x, lower, exact, color=SAMPLER_COLOR[S], alpha=0.10, lw=0, zorder=1, label=S_BAND)
 
 
 def _band_edges(frame, along, value):
@@ -119,7 +118,7 @@ def _loose_shuffle(ax, frame, along, value):
     loose = (lower < upper.reindex(lower.index)) & (lower > 0)
     if loose.any():
         first = loose[loose].index.min()
-        ax.plot(lower[loose].index, lower[loose], "v", ms=5, mfc="none", color=SAMPLER_COLOR["shuffle"], zorder=8,
+        ax.plot(lower[loose].index, lower[loose], "v", ms=5, mfc="none", color=SAMPLER_COLOR[S], zorder=8,
                 label="S lower bound < P upper bound: loose, not S better than P")
         return first
     return None

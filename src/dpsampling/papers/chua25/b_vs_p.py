@@ -29,6 +29,7 @@ from dpsampling.papers.chua25.workflow import PRIVACY_RULES, chua25_tests
 from dpsampling.papers.experiment import Experiment, figure_files
 from dpsampling.pipeline.claims.base import Claim
 from dpsampling.pipeline.estimate import Rates, Work, cpu_seconds, in_proportion
+from dpsampling.samplers import POISSON
 
 B_BETTER, P_BETTER, UNDECIDED, BELOW_FLOOR = ("B certifiably better", "P certifiably better", "undecided",
                                               "below floor")
@@ -53,13 +54,9 @@ def settings(spec: dict) -> list[dict]:
             for sigma in spec["sigmas"] for steps in spec["steps"] for epochs in spec.get("epochs", [1])]
 
 
-POISSON = "poisson"
-"""The sampler B is compared with."""
-
-
 def poisson_bounds(sigma: float, steps: int, epochs: int, eps, accuracy: float):
     """delta_P's certified bounds (max over the directions) at rate 1/T over K T steps."""
-    return delta_table(paper_phase(POISSON, sigma, steps, epochs), eps, accuracy=accuracy)
+    return delta_table(paper_phase(POISSON.name, sigma, steps, epochs), eps, accuracy=accuracy)
 
 
 def b_vs_p_grid(spec: dict, certified: dict, progress=None) -> pd.DataFrame:

@@ -14,6 +14,7 @@ import numpy as np
 
 from dpsampling.accountants import ballsbins as bb
 from dpsampling.pipeline.claims.base import Missing, OffPaperSetting
+from dpsampling.samplers import BALLS_AND_BINS
 
 
 def require_paper_setting(frame, paper_panels: dict, panel: str):
@@ -52,7 +53,8 @@ def n_orders(paper_panels, panel):
     """A claim's measure: the number of orders of the panel's order-statistics sample set."""
 
     def measure(frame):
-        rows = select_rows(frame, paper_panels, panel, "balls_and_bins", "MC order statistics", "upper", "remove")
+        rows = select_rows(frame, paper_panels, panel, BALLS_AND_BINS.name, "MC order statistics", "upper",
+                           "remove")
         return float(rows["n_orders"].iloc[0]), f"orders {rows['orders'].iloc[0]}"
     return measure
 

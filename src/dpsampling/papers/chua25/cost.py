@@ -220,6 +220,7 @@ def _training_costs(spec: dict) -> dict:
     """CPU seconds per training row (a, per generator), per step x parameter (b, and c for the
     noise), per evaluated row (e) and per generated row (g), timed on a small synthetic set."""
     from dpsampling.papers.chua25.utility import model_of
+    from dpsampling.samplers import SHUFFLE
     from dpsampling.training import data as data_lib
     from dpsampling.training.sgd import TrainingSettings, evaluate_auc, train
 
@@ -229,14 +230,14 @@ def _training_costs(spec: dict) -> dict:
     dataset = generated["set"]
     theta = model.initial_parameters(dataset, np.random.default_rng(0))
     size = theta.size
-    train(dataset.take(np.arange(256)), TrainingSettings("shuffle", 64, model=model), seed=0)  # compile the kernels
+    train(dataset.take(np.arange(256)), TrainingSettings(SHUFFLE.name, 64, model=model), seed=0)  # compile the kernels
     costs = {"g": g, "e": cpu_seconds(lambda: evaluate_auc(theta, dataset, model)) / n}
     # time = a n + steps size (b + c [noise]), steps = n / batch: a from few large batches, b and
     # c from many small ones
     small_batch, large_batch = 256, n // 8
-    plain = cpu_seconds(lambda: train(dataset, TrainingSettings("shuffle", small_batch, optimizer=optimizer,
+    plain = cpu_seconds(lambda: train(dataset, TrainingSettings(SHUFFLE.name, small_batch, optimizer=optimizer,
                                                                 model=model), seed=0))
-    noisy = cpu_seconds(lambda: train(dataset, TrainingSettings("shuffle", small_batch, sigma=1.0, clip_norm=1.0,
+    noisy = cpu_seconds(lambda: train(dataset, TrainingSettings(SHUFFLE.name, small_batch, sigma=1.0, clip_norm=1.0,
                                                                 optimizer=optimizer, model=model), seed=0))
     costs["generators"] = {}
     for generator in spec["generators"]:

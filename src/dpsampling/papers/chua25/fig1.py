@@ -28,10 +28,7 @@ from dpsampling.papers.chua25.workflow import UTILITY_RULES, chua25_tests
 from dpsampling.papers.experiment import Experiment, figure_files
 from dpsampling.pipeline.claims.base import Claim, Missing
 from dpsampling.pipeline.plotting import SAMPLER_COLOR, SAMPLER_LETTER, departures_text, plt, save_figure
-from dpsampling.samplers import by_letter
-
-SHUFFLE, POISSON, BALLS_AND_BINS = (by_letter(letter).name for letter in "SPB")
-"""The generators the paper's claims compare, by the registry's letters (S, P, B)."""
+from dpsampling.samplers import BALLS_AND_BINS, POISSON, SHUFFLE
 
 EXPERIMENT_ID = "chua25_fig1"
 
@@ -115,8 +112,8 @@ def _b_like_s(frame):
     p_values = []
     for size in sizes:
         part = rows[rows["batch_size"] == size]
-        p_values.append(stats.ttest_ind(part.loc[part.generator == BALLS_AND_BINS, "test_auc"],
-                                        part.loc[part.generator == SHUFFLE, "test_auc"], equal_var=False).pvalue)
+        p_values.append(stats.ttest_ind(part.loc[part.generator == BALLS_AND_BINS.name, "test_auc"],
+                                        part.loc[part.generator == SHUFFLE.name, "test_auc"], equal_var=False).pvalue)
     rejected = int(np.sum(np.array(p_values) < LEVEL / len(sizes)))
     return float(rejected), f"Welch p-values by batch size: {', '.join(f'{p:.2g}' for p in p_values)}; " \
                             f"threshold {LEVEL}/{len(sizes)}"
@@ -126,8 +123,8 @@ def _better_than_poisson(frame):
     rows = _nonprivate(frame)
     means = rows.groupby(["batch_size", "generator"])["test_auc"].mean().unstack()
     notes, worst = [], 0.0
-    for other in (SHUFFLE, BALLS_AND_BINS):
-        wins = int((means[other] > means[POISSON]).sum())
+    for other in (SHUFFLE.name, BALLS_AND_BINS.name):
+        wins = int((means[other] > means[POISSON.name]).sum())
         p_value = stats.binomtest(wins, len(means), 0.5, alternative="greater").pvalue
         worst = max(worst, p_value)
         notes.append(f"{other} > poisson at {wins}/{len(means)} batch sizes (sign test p = {p_value:.2g})")

@@ -54,10 +54,20 @@ import numpy as np
 import pandas as pd
 
 from dpsampling.accountants import ballsbins as bb
-from dpsampling.papers.chua25.privacy import CERTIFIED_METHOD
+from dpsampling.papers.chua25.plots import (
+    B_BOUND6,
+    B_CERTIFIED_LOWER,
+    B_CERTIFIED_UPPER,
+    D_EXACT,
+    P_LOWER,
+    P_UPPER,
+    S_LOWER,
+)
+from dpsampling.papers.chua25.privacy import BOUND6_CURVE, CERTIFIED_CURVE
 from dpsampling.papers.chua25.samples import SampleSet, name_of, series_sets
 from dpsampling.papers.chua25.workflow import BOUNDS_SCRIPT, chua25_tests, monte_carlo_experiment
 from dpsampling.pipeline.claims.base import Claim, Missing
+from dpsampling.samplers import DETERMINISTIC, POISSON, SHUFFLE
 
 EXPERIMENT_ID = "chua25_props"
 
@@ -77,7 +87,7 @@ def sample_sets(spec: dict) -> list[SampleSet]:
 
 # --- the deterministic curves beside them ---------------------------------------------------
 
-CURVES = ("poisson", "shuffle", "deterministic", "bound6", "certified")
+CURVES = (POISSON.name, SHUFFLE.name, DETERMINISTIC.name, BOUND6_CURVE, CERTIFIED_CURVE)
 
 
 def bounds_settings(spec: dict) -> list[dict]:
@@ -112,11 +122,9 @@ def property_checks(summary: pd.DataFrame, delta: pd.DataFrame) -> pd.DataFrame:
     raw_mean = (table["mean"] / weights).clip(0, 1)
     lcb = weights * kl_lower_confidence_bound(raw_mean.to_numpy(), table["count"].to_numpy(), float(table["error_prob"].iloc[0]))
     table["lcb"] = np.where(table.index.get_level_values("direction") == "max", np.nan, lcb)
-    for name, key in (("delta_D", ("deterministic", "exact", "exact")), ("delta_S_lower", ("shuffle", "E_C sets", "lower")),
-                      ("delta_B_lower", ("balls_and_bins", "bound (6)", "lower")), ("delta_P_lower", ("poisson", "pld", "lower")),
-                      ("delta_P_upper", ("poisson", "pld", "upper")),
-                      ("delta_B_cert_lower", ("balls_and_bins", CERTIFIED_METHOD, "lower")),
-                      ("delta_B_cert_upper", ("balls_and_bins", CERTIFIED_METHOD, "upper"))):
+    for name, key in (("delta_D", D_EXACT), ("delta_S_lower", S_LOWER), ("delta_B_lower", B_BOUND6),
+                      ("delta_P_lower", P_LOWER), ("delta_P_upper", P_UPPER), ("delta_B_cert_lower", B_CERTIFIED_LOWER),
+                      ("delta_B_cert_upper", B_CERTIFIED_UPPER)):
         curve = _curve(summary, *key)
         if name == "delta_D":  # delta_D is the same in both directions (stored once, as max)
             curve = curve.reset_index("direction", drop=True)

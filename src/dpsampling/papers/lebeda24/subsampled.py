@@ -8,15 +8,16 @@ a rate-1 step of the sampler is (Poisson 1, WOR 2: lebeda24 Prop. 9, Thm 10.2).
 
 from __future__ import annotations
 
+from dpsampling import samplers
 from dpsampling.accountants.relations import RELATIONS
 from dpsampling.papers.accounting import sampler_distance as _distance
-from dpsampling.samplers import PAPER_RATE_BASED, by_letter
+from dpsampling.samplers import PAPER_RATE_BASED
 from dpsampling.validation import check_choice
 
 SUBSAMPLED_SAMPLERS = PAPER_RATE_BASED
 """The samplers described by a sampling rate (Poisson, WOR)."""
-POISSON, WOR = by_letter("P").name, by_letter("W").name
-"""The paper's two samplers, by the registry's letters: Poisson (P, variable batch size) and WOR
+POISSON, WOR = samplers.POISSON.name, samplers.WOR.name
+"""The paper's two samplers' names, from the registry: Poisson (P, variable batch size) and WOR
 (W, fixed batch size b of n)."""
 
 ACCOUNTANT_RELATIONS = {
