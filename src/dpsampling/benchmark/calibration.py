@@ -30,7 +30,7 @@ from dpsampling.benchmark.frontier import PEER_DISTANCE, PLD_DISCRETIZATION, pub
 from dpsampling.benchmark.runner import _machine
 from dpsampling.io import environment_versions
 from dpsampling.lazy import lazy_import
-from dpsampling.samplers import sampler_entry
+from dpsampling.samplers import BALLS_AND_BINS, POISSON, WOR, sampler_entry
 
 dp_accounting = lazy_import("dp_accounting")
 
@@ -55,24 +55,24 @@ class Case:
 
 MNIST = ("--dataset-size", "60000", "--batch-size", "256", "--epochs", "20")
 CASES = (
-    Case("README calibrate wor", ("calibrate", "--sampler", "wor", "--target-epsilon", "10", "--delta", "1e-6",
-                                  "--steps", "10000", "--sampling-rate", "0.001"), 5.0, ("wor", 0.001, 10000, 10.0, 1e-6)),
+    Case("README calibrate wor", ("calibrate", "--sampler", WOR.name, "--target-epsilon", "10", "--delta", "1e-6",
+                                  "--steps", "10000", "--sampling-rate", "0.001"), 5.0, (WOR.name, 0.001, 10000, 10.0, 1e-6)),
     Case("README compare --target-epsilon", ("compare", "--dataset-size", "50000", "--batch-size", "256", "--epochs",
                                              "10", "--delta", "1e-5", "--target-epsilon", "2"), 10.0),
-    Case("COMMANDS calibrate poisson", ("calibrate", "--sampler", "poisson", *MNIST, "--target-epsilon", "2",
-                                        "--delta", "1e-5"), 5.0, ("poisson", 256 / 60000, 20 * 235, 2.0, 1e-5)),
-    Case("COMMANDS calibrate balls_and_bins", ("calibrate", "--sampler", "balls_and_bins", "--steps-per-epoch", "196",
+    Case("COMMANDS calibrate poisson", ("calibrate", "--sampler", POISSON.name, *MNIST, "--target-epsilon", "2",
+                                        "--delta", "1e-5"), 5.0, (POISSON.name, 256 / 60000, 20 * 235, 2.0, 1e-5)),
+    Case("COMMANDS calibrate balls_and_bins", ("calibrate", "--sampler", BALLS_AND_BINS.name, "--steps-per-epoch", "196",
                                                "--epochs", "10", "--target-epsilon", "2", "--delta", "1e-5"), 5.0),
     Case("COMMANDS calibrate --schedule", ("calibrate", "--schedule", "{schedule}", "--target-epsilon", "4", "--delta",
                                            "1e-5"), 5.0),
-    Case("COMMANDS calibrate --knob epochs", ("calibrate", "--knob", "epochs", "--sampler", "poisson", "--sigma", "1.1",
+    Case("COMMANDS calibrate --knob epochs", ("calibrate", "--knob", "epochs", "--sampler", POISSON.name, "--sigma", "1.1",
                                               *MNIST, "--target-epsilon", "2", "--delta", "1e-5"), 5.0),
-    Case("COMMANDS calibrate --budget-left", ("calibrate", "--budget-left", "--sampler", "poisson", "--sigma", "1.1",
+    Case("COMMANDS calibrate --budget-left", ("calibrate", "--budget-left", "--sampler", POISSON.name, "--sigma", "1.1",
                                               "--sampling-rate", "0.01", "--steps", "500", "--target-epsilon", "2",
                                               "--delta", "1e-5"), 5.0),
-    Case("large model: sigma", ("calibrate", "--sampler", "poisson", "--sampling-rate", "4e-5", "--steps", "100000",
-                                "--target-epsilon", "2", "--delta", "1e-10"), 10.0, ("poisson", 4e-5, 100000, 2.0, 1e-10)),
-    Case("large model: --knob steps", ("calibrate", "--knob", "steps", "--sampler", "poisson", "--sigma", "0.6",
+    Case("large model: sigma", ("calibrate", "--sampler", POISSON.name, "--sampling-rate", "4e-5", "--steps", "100000",
+                                "--target-epsilon", "2", "--delta", "1e-10"), 10.0, (POISSON.name, 4e-5, 100000, 2.0, 1e-10)),
+    Case("large model: --knob steps", ("calibrate", "--knob", "steps", "--sampler", POISSON.name, "--sigma", "0.6",
                                        "--sampling-rate", "4e-5", "--steps", "100000", "--target-epsilon", "2",
                                        "--delta", "1e-10"), 10.0),
 )

@@ -36,18 +36,19 @@ from dpsampling.accountants.matrix import (
 )
 from dpsampling.accountants.matrix.montecarlo import _lower_confidence_bound
 from dpsampling.integrations.jax_privacy import jax_privacy_strategy
+from dpsampling.samplers import B_MIN_SEP, BALLS_AND_BINS, CYCLIC_POISSON, FIXED_BALLS_AND_BINS
 
 BANDS4 = [1.0, 0.6, 0.35, 0.15]
 SETTINGS = {
-    "fixed_bins_T10_k10_b2": MatrixRun([1.0, 0.5], "fixed_balls_and_bins", 0.7, 10, cycle_length=10),
-    "fixed_bins_T200_k20_b4": MatrixRun(BANDS4, "fixed_balls_and_bins", 2.5, 200, cycle_length=20),
-    "bminsep_T200_b4_p0.05": MatrixRun(BANDS4, "b_min_sep", 1.2, 200, min_separation=4, sampling_rate=0.05),
-    "bminsep_T200_b2_p0.1_warm": MatrixRun([1.0, 0.6], "b_min_sep", 1.5, 200, min_separation=2, sampling_rate=0.1,
+    "fixed_bins_T10_k10_b2": MatrixRun([1.0, 0.5], FIXED_BALLS_AND_BINS.name, 0.7, 10, cycle_length=10),
+    "fixed_bins_T200_k20_b4": MatrixRun(BANDS4, FIXED_BALLS_AND_BINS.name, 2.5, 200, cycle_length=20),
+    "bminsep_T200_b4_p0.05": MatrixRun(BANDS4, B_MIN_SEP.name, 1.2, 200, min_separation=4, sampling_rate=0.05),
+    "bminsep_T200_b2_p0.1_warm": MatrixRun([1.0, 0.6], B_MIN_SEP.name, 1.5, 200, min_separation=2, sampling_rate=0.1,
                                            warm_start=True),
-    "epoch_bins_T100_k20_b4": MatrixRun(BANDS4, "balls_and_bins", 1.0, 100, cycle_length=20),  # ours only
+    "epoch_bins_T100_k20_b4": MatrixRun(BANDS4, BALLS_AND_BINS.name, 1.0, 100, cycle_length=20),  # ours only
 }
 CERTIFIED_SETTINGS = {
-    "cyclic_poisson_T200_k4_b4_q0.1": MatrixRun(BANDS4, "cyclic_poisson", float(np.linalg.norm(BANDS4)), 200,
+    "cyclic_poisson_T200_k4_b4_q0.1": MatrixRun(BANDS4, CYCLIC_POISSON.name, float(np.linalg.norm(BANDS4)), 200,
                                                 cycle_length=4, sampling_rate=0.1),
 }
 

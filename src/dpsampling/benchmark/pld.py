@@ -28,6 +28,7 @@ import numpy as np
 
 from ..accountants.accountant import Accountant
 from ..accountants.run import Phase
+from ..samplers import BALLS_AND_BINS
 
 # (name, sigma, steps, epochs, time the eps grid too)
 SETTINGS = (
@@ -79,13 +80,12 @@ def _peer(delta, sigma, steps, epochs, absolute_accuracy, timeout):
     return result, ""
 
 
-BALLS_AND_BINS = "balls_and_bins"
 MAX_GRID_POINTS = 40_000  # the grid cap of the chua25 experiments (config chua25.certified_max_grid_points)
 
 
 def _accountant(sigma, steps, epochs, accuracy=0.01) -> Accountant:
     """Our certified balls-and-bins bounds: T = ``steps`` steps per epoch, ``epochs`` epochs."""
-    return Accountant(Phase(BALLS_AND_BINS, sigma, steps_per_epoch=steps, epochs=epochs), accuracy=accuracy,
+    return Accountant(Phase(BALLS_AND_BINS.name, sigma, steps_per_epoch=steps, epochs=epochs), accuracy=accuracy,
                       max_grid_points=MAX_GRID_POINTS)
 
 

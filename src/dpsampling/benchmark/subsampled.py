@@ -31,6 +31,7 @@ import time
 from dpsampling.accountants.accountant import Accountant
 from dpsampling.accountants.run import Phase
 from dpsampling.lazy import lazy_import
+from dpsampling.samplers import POISSON
 
 dp_accounting = lazy_import("dp_accounting")
 
@@ -48,9 +49,9 @@ SETTINGS = (  # (sigma, q, T, delta)
 
 
 def _ours(sigma, q, steps, delta, accuracy, refine="all"):
-    Accountant(Phase("poisson", 1.0, steps=10, sampling_rate=0.1)).epsilon_bounds([1e-5])  # compile / cache load
+    Accountant(Phase(POISSON.name, 1.0, steps=10, sampling_rate=0.1)).epsilon_bounds([1e-5])  # compile / cache load
     start = time.perf_counter()
-    frame = Accountant(Phase("poisson", sigma, steps=steps, sampling_rate=q), accuracy=accuracy,
+    frame = Accountant(Phase(POISSON.name, sigma, steps=steps, sampling_rate=q), accuracy=accuracy,
                        refine=refine).epsilon_bounds([delta])
     seconds = time.perf_counter() - start
     rows = frame.set_index("direction")

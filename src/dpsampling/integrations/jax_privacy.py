@@ -54,6 +54,7 @@ import numpy as np
 from dpsampling.accountants.matrix.run import CYCLIC, FIXED_BINS, MIN_SEP, MatrixRun
 from dpsampling.integrations.dp_accounting import CertifiedAccountant
 from dpsampling.integrations.events import KeptBinsDpEvent
+from dpsampling.samplers import B_MIN_SEP, CYCLIC_POISSON, FIXED_BALLS_AND_BINS
 from dpsampling.validation import check_open_unit
 
 try:  # optional: the config subclasses jax-privacy's where it is installed
@@ -128,15 +129,15 @@ def matrix_run_from_monte_carlo(strategy, noise_multiplier: float, c_col) -> Mat
     sigma = _positive_finite("noise_multiplier", noise_multiplier)
     coefficients = np.asarray(c_col, dtype=np.float64)
     if isinstance(strategy, batch_selection.BallsInBinsSampling):
-        return MatrixRun(coefficients, "fixed_balls_and_bins", sigma, strategy.iterations,
+        return MatrixRun(coefficients, FIXED_BALLS_AND_BINS.name, sigma, strategy.iterations,
                          cycle_length=strategy.cycle_length)
     if isinstance(strategy, batch_selection.BMinSepSampling):
         _refuse_truncation(strategy)
-        return MatrixRun(coefficients, "b_min_sep", sigma, strategy.iterations, min_separation=strategy.min_sep,
+        return MatrixRun(coefficients, B_MIN_SEP.name, sigma, strategy.iterations, min_separation=strategy.min_sep,
                          sampling_rate=strategy.sampling_prob, warm_start=bool(strategy.warm_start))
     if isinstance(strategy, batch_selection.CyclicPoissonSampling):
         _refuse_truncation(strategy)
-        return MatrixRun(coefficients, "cyclic_poisson", sigma, strategy.iterations,
+        return MatrixRun(coefficients, CYCLIC_POISSON.name, sigma, strategy.iterations,
                          cycle_length=strategy.cycle_length, sampling_rate=strategy.sampling_prob)
     raise ValueError("strategy must be a jax-privacy BallsInBinsSampling, BMinSepSampling or CyclicPoissonSampling "
                      f"(example-level DP-BandMF); got {type(strategy).__name__}")
@@ -169,7 +170,7 @@ def matrix_run_from_bandmf_config(config) -> MatrixRun:
                          "zero-out (REPLACE_SPECIAL) / add-remove")
     coefficients = np.asarray(config.strategy, dtype=np.float64)
     sigma = _positive_finite("noise_multiplier", config.noise_multiplier) * float(np.linalg.norm(coefficients))
-    return MatrixRun(coefficients, "cyclic_poisson", sigma, config.iterations, cycle_length=coefficients.size,
+    return MatrixRun(coefficients, CYCLIC_POISSON.name, sigma, config.iterations, cycle_length=coefficients.size,
                      sampling_rate=config.sampling_prob)
 
 

@@ -44,6 +44,7 @@ from dpsampling.accountants.certified.kept_bins import kept_bins_phases
 from dpsampling.accountants.run import Phase
 from dpsampling.accountants.samplers import sampler_spec
 from dpsampling.integrations.events import RANDOM_ALLOCATION_EVENTS, KeptBinsDpEvent, ShuffledDpEvent
+from dpsampling.samplers import BALLS_AND_BINS, DETERMINISTIC, POISSON, SHUFFLE, WOR
 
 ADD_OR_REMOVE_ONE = dp_accounting.NeighboringRelation.ADD_OR_REMOVE_ONE
 REPLACE_ONE = dp_accounting.NeighboringRelation.REPLACE_ONE
@@ -145,7 +146,7 @@ def parts(event, count: int, relation) -> list[tuple[Part, int]]:
         return []
     if isinstance(event, dp_accounting.NonPrivateDpEvent):
         trivial = "NonPrivateDpEvent: a release without privacy, eps is infinite (as PLDAccountant answers)"
-        return [(Part("deterministic", 1.0, (("steps_per_epoch", 1),), "epochs", trivial=trivial), count)]
+        return [(Part(DETERMINISTIC.name, 1.0, (("steps_per_epoch", 1),), "epochs", trivial=trivial), count)]
     if isinstance(event, dp_accounting.LaplaceDpEvent):
         raise Unsupported(event, "LaplaceDpEvent: the project's certified pairs are for Gaussian noise, not Laplace; "
                                  "account it with dp_accounting.pld.PLDAccountant (k releases at parameter b are also "
@@ -160,19 +161,19 @@ def parts(event, count: int, relation) -> list[tuple[Part, int]]:
     if isinstance(event, dp_accounting.GaussianDpEvent):
         z = _real(event, "noise_multiplier", 0.0)
         z = z / 2.0 if relation == REPLACE_ONE else z
-        return [(_part("deterministic", z, (("steps_per_epoch", 1),), "epochs"), count)]
+        return [(_part(DETERMINISTIC.name, z, (("steps_per_epoch", 1),), "epochs"), count)]
     if isinstance(event, dp_accounting.PoissonSampledDpEvent):
         q = _real(event, "sampling_probability", 0.0, 1.0)
         z = _noise(event, event.event)
         _not_under_replace_one(event, relation)
-        return [] if q == 0.0 else [(_part("poisson", z, (("sampling_rate", q),), "steps"), count)]
+        return [] if q == 0.0 else [(_part(POISSON.name, z, (("sampling_rate", q),), "steps"), count)]
     if isinstance(event, dp_accounting.SampledWithoutReplacementDpEvent):
         n = _integer(event, "source_dataset_size", 1)
         b = _integer(event, "sample_size", 1, n)
         z = _noise(event, event.event)
         fields = (("dataset_size", n), ("batch_size", b))
         relation_name = "substitution" if relation == REPLACE_ONE else "add_or_remove"
-        return [(_part("wor", z, fields, "steps", relation_name), count)]
+        return [(_part(WOR.name, z, fields, "steps", relation_name), count)]
     if isinstance(event, RANDOM_ALLOCATION_EVENTS):
         steps = _integer(event, "num_steps", 1)
         selected = _integer(event, "num_selected", 1, steps)
@@ -181,22 +182,22 @@ def parts(event, count: int, relation) -> list[tuple[Part, int]]:
             raise Unsupported(event, f"num_selected = {selected}: the project's balls-and-bins pair is for one "
                                      "selection per record (num_selected = 1); more than one has no certified pair")
         _not_under_replace_one(event, relation)
-        return [(_part("balls_and_bins", z, (("steps_per_epoch", steps),), "epochs"), count)]
+        return [(_part(BALLS_AND_BINS.name, z, (("steps_per_epoch", steps),), "epochs"), count)]
     if isinstance(event, KeptBinsDpEvent):
         cycle = _integer(event, "cycle_length", 1)
         iterations = _integer(event, "iterations", cycle)
         z = _noise(event, event.event)
         _not_under_replace_one(event, relation)
         if z == 0.0:
-            return [(_part("balls_and_bins", z, (("steps_per_epoch", cycle),), "epochs"), count)]
+            return [(_part(BALLS_AND_BINS.name, z, (("steps_per_epoch", cycle),), "epochs"), count)]
         dominated, dominating = kept_bins_phases(z, cycle, iterations)
-        return [(_part("balls_and_bins", dominating.sigma, (("steps_per_epoch", cycle),), "epochs",
+        return [(_part(BALLS_AND_BINS.name, dominating.sigma, (("steps_per_epoch", cycle),), "epochs",
                        z_lower=dominated.sigma), count)]
     if isinstance(event, ShuffledDpEvent):
         steps = _integer(event, "num_steps", 1)
         z = _noise(event, event.event)
         _not_under_replace_one(event, relation)
-        return [(_part("shuffle", z, (("steps_per_epoch", steps),), "epochs"), count)]
+        return [(_part(SHUFFLE.name, z, (("steps_per_epoch", steps),), "epochs"), count)]
     raise Unsupported(event, f"{type(event).__name__} is not an event the project certifies (supported: "
                              "Gaussian, Poisson-sampled, sampled-without-replacement, random-allocation, kept-bins and "
                              "shuffled Gaussian events, composed or self-composed)")

@@ -57,11 +57,12 @@ from dpsampling.accountants.run import Phase
 from dpsampling.accountants.samplers import sampler_spec
 from dpsampling.integrations.bounds import constant_frame, run_frame
 from dpsampling.lazy import lazy_import
+from dpsampling.samplers import POISSON
 from dpsampling.validation import check_array, check_int_at_least, check_nonnegative, check_open_unit, check_rate
 
 opacus = lazy_import("opacus") if "opacus" in sys.modules else None  # the registration hook's, read in register()
 
-DEFAULT_SAMPLER = "poisson"
+DEFAULT_SAMPLER = POISSON.name
 """What Opacus' DPDataLoader does (poisson_sampling=True, its default)."""
 DEFAULT_NAME = "dpsampling"
 """The registered name of the default accountant (DEFAULT_SAMPLER, add_or_remove)."""

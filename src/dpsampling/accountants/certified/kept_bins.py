@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import math
 
+from ...samplers import BALLS_AND_BINS
 from ...validation import check_int_at_least, check_positive
 from ..run import Phase
 
@@ -47,7 +48,7 @@ def kept_bins_phase(sigma: float, steps: int, epochs: int) -> Phase:
     with each example's bin kept (module docstring): one epoch at sigma / sqrt(epochs)."""
     sigma = check_positive("sigma", sigma)
     epochs = check_int_at_least("epochs", epochs, 1)
-    return Phase("balls_and_bins", sigma / math.sqrt(epochs), steps_per_epoch=check_int_at_least("steps", steps, 1),
+    return Phase(BALLS_AND_BINS.name, sigma / math.sqrt(epochs), steps_per_epoch=check_int_at_least("steps", steps, 1),
                  epochs=1)
 
 

@@ -25,6 +25,7 @@ import math
 from fractions import Fraction
 
 from dpsampling.accountants.matrix.run import CYCLIC, EPOCH_BINS, FIXED_BINS, MatrixRun
+from dpsampling.samplers import BALLS_AND_BINS, POISSON
 
 
 def _phase(*args, **kwargs):
@@ -61,22 +62,22 @@ def certified_phases(run: MatrixRun) -> list | None:
         blocks = math.ceil(run.steps / run.cycle_length)
         inside = run.steps - (blocks - 1) * run.cycle_length  # the last block's rows inside the run
         if inside >= run.bands:
-            return [_phase("poisson", effective_sigma(run), sampling_rate=run.sampling_rate, steps=blocks)]
-        last = _phase("poisson", sigma_at_most(run.sigma, _squared_norm(run.coefficients[:inside])),
+            return [_phase(POISSON.name, effective_sigma(run), sampling_rate=run.sampling_rate, steps=blocks)]
+        last = _phase(POISSON.name, sigma_at_most(run.sigma, _squared_norm(run.coefficients[:inside])),
                       sampling_rate=run.sampling_rate, steps=1)
         if blocks == 1:
             return [last]
-        return [_phase("poisson", effective_sigma(run), sampling_rate=run.sampling_rate, steps=blocks - 1), last]
+        return [_phase(POISSON.name, effective_sigma(run), sampling_rate=run.sampling_rate, steps=blocks - 1), last]
     if run.kind == EPOCH_BINS:
         if run.bands > 1:
             return None
-        return [_phase("balls_and_bins", effective_sigma(run), steps=run.steps, steps_per_epoch=run.cycle_length)]
+        return [_phase(BALLS_AND_BINS.name, effective_sigma(run), steps=run.steps, steps_per_epoch=run.cycle_length)]
     if run.kind == FIXED_BINS:
         if run.bands > 1 or run.steps % run.cycle_length:
             return None
         epochs = run.steps // run.cycle_length
         sigma = sigma_at_most(run.sigma, Fraction(run.coefficients[0]) ** 2 * epochs)
-        return [_phase("balls_and_bins", sigma, steps=run.cycle_length, steps_per_epoch=run.cycle_length)]
+        return [_phase(BALLS_AND_BINS.name, sigma, steps=run.cycle_length, steps_per_epoch=run.cycle_length)]
     if run.min_separation == 1:  # b_min_sep; bands <= min_separation = 1
-        return [_phase("poisson", effective_sigma(run), sampling_rate=run.sampling_rate, steps=run.steps)]
+        return [_phase(POISSON.name, effective_sigma(run), sampling_rate=run.sampling_rate, steps=run.steps)]
     return None

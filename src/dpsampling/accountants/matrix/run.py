@@ -19,18 +19,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from dpsampling.samplers import B_MIN_SEP, BALLS_AND_BINS, CYCLIC_POISSON, FIXED_BALLS_AND_BINS
 from dpsampling.validation import check_choice, check_int_at_least, check_positive, check_rate
 
-MATRIX_SAMPLERS = ("balls_and_bins", "fixed_balls_and_bins", "cyclic_poisson", "b_min_sep")
+MATRIX_SAMPLERS = (BALLS_AND_BINS.name, FIXED_BALLS_AND_BINS.name, CYCLIC_POISSON.name, B_MIN_SEP.name)
 EPOCH_BINS, FIXED_BINS, CYCLIC, MIN_SEP = "epoch bins", "fixed bins", "cyclic", "min sep"
 KINDS = dict(zip(MATRIX_SAMPLERS, (EPOCH_BINS, FIXED_BINS, CYCLIC, MIN_SEP)))
 """Each sampler's participation law (code selects by kind, never by comparing sampler names)."""
-_FIELDS = {
-    "balls_and_bins": ("cycle_length",),
-    "fixed_balls_and_bins": ("cycle_length",),
-    "cyclic_poisson": ("cycle_length", "sampling_rate"),
-    "b_min_sep": ("min_separation", "sampling_rate", "warm_start"),
-}
+_FIELDS = dict(zip(MATRIX_SAMPLERS, (("cycle_length",), ("cycle_length",), ("cycle_length", "sampling_rate"),
+                                     ("min_separation", "sampling_rate", "warm_start"))))
 
 
 def law_fields(sampler: str) -> tuple[str, ...]:
