@@ -1,6 +1,8 @@
 """The chua25 Monte Carlo figure modules (fig2, fig3, fig4, epochs), each from its tiny-config block:
 its sample sets, its curve settings, and its figure drawn from a summary made for real (a few
-hundred samples per set, the cheap curves)."""
+hundred samples per set, the cheap curves); each figure is the one panel function
+(``plots.plot_panels``) with its ``PanelFigure``, whose curves, labels, colours and data are checked
+on a synthetic summary."""
 
 from pathlib import Path
 

@@ -191,7 +191,7 @@ def plot_panels(figure: PanelFigure, summary: pd.DataFrame, parameters: dict, pa
             for curve in figure.curves:
                 label = f"{curve.label or STYLE[curve.key][0]}{suffix}" if suffix else curve.label
                 _draw_curve(ax, _select(summary, panel, *curve.key, **extra), curve.key, label=label, color=color,
-                           linestyle=curve.linestyle)
+                            linestyle=curve.linestyle)
         if figure.decorate:
             figure.decorate(ax, summary, panel)
         ax.set_title(figure.title(summary, panel), fontsize=9)
@@ -199,4 +199,4 @@ def plot_panels(figure: PanelFigure, summary: pd.DataFrame, parameters: dict, pa
     if figure.heading:
         fig.suptitle(figure.heading(summary), fontsize=10)
     _finish(fig, axes, figure.footer(summary, parameters), path_pdf, path_png, bottom=figure.bottom,
-           shared_legend=figure.shared_legend)
+            shared_legend=figure.shared_legend)
