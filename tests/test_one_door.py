@@ -2,8 +2,9 @@
 through the command line, the Python face and the adapters (dp_accounting's CertifiedAccountant,
 Opacus' accountant class and get_noise_multiplier): one refinement policy for the headline (the
 Accountant's own: get_epsilon is the headline row of epsilon_bounds) and one bisection start for
-a calibration (sigma 1, whatever the phase's sigma). Every --json answer read here is checked
-against the answers' schema."""
+a calibration (sigma 1, whatever the phase's sigma). dp-accounting's own calibration through our
+adapter searches by its own rule: its sigma is shown sufficient by the face and lies within the
+tolerances of ours. Every --json answer read here is checked against the answers' schema."""
 
 from __future__ import annotations
 
@@ -68,6 +69,25 @@ def test_a_calibration_is_the_same_through_every_door(capsys):
     answers = {**{f"python from sigma {s}": v for s, v in starts.items()}, "calibrate": calibrate,
                "compare": compared, "opacus": opacus}
     assert len(set(answers.values())) == 1, answers
+
+
+def test_dp_accountings_calibration_with_our_adapter_is_shown_sufficient_by_the_face():
+    """``dp_accounting.calibrate_dp_mechanism(CertifiedAccountant, ...)`` (docs/INTEGRATIONS.md) is
+    dp-accounting's own search (Brent's method to an absolute ``tol``), not our bisection (to
+    ``rtol``), so its sigma differs from ``calibrate_sigma``'s by design. What must hold: the face
+    shows its sigma sufficient (``Accountant(...).get_epsilon(delta) <= target``: the door reads the
+    face's upper bound), and it lies within the two searches' tolerances of our bracket
+    [sigma not shown sufficient, sigma shown sufficient]."""
+    target, tol = 3.0, 1e-3
+    ours = calibrate_sigma(Phase("poisson", 1.0, sampling_rate=RATE, steps=STEPS), target, DELTA, rtol=0.01)
+
+    def event(sigma: float):
+        return dpa.SelfComposedDpEvent(dpa.PoissonSampledDpEvent(RATE, dpa.GaussianDpEvent(sigma)), STEPS)
+
+    bracket = dpa.ExplicitBracketInterval(ours.sigma_not_shown_sufficient / 2, 2 * ours.sigma)
+    theirs = dpa.calibrate_dp_mechanism(CertifiedAccountant, event, target, DELTA, bracket, tol=tol)
+    assert Accountant(Phase("poisson", theirs, sampling_rate=RATE, steps=STEPS)).get_epsilon(DELTA) <= target
+    assert ours.sigma_not_shown_sufficient - tol <= theirs <= ours.sigma + tol, (theirs, ours)
 
 
 def test_a_frontier_run_is_certified_within_one_percent_through_every_door(capsys):
