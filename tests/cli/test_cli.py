@@ -161,6 +161,23 @@ def test_account_help_and_top_level_errors(run):
     assert unknown.code == 2 and "invalid choice: 'acount'" in unknown.err and unknown.err.count("\n") == 1
 
 
+@pytest.mark.parametrize("argv", [
+    ["account", "--sampler", "poisson", "--sigma", "1", "--sampling-rate", "0.01", "--steps", "10", "--delta", "1e-5"],
+    ["calibrate", "--sampler", "poisson", "--sampling-rate", "0.01", "--steps", "10", "--target-epsilon", "1",
+     "--delta", "1e-5"],
+], ids=["account", "calibrate"])
+def test_flags_are_named_as_the_python_arguments_and_the_old_names_are_gone(run, argv):
+    """--method is the face's method= (issue 45: it was --pld-method); account's Monte Carlo
+    estimator, BallsBinsOptions(method=), is --estimator, so --method has one meaning."""
+    old = run(*argv, "--pld-method", "rdp")
+    assert old.code == 2 and old.err.endswith("error: unrecognized arguments: --pld-method rdp\n")
+    assert run(*argv, "--method", "rdp").code == 0
+    if argv[0] == "account":
+        estimator = run(*argv, "--method", "naive")
+        assert estimator.code == 2 and "argument --method: invalid choice: 'naive'" in estimator.err
+        assert "--estimator {naive,importance,order-stats,importance+order-stats}" in run(*argv[:1], "--help").out
+
+
 def test_the_ctrl_c_handler_is_the_callers_again_after_a_command(run):
     """main() handles SIGINT while a command runs, and gives the handler back (it is called
     in-process by tests and by other programs)."""
