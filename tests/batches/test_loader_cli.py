@@ -3,6 +3,7 @@
 import json
 
 import pytest
+from answer_schema import check_answer
 
 from dpsampling.batches import BatchSampler
 from dpsampling.cli import main
@@ -12,5 +13,5 @@ from dpsampling.cli import main
 def test_cli_args_are_accepted_by_dpsampling_account(sampler, capsys):
     a = BatchSampler(sampler, 100, 20, epochs=2).accounting()
     assert main(["account", *a.cli_args(), "--sigma", "2", "--epsilon", "1", "--json"]) == 0
-    inputs = json.loads(capsys.readouterr().out)["inputs"]
+    inputs = check_answer(json.loads(capsys.readouterr().out))["inputs"]
     assert (inputs["sampler"], inputs["dataset_size"], inputs["batch_size"], inputs["epochs"]) == (sampler, 100, 20, 2)

@@ -46,9 +46,9 @@ def test_the_verdict_and_the_check_are_python_s(here, run_json):
     document = run_json("audit", "myloaders:shuffled", "--accountant", "myloaders:history", "--delta", "1e-5")
     verdict = audit(BatchSampler("shuffle", 6000, 64, epochs=3, seed=3))
     check = check_accountant(verdict, [(1.1, 1 / 94, 376)], 1e-5)
-    assert document["loader"]["sampler"] == "shuffle" and document["loader"]["matches"] is True
+    assert document["attrs"]["verdict"]["sampler"] == "shuffle" and document["attrs"]["verdict"]["matches"] is True
     assert document["statement"] == check.sentence and "your loader shuffles" in check.sentence
-    rows = [r for r in document["bounds"] if r["run"] == "loader"]
+    rows = [r for r in document["rows"] if r["run"] == "loader"]
     expected = check.frame[check.frame["run"] == "loader"]
     assert [r["epsilon_upper"] for r in rows] == expected["epsilon_upper"].tolist()
 

@@ -77,8 +77,8 @@ CLI_CASES = [
     (_account({"--max-grid-points": "3"}), E + "argument --max-grid-points: max_grid_points must be at least"),
     (_account({"--relation": "substitution"}), E + "argument --relation: relation must be one of add, remove, "
      "add_or_remove for sampler poisson; got 'substitution'"),
-    (_account({"--sampler": "shuffle", "--sampling-rate": None, "--steps": None, "--steps-per-epoch": "10", "--pld-method": "dp_accounting"}),
-     E + "argument --pld-method: method dp_accounting applies to one poisson or wor phase under add, remove or "
+    (_account({"--sampler": "shuffle", "--sampling-rate": None, "--steps": None, "--steps-per-epoch": "10", "--method": "dp_accounting"}),
+     E + "argument --method: method dp_accounting applies to one poisson or wor phase under add, remove or "
      "add_or_remove (a reference method of dp-accounting); got shuffle, sigma 1: 1 epoch(s) of 10 steps (10 steps) under add_or_remove"),
     # 1e12 steps at rate 1e-12: the engine's rounding bounds outgrow the laws; refused, never answered
     (_account({"--steps": "1000000000000", "--sampling-rate": "1e-12"}), E + "the certified engine cannot bound "

@@ -14,11 +14,11 @@ KEYWORDS = {"dataset_size": 2000, "batch_size": 100, "epochs": 2}
 def test_compare_gives_the_faces_bounds_and_the_number_to_report_for_the_chosen_sampler(run_json, run, same_records):
     document = run_json("compare", *RUN, "--sigma", "1.0", "--sampler", "shuffle")
     frame = compare_epsilons(1.0, 1e-5, **KEYWORDS)
-    assert same_records(document["bounds"], frame)
-    assert document["statement_sampler"] == "shuffle"
+    assert same_records(document["rows"], frame)
+    assert document["inputs"]["sampler"] == "shuffle"
     assert document["statement"] == statement(frame, sampler="shuffle")
     assert "shuffle has no certified bound of its own" in document["statement"]
-    assert set(document["statements"]) == {"deterministic", "shuffle", "poisson", "balls_and_bins", "wor"}
+    assert set(document["attrs"]["statements"]) == {"deterministic", "shuffle", "poisson", "balls_and_bins", "wor"}
     table = run("compare", *RUN, "--sigma", "1.0")
     assert table.code == 0
     lines = table.out.splitlines()
@@ -37,20 +37,20 @@ def test_compare_gives_the_faces_bounds_and_the_number_to_report_for_the_chosen_
 def test_one_calibration_calibrate_compare_and_python_give_the_same_sigma(sampler, run_json):
     target = ["--target-epsilon", "4", "--delta", "1e-5"]
     run_flags = ["--dataset-size", "2000", "--batch-size", "100", "--epochs", "2"]
-    calibrated = run_json("calibrate", "--sampler", sampler, *run_flags, *target, "--rtol", "0.01")["calibrations"][0]
+    calibrated = run_json("calibrate", "--sampler", sampler, *run_flags, *target, "--rtol", "0.01")["rows"][0]
     compared = run_json("compare", *run_flags, *target, "--rtol", "0.01", "--sampler", sampler)
     python = calibrate_sigma(Phase(sampler, 1.0, **KEYWORDS), 4.0, 1e-5, rtol=0.01)
-    row = next(r for r in compared["calibrations"] if r["sampler"] == sampler)
+    row = next(r for r in compared["rows"] if r["sampler"] == sampler)
     assert calibrated["sigma_sufficient"] == row["sigma_sufficient"] == python.sigma
     assert calibrated["sigma_not_shown_sufficient"] == row["sigma_not_shown_sufficient"] == \
         python.sigma_not_shown_sufficient
     assert calibrated["sigma_shown_insufficient"] == row["sigma_shown_insufficient"] == python.sigma_shown_insufficient
     assert calibrated["epsilon_upper"] == row["epsilon_upper"] == python.epsilon_upper <= 4.0
-    assert compared["words"] == {"sigma_sufficient": "shown sufficient",
+    assert compared["attrs"]["words"] == {"sigma_sufficient": "shown sufficient",
                                                          "sigma_not_shown_sufficient": "not shown sufficient",
                                                          "sigma_shown_insufficient": "shown insufficient"}
     # the sentence is read at the sigma shown sufficient: its eps is the calibration's
-    assert compared["statement_sigma"] == python.sigma
+    assert Phase(sampler, python.sigma, **KEYWORDS).describe() in compared["run"]
     assert compared["statement"].startswith(f"Report: ({printed.upper(python.epsilon_upper, 4)}, 1e-05)-DP")
     frame = compare_sigmas(4.0, 1e-5, rtol=0.01, samplers=(sampler,), **KEYWORDS)
     assert frame["sigma_sufficient"].iloc[0] == python.sigma
@@ -77,7 +77,7 @@ def test_calibrate_a_schedule_scales_every_phase(tmp_path, run_json):
     document = run_json("calibrate", "--schedule", path, "--target-epsilon", "3", "--delta", "1e-5")
     phases = (Phase("poisson", 1.0, steps=100, sampling_rate=0.01), Phase("deterministic", 2.0, steps_per_epoch=5, epochs=1))
     python = calibrate_sigma(phases, 3.0, 1e-5)
-    row = document["calibrations"][0]
+    row = document["rows"][0]
     assert row["scale"] == python.scale and row["sigma_sufficient"] is None and row["sampler"] == "poisson + deterministic"
     assert document["run"] == [p.describe() for p in python.phases]
     assert Accountant(python.phases).get_epsilon(1e-5) <= 3.0

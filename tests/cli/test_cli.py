@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import pytest
+from answer_schema import check_answer
 
 from dpsampling import Accountant, Phase, load_schedule, statement
 from dpsampling.cli.main import COMMANDS
@@ -38,7 +39,7 @@ def test_account_gives_the_faces_numbers_bit_for_bit(name, run_json, same_record
     document = run_json("account", *flags, query, *values)
     accountant = Accountant(phase, **keywords)
     frame = accountant.epsilon_bounds(values) if query == "--delta" else accountant.delta_bounds(values)
-    assert same_records(document["bounds"], frame)
+    assert same_records(document["rows"], frame)
     assert document["attrs"] == json.loads(json.dumps(frame.attrs))  # (tuples become lists)
     assert document["run"] == [phase.describe()]
     assert document["statement"] == statement(frame)
@@ -54,7 +55,7 @@ def test_account_of_a_schedule_is_the_faces_and_honours_the_relation(tmp_path, r
     for relation in ("add_or_remove", "add"):
         document = run_json("account", "--schedule", path, "--delta", "1e-5", "--relation", relation)
         frame = Accountant(phases, relation=relation).epsilon_bounds([1e-5])
-        assert same_records(document["bounds"], frame)
+        assert same_records(document["rows"], frame)
         assert document["attrs"]["headline"] == ("max" if relation == "add_or_remove" else "add")
         assert document["run"] == [p.describe() for p in phases]
         assert document["statement"] == statement(frame)
@@ -72,10 +73,10 @@ def test_opacus_and_dp_accounting_vocabularies_describe_the_same_run(run_json):
                          "--batch-size", "256", "--epochs", "20", "--delta", "1e-5", "--refine", "relation")
     by_steps = run_json("account", "--sampler", "poisson", "--sigma", "1.1", "--sampling-rate", repr(256 / 60000),
                         "--steps", "4700", "--delta", "1e-5", "--refine", "relation")
-    assert by_epochs["bounds"] == by_steps["bounds"]
+    assert by_epochs["rows"] == by_steps["rows"]
     assert by_epochs["attrs"]["phases"][0]["steps"] == by_steps["attrs"]["phases"][0]["steps"] == 4700
     assert by_epochs["attrs"]["phases"][0]["expected_batch_size"] == 256.0
-    headline = next(r for r in by_steps["bounds"] if r["direction"] == "max")
+    headline = next(r for r in by_steps["rows"] if r["direction"] == "max")
     assert 1.2 < headline["epsilon_lower"] <= headline["epsilon_upper"] < 1.4  # not 0.05 (issue 24: a default rate)
 
 
@@ -105,7 +106,7 @@ def test_a_delta_below_the_engines_proven_floor_is_one_line_naming_it(run):
     assert "poisson(sigma=1, 1000 steps)" in refused.err and refused.err.endswith("got 1e-18\n")
     answered = run(*args, "--delta", "1e-15", "--json")
     assert answered.code == 0
-    rows = json.loads(answered.out)["bounds"]
+    rows = check_answer(json.loads(answered.out))["rows"]
     assert all(0 < r["epsilon_lower"] <= r["epsilon_upper"] < 100 for r in rows)
 
 
@@ -121,7 +122,7 @@ def test_help_lists_the_commands_without_importing_numpy():
 
 
 def test_account_and_calibrate_import_neither_dp_accounting_nor_matplotlib():
-    """dp-accounting is the reference (--pld-method dp_accounting; declared with lazy_import, so its
+    """dp-accounting is the reference (--method dp_accounting; declared with lazy_import, so its
     name may be registered, but nothing of it runs) and matplotlib draws compare's --plot: neither
     is loaded by the commands that do not use them."""
     code = ("import sys\nimport dpsampling.cli.account, dpsampling.cli.calibrate\n"
@@ -148,7 +149,7 @@ def test_an_account_query_imports_no_pandas_and_no_yaml_of_its_own():
 def test_the_command_runs_as_a_module(entry):
     out = subprocess.run([sys.executable, *entry, "account", "--sampler", "deterministic", "--sigma", "1",
                           "--steps-per-epoch", "1", "--epsilon", "1", "--json"], capture_output=True, text=True, check=True).stdout
-    assert json.loads(out)["bounds"][0]["delta_upper"] > 0
+    assert check_answer(json.loads(out))["rows"][0]["delta_upper"] > 0
 
 
 def test_account_help_and_top_level_errors(run):
@@ -158,6 +159,23 @@ def test_account_help_and_top_level_errors(run):
                          "report, audit\n")
     unknown = run("acount")
     assert unknown.code == 2 and "invalid choice: 'acount'" in unknown.err and unknown.err.count("\n") == 1
+
+
+@pytest.mark.parametrize("argv", [
+    ["account", "--sampler", "poisson", "--sigma", "1", "--sampling-rate", "0.01", "--steps", "10", "--delta", "1e-5"],
+    ["calibrate", "--sampler", "poisson", "--sampling-rate", "0.01", "--steps", "10", "--target-epsilon", "1",
+     "--delta", "1e-5"],
+], ids=["account", "calibrate"])
+def test_flags_are_named_as_the_python_arguments_and_the_old_names_are_gone(run, argv):
+    """--method is the face's method= (issue 45: it was --pld-method); account's Monte Carlo
+    estimator, BallsBinsOptions(method=), is --estimator, so --method has one meaning."""
+    old = run(*argv, "--pld-method", "rdp")
+    assert old.code == 2 and old.err.endswith("error: unrecognized arguments: --pld-method rdp\n")
+    assert run(*argv, "--method", "rdp").code == 0
+    if argv[0] == "account":
+        estimator = run(*argv, "--method", "naive")
+        assert estimator.code == 2 and "argument --method: invalid choice: 'naive'" in estimator.err
+        assert "--estimator {naive,importance,order-stats,importance+order-stats}" in run(*argv[:1], "--help").out
 
 
 def test_the_ctrl_c_handler_is_the_callers_again_after_a_command(run):

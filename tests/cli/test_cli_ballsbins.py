@@ -1,4 +1,4 @@
-"""dpsampling account --sampler balls_and_bins --method ...: the papers' Monte Carlo estimators beside
+"""dpsampling account --sampler balls_and_bins --estimator ...: the papers' Monte Carlo estimators beside
 the certified bounds (the Accountant's): JSON shape, T = 1 against the Gaussian mechanism, eps
 queries, honesty about what m samples can certify, and one-line refusals.
 
@@ -32,13 +32,13 @@ MC_DELTA = {f"monte_carlo_delta_{name}" for name in ("lower", "estimate", "stder
 
 
 def test_json_rows_are_the_certified_rows_with_the_estimates_beside_them(run_json):
-    document = run_json(*_b("--sigma", "0.6", "--steps-per-epoch", "20", "--epsilon", "0.5", "2", "--method", "naive",
+    document = run_json(*_b("--sigma", "0.6", "--steps-per-epoch", "20", "--epsilon", "0.5", "2", "--estimator", "naive",
                             "--samples", "20000", "--seed", "3", "--error-prob", "0.01"))
     inputs = document["inputs"]
-    assert (inputs["samples"], inputs["seed"], inputs["error_prob"], inputs["method"]) == (20000, 3, 0.01, "naive")
+    assert (inputs["samples"], inputs["seed"], inputs["error_prob"], inputs["estimator"]) == (20000, 3, 0.01, "naive")
     assert "1 - error_prob" in document["attrs"]["monte_carlo"]["guarantee"]
     certified = Accountant(Phase("balls_and_bins", 0.6, steps_per_epoch=20, epochs=1)).delta_bounds([0.5, 2.0])
-    rows = document["bounds"]
+    rows = document["rows"]
     assert [{k: row[k] for k in certified.columns} for row in rows] == certified.to_dict("records")
     assert all(row["sampler"] == "balls_and_bins" for row in rows)
     by = _by(rows, "epsilon")
@@ -58,12 +58,12 @@ def test_json_rows_are_the_certified_rows_with_the_estimates_beside_them(run_jso
         assert top["delta_lower"] - 5 * stderr <= largest <= top["delta_upper"] + 5 * stderr
 
 
-@pytest.mark.parametrize("method", ["naive", "importance"])
-def test_single_step_reproduces_the_gaussian_mechanism(run_json, method):
+@pytest.mark.parametrize("estimator", ["naive", "importance"])
+def test_single_step_reproduces_the_gaussian_mechanism(run_json, estimator):
     eps = [0.0, 1.0, 2.5]
     document = run_json(*_b("--sigma", "0.8", "--steps-per-epoch", "1", "--epsilon", *map(str, eps), "--samples", "100000",
-                            "--seed", "5", "--error-prob", "1e-6", "--method", method))
-    by = _by(document["bounds"], "epsilon")
+                            "--seed", "5", "--error-prob", "1e-6", "--estimator", estimator))
+    by = _by(document["rows"], "epsilon")
     for value, exact in zip(eps, gaussian_delta(eps, 0.8)):
         for direction in ("remove", "add"):
             row = by[(value, direction)]
@@ -76,8 +76,8 @@ def test_single_step_reproduces_the_gaussian_mechanism(run_json, method):
 def test_epsilon_queries_bracket_the_gaussian_mechanism_and_end_with_the_number_to_report(run_json):
     deltas = [1e-2, 1e-3]
     document = run_json(*_b("--sigma", "0.8", "--steps-per-epoch", "1", "--delta", *map(str, deltas), "--samples", "200000",
-                            "--seed", "6", "--error-prob", "1e-6", "--epsilon-step", "0.005", "--method", "naive"))
-    by = _by(document["bounds"], "delta")
+                            "--seed", "6", "--error-prob", "1e-6", "--epsilon-step", "0.005", "--estimator", "naive"))
+    by = _by(document["rows"], "delta")
     for delta in deltas:
         value = gaussian_epsilon(delta, 0.8, 1.0)
         top = by[(delta, "max")]
@@ -92,8 +92,8 @@ def test_epsilon_queries_bracket_the_gaussian_mechanism_and_end_with_the_number_
 
 def test_order_statistics_and_epochs(run_json):
     document = run_json(*_b("--sigma", "0.7", "--steps-per-epoch", "30", "--epochs", "2", "--epsilon", "1",
-                            "--samples", "5000", "--method", "order-stats", "--orders", "1..5,10..25/5"))
-    by = _by(document["bounds"], "epsilon")
+                            "--samples", "5000", "--estimator", "order-stats", "--orders", "1..5,10..25/5"))
+    by = _by(document["rows"], "epsilon")
     assert document["inputs"]["orders"] == "1..5,10..25/5" and document["inputs"]["epochs"] == 2
     # bound (6): one epoch only
     assert by[(1.0, "max")]["monte_carlo_delta_lower"] is None and by[(1.0, "remove")]["monte_carlo_delta_lower"] is None
@@ -103,46 +103,46 @@ def test_order_statistics_and_epochs(run_json):
 @pytest.mark.parametrize("relation", ["add", "remove"])
 def test_relation_picks_the_headline_row_of_the_certified_bounds(run_json, relation):
     document = run_json(*_b("--sigma", "0.8", "--steps-per-epoch", "20", "--epsilon", "0.5", "1", "--samples", "3000",
-                            "--method", "naive", "--relation", relation))
+                            "--estimator", "naive", "--relation", relation))
     assert document["inputs"]["relation"] == relation and document["attrs"]["headline"] == relation
     certified = Accountant(Phase("balls_and_bins", 0.8, steps_per_epoch=20, epochs=1), relation=relation).delta_bounds([0.5, 1.0])
     assert document["statement"] == statement(certified)
 
 
 def test_table_output(run):
-    result = run(*_b("--sigma", "0.8", "--steps-per-epoch", "5", "--epsilon", "1", "--samples", "1000", "--method", "naive"))
-    assert result.code == 0 and "mc_estimate" in result.out and "method=naive" in result.out
+    result = run(*_b("--sigma", "0.8", "--steps-per-epoch", "5", "--epsilon", "1", "--samples", "1000", "--estimator", "naive"))
+    assert result.code == 0 and "mc_estimate" in result.out and "estimator=naive" in result.out
     assert "certified_upper" in result.out and result.out.rstrip().splitlines()[-1].startswith("Report: ")
 
 
 def test_a_delta_monte_carlo_cannot_certify_is_refused_with_the_sample_count_that_would(run):
     result = run(*_b("--sigma", "1", "--steps-per-epoch", "196", "--epochs", "10", "--delta", "1e-5",
-                     "--method", "naive"))
+                     "--estimator", "naive"))
     needed = math.ceil(math.log(1e3) / 1e-5)
     assert result.code == 2 and result.out == "" and result.err.count("\n") == 1
     assert "--samples 100000 cannot certify delta = 1e-05" in result.err and f"--samples >= {needed}" in result.err
 
 
 BAD = [
-    (["--sigma", "1", "--steps-per-epoch", "10", "--epsilon", "1", "--method", "naive", "--samples", "0"],
+    (["--sigma", "1", "--steps-per-epoch", "10", "--epsilon", "1", "--estimator", "naive", "--samples", "0"],
      "argument --samples: samples must be an integer >= 1; got 0"),
-    (["--sigma", "1", "--steps-per-epoch", "10", "--epsilon", "1", "--method", "naive", "--error-prob", "1"],
+    (["--sigma", "1", "--steps-per-epoch", "10", "--epsilon", "1", "--estimator", "naive", "--error-prob", "1"],
      "argument --error-prob: error_prob must be in the open interval (0, 1); got 1"),
-    (["--sigma", "1", "--steps-per-epoch", "10", "--epsilon", "1", "--method", "order-stats", "--orders", "1,3,2"],
+    (["--sigma", "1", "--steps-per-epoch", "10", "--epsilon", "1", "--estimator", "order-stats", "--orders", "1,3,2"],
      "orders must be strictly increasing"),
-    (["--sigma", "1", "--steps-per-epoch", "10", "--epsilon", "1", "--method", "order-stats"],
+    (["--sigma", "1", "--steps-per-epoch", "10", "--epsilon", "1", "--estimator", "order-stats"],
      "argument --orders: orders must be given"),
-    (["--sigma", "1", "--steps-per-epoch", "10", "--epsilon", "1", "--method", "naive", "--orders", "1..3"],
+    (["--sigma", "1", "--steps-per-epoch", "10", "--epsilon", "1", "--estimator", "naive", "--orders", "1..3"],
      "argument --orders: orders must be omitted unless"),
-    (["--sigma", "1", "--steps-per-epoch", "10", "--epochs", "2", "--epsilon", "1", "--method", "importance"],
+    (["--sigma", "1", "--steps-per-epoch", "10", "--epochs", "2", "--epsilon", "1", "--estimator", "importance"],
      "argument --epochs: epochs must be 1 with importance sampling"),
-    (["--sigma", "1", "--steps-per-epoch", "10", "--delta", "1e-3", "--method", "importance"],
-     "argument --method: method must be naive or order-stats for --delta queries"),
+    (["--sigma", "1", "--steps-per-epoch", "10", "--delta", "1e-3", "--estimator", "importance"],
+     "argument --estimator: method must be naive or order-stats for --delta queries"),
     (["--sigma", "1", "--steps-per-epoch", "10", "--epsilon", "1", "--samples", "100"],
-     "--samples applies to the Monte Carlo estimators: choose --method"),
-    (["--sigma", "1", "--steps-per-epoch", "10", "--epsilon", "1", "--method", "naive", "--pld-method", "dp_accounting"],
-     "--pld-method applies without --method"),
-    (["--sigma", "1", "--steps-per-epoch", "10", "--epsilon", "1", "--method", "magic"], "invalid choice: 'magic'"),
+     "--samples applies to the Monte Carlo estimators: choose --estimator"),
+    (["--sigma", "1", "--steps-per-epoch", "10", "--epsilon", "1", "--estimator", "naive", "--method", "dp_accounting"],
+     "--method applies without --estimator"),
+    (["--sigma", "1", "--steps-per-epoch", "10", "--epsilon", "1", "--estimator", "magic"], "invalid choice: 'magic'"),
 ]
 
 

@@ -12,14 +12,14 @@ BANDED = ["--sampler", "balls_and_bins", "--sigma", "1", "--steps-per-epoch", "5
 def test_coefficients_one_is_todays_json_answer(run_json):
     poisson = ["--sampler", "poisson", "--sigma", "1.2", "--sampling-rate", "0.01", "--steps", "200", "--delta", "1e-5"]
     ours, today = run_json("account", *poisson, "--coefficients", "1"), run_json("account", *poisson)
-    assert ours["bounds"] == today["bounds"] and ours["attrs"]["phases"] == today["attrs"]["phases"]
+    assert ours["rows"] == today["rows"] and ours["attrs"]["phases"] == today["attrs"]["phases"]
 
 
 def test_a_certified_reduction_is_answered_by_the_engine(run_json, same_records):
     document = run_json("account", "--sampler", "poisson", "--sigma", "2.4", "--sampling-rate", "0.01", "--steps",
                         "200", "--coefficients", "2", "--delta", "1e-5")
     face = Accountant(Phase("poisson", 2.4, sampling_rate=0.01, steps=200, coefficients=[2.0])).epsilon_bounds([1e-5])
-    assert same_records(document["bounds"], face)
+    assert same_records(document["rows"], face)
     assert document["attrs"]["method"] == "certified" and document["attrs"]["certified_reduction"][0]["sigma"] == 1.2
     assert "certified upper bound" in document["statement"]
 
@@ -31,7 +31,7 @@ def test_the_monte_carlo_answer_is_the_faces_and_says_it_is_not_certified(tmp_pa
                         "--seed", "4", "--error-prob", "0.01")
     phase = Phase("balls_and_bins", 1.0, steps_per_epoch=5, epochs=2, coefficients=[1, 0.5, 0.25])
     face = Accountant(phase, method="monte_carlo", samples=3000, seed=4, error_prob=0.01).delta_bounds([1.0])
-    assert same_records(document["bounds"], face)
+    assert same_records(document["rows"], face)
     assert document["attrs"]["method"] == "monte_carlo"
     assert document["attrs"]["phases"][0]["coefficients"] == [1.0, 0.5, 0.25]
     assert "certified upper bound" not in document["statement"]
@@ -47,8 +47,8 @@ def test_the_monte_carlo_text_answer_says_its_confidence_in_words(run):
 @pytest.mark.parametrize(("extra", "message"), [
     (["--coefficients", "1,0.5", "--epsilon", "1"], "there is no certified bound for this run"),
     (["--coefficients", "1,0.5", "--epsilon", "1", "--samples", "100", "--orders", "1..5"], "--orders does not apply"),
-    (["--coefficients", "1,0.5", "--epsilon", "1", "--samples", "100", "--pld-method", "rdp"],
-     "--pld-method does not apply"),
+    (["--coefficients", "1,0.5", "--epsilon", "1", "--samples", "100", "--method", "rdp"],
+     "--method does not apply"),
     (["--coefficients", "1,x", "--epsilon", "1"], "--coefficients must be numbers"),
     (["--coefficients", "@/nonexistent/c.txt", "--epsilon", "1"], "--coefficients @FILE must name a readable file"),
     (["--coefficients", "1,-0.5", "--epsilon", "1"], "coefficients must be a non-empty 1-d list of finite non-negative"),
@@ -79,7 +79,7 @@ def test_calibrate_refuses_without_monte_carlo_flags_and_labels_its_monte_carlo_
     result = run(*calibrate)
     assert result.code == 2 and result.out == "" and "there is no certified bound for this run" in result.err
     document = run_json(*calibrate, "--samples", "2000", "--seed", "1")
-    row = document["calibrations"][0]
+    row = document["rows"][0]
     assert row["method"] == "monte_carlo" and row["sigma_shown_insufficient"] is None
     assert "not certified" in document["attrs"]["method_label"]
     result = run("calibrate", "--sampler", "poisson", "--sampling-rate", "0.01", "--steps", "100", "--target-epsilon",
@@ -91,8 +91,8 @@ def test_calibrate_of_a_certified_reduction_is_certified(run_json):
     common = ["calibrate", "--sampler", "poisson", "--sampling-rate", "0.01", "--steps", "100", "--target-epsilon", "1",
               "--delta", "1e-5"]
     correlated, plain = run_json(*common, "--coefficients", "2"), run_json(*common)
-    assert correlated["calibrations"][0]["method"] == "certified"
-    assert correlated["calibrations"][0]["sigma_sufficient"] == 2 * plain["calibrations"][0]["sigma_sufficient"]
+    assert correlated["rows"][0]["method"] == "certified"
+    assert correlated["rows"][0]["sigma_sufficient"] == 2 * plain["rows"][0]["sigma_sufficient"]
 
 
 def test_the_correlated_noise_samplers_are_sampler_choices(run_json, same_records):
@@ -101,14 +101,14 @@ def test_the_correlated_noise_samplers_are_sampler_choices(run_json, same_record
     cyclic = run_json("account", "--sampler", "cyclic_poisson", "--sigma", "2", "--sampling-rate", "0.1",
                       "--steps-per-epoch", "2", "--epochs", "15", "--coefficients", "1,0.5", "--delta", "1e-5")
     phase = Phase("cyclic_poisson", 2.0, sampling_rate=0.1, steps_per_epoch=2, epochs=15, coefficients=[1, 0.5])
-    assert same_records(cyclic["bounds"], Accountant(phase).epsilon_bounds([1e-5]))
+    assert same_records(cyclic["rows"], Accountant(phase).epsilon_bounds([1e-5]))
     assert cyclic["attrs"]["method"] == "certified" and cyclic["attrs"]["certified_reduction"][0]["steps"] == 15
     separated = run_json("account", "--sampler", "b_min_sep", "--sigma", "1.2", "--sampling-rate", "0.2", "--steps",
                          "20", "--min-separation", "2", "--warm-start", "--epsilon", "1", "--samples", "2000",
                          "--seed", "5")
     phase = Phase("b_min_sep", 1.2, sampling_rate=0.2, steps=20, min_separation=2, warm_start=True)
     face = Accountant(phase, method="monte_carlo", samples=2000, seed=5).delta_bounds([1.0])
-    assert same_records(separated["bounds"], face)
+    assert same_records(separated["rows"], face)
     assert separated["inputs"]["min_separation"] == 2 and separated["inputs"]["warm_start"] is True
     assert separated["attrs"]["phases"][0]["warm_start"] is True
 

@@ -145,12 +145,12 @@ def test_the_command_prints_every_experiment_and_the_total(tmp_path, capsys):
     (tmp_path / "config/config.yaml").write_text(yaml.safe_dump(small))
     assert main(["estimate", "--directory", str(tmp_path), "--json", "--cores", "4"]) == 0
     document = check_answer(json.loads(capsys.readouterr().out))
-    rows = {row["experiment"]: row for row in document["experiments"]}
-    assert set(rows) == {"chua24_fig2", "chua25_fig1"} and document["not_estimated"] == []
+    rows = {row["experiment"]: row for row in document["rows"]}
+    assert set(rows) == {"chua24_fig2", "chua25_fig1"} and document["attrs"]["not_estimated"] == []
     for row in rows.values():
         assert row["core_hours"] == pytest.approx(row["units"] * row["seconds_per_unit"] / 3600)
         assert row["source"].startswith("calibration")
-    assert document["total_core_hours"] == pytest.approx(sum(r["core_hours"] for r in rows.values()))
+    assert document["attrs"]["total_core_hours"] == pytest.approx(sum(r["core_hours"] for r in rows.values()))
     assert main(["estimate", "--directory", str(tmp_path), "--cores", "4"]) == 0
     table = capsys.readouterr().out
     assert "chua24_fig2" in table and "chua25_fig1" in table and "On 4 cores" in table

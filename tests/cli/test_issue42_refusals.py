@@ -11,7 +11,7 @@ from dpsampling.integrations.opacus import accountant_class
 POISSON = ["account", "--sampler", "poisson", "--sigma", "1", "--sampling-rate", "0.01", "--steps", "10",
            "--delta", "1e-5"]
 MONTE_CARLO = ["account", "--sampler", "balls_and_bins", "--sigma", "1", "--steps-per-epoch", "10", "--epochs", "1",
-               "--delta", "1e-5", "--method", "naive"]
+               "--delta", "1e-5", "--estimator", "naive"]
 
 
 def _one_line(result, start: str) -> None:

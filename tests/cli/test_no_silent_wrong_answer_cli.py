@@ -106,11 +106,11 @@ def test_calibrate_knob_and_budget_left_are_pythons(run_json):
     run_flags = ["--sampler", "poisson", "--sigma", "1.1", "--sampling-rate", "0.01", "--steps", "500",
                  "--target-epsilon", "2", "--delta", "1e-5"]
     phase = Phase("poisson", 1.1, sampling_rate=0.01, steps=500)
-    knob = run_json("calibrate", "--knob", "steps", *run_flags)
+    (knob,) = run_json("calibrate", "--knob", "steps", *run_flags)["rows"]
     python = calibrate_knob(phase, "steps", 2.0, 1e-5)
     assert (knob["value_sufficient"], knob["value_not_shown_sufficient"]) == (python.value, python.value_not_shown)
     assert knob["epsilon_upper"] == Accountant(python.phases).get_epsilon(1e-5) <= 2.0
-    budget = run_json("calibrate", "--budget-left", *run_flags)
+    (budget,) = run_json("calibrate", "--budget-left", *run_flags)["rows"]
     assert budget["more"] == budget_left(phase, 2.0, 1e-5).more == python.value - 500
 
 

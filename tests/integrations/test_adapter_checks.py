@@ -14,6 +14,7 @@ import warnings
 import dp_accounting as dpa
 import numpy as np
 import pytest
+from answer_schema import check_answer
 
 from dpsampling import Accountant, Phase
 from dpsampling.batches import LOADER_SAMPLERS, BatchSampler
@@ -112,7 +113,7 @@ def _events(phase: Phase, sigma: float):
 def _cli_frame(accounting, sigma: float, capsys) -> list:
     code = main(["account", *accounting.cli_args(), "--sigma", str(sigma), "--delta", str(DELTA), "--json"])
     assert code == 0
-    return json.loads(capsys.readouterr().out)["bounds"]
+    return check_answer(json.loads(capsys.readouterr().out))["rows"]
 
 
 def test_property_adapters_and_cli_agree_with_the_face_for_the_run_the_loader_did(capsys):

@@ -8,11 +8,13 @@ is, in Python,
     frame = Accountant(Phase("poisson", 1.1, sampling_rate=0.00426667, steps=4700)).epsilon_bounds([1e-5])
     statement(frame)
 
-with the same numbers, bit for bit (``--json``'s ``bounds`` is the long frame's rows, each with
-its ``sampler``; ``attrs`` its attrs; the shape is ``cli/output.schema.json``'s). ``--schedule FILE`` is ``Accountant(load_schedule(FILE))``. Every flag is a keyword of
-``Phase`` or ``Accountant``; the face checks them. Monte Carlo estimates of a sampler that has
-them (``--method``; the registry's ``monte_carlo`` samplers) come from ``MONTE_CARLO_MODULE``,
-imported only when asked for.
+with the same numbers, bit for bit (``--json``: a ``bounds`` answer, ``output.answer``: its
+``rows`` are the long frame's rows, each with its ``sampler``; ``attrs`` its attrs; the schema is
+``cli/output.schema.json``). ``--schedule FILE`` is ``Accountant(load_schedule(FILE))``. Every
+flag is a keyword of ``Phase`` or ``Accountant`` of the same name (``--method`` is
+``Accountant(..., method=)``); the face checks them. Monte Carlo estimates of a sampler that has
+them (``--estimator``: ``BallsBinsOptions(method=)``, named apart from the face's ``method``; the
+registry's ``monte_carlo`` samplers) come from ``MONTE_CARLO_MODULE``, imported only when asked for.
 
 Correlated noise (``--coefficients``, docs/MATRIX.md): a run with a certified reduction is answered
 by the engine as any other; one without is refused unless ``--samples``, ``--seed`` or
@@ -43,16 +45,16 @@ from dpsampling.cli.arguments import (
     run_keywords,
 )
 from dpsampling.cli.main import OneLineParser
-from dpsampling.cli.output import bounds_records, bounds_table, dump, headline_words
+from dpsampling.cli.output import answer, bounds_records, bounds_table, dump, headline_words
 from dpsampling.samplers import SAMPLERS as ENTRIES
 
 MONTE_CARLO = tuple(name for name, spec in ENTRIES.items() if spec.monte_carlo)
 """Samplers with Monte Carlo estimators (the registry's ``monte_carlo``)."""
 MONTE_CARLO_MODULE = "dpsampling.cli.ballsbins"
-"""The module that runs them; imported when ``--method`` asks for one (it loads their kernels)."""
-MONTE_CARLO_METHODS = ("naive", "importance", "order-stats", "importance+order-stats")
+"""The module that runs them; imported when ``--estimator`` asks for one (it loads their kernels)."""
+ESTIMATORS = ("naive", "importance", "order-stats", "importance+order-stats")
 MONTE_CARLO_FLAGS = {"samples": "--samples", "seed": "--seed", "error_prob": "--error-prob", "orders": "--orders",
-                     "epsilon_step": "--epsilon-step", "device": "--device", "method": "--method"}
+                     "epsilon_step": "--epsilon-step", "device": "--device", "estimator": "--estimator"}
 
 EXAMPLES = """examples:
   dpsampling account --sampler poisson --sigma 1.1 --dataset-size 60000 --batch-size 256 --epochs 20 --delta 1e-5
@@ -94,7 +96,7 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     add_accounting_arguments(parser)
     add_output_arguments(parser)
     group = parser.add_argument_group(f"Monte Carlo ({', '.join(MONTE_CARLO)})", MONTE_CARLO_HELP)
-    group.add_argument("--method", choices=MONTE_CARLO_METHODS, default=None,
+    group.add_argument("--estimator", choices=ESTIMATORS, default=None,
                        help="naive (Alg. 4), importance (Alg. 5), order-stats (Alg. 6, needs --orders), "
                             "importance+order-stats (App. B.3)")
     group.add_argument("--samples", type=int, metavar="M", help="samples per direction (and per eps with importance)")
@@ -113,7 +115,9 @@ def monte_carlo_given(args) -> list[str]:
 
 
 def flags(args) -> dict:
-    return {**FLAGS, **MONTE_CARLO_FLAGS} if args.method is not None else FLAGS
+    """FLAGS; with --estimator the Monte Carlo flags too, and ``method`` (``BallsBinsOptions``'
+    name for the estimator; the face's --method is refused beside it) is --estimator."""
+    return {**FLAGS, **MONTE_CARLO_FLAGS, "method": "--estimator"} if args.estimator is not None else FLAGS
 
 
 MATRIX_MONTE_CARLO_FLAGS = ("samples", "seed", "error_prob")
@@ -124,9 +128,9 @@ def run(args) -> int:
     phases = phases_of(args, args.sigma)
     if reduced_phases(phases)[1]:
         return _matrix_monte_carlo(args, phases)
-    if args.method is not None and args.pld_method is not None:
-        raise ValueError(f"--pld-method applies without --method: Monte Carlo is shown beside the certified engine's "
-                         f"bounds; got --pld-method {args.pld_method} with --method {args.method}")
+    if args.estimator is not None and args.method is not None:
+        raise ValueError(f"--method applies without --estimator: Monte Carlo is shown beside the certified engine's "
+                         f"bounds; got --method {args.method} with --estimator {args.estimator}")
     accountant = make_accountant(phases, args)
     if monte_carlo_given(args):
         return _monte_carlo(args, phases, accountant)
@@ -140,17 +144,17 @@ def run(args) -> int:
 def inputs(args) -> dict:
     """The flags as given (None: not given)."""
     names = ("sampler", "sigma", "schedule", *RUN_FIELDS, "coefficients", "epsilon", "delta", "relation", "accuracy",
-             "refine", "pld_method", "max_grid_points")
+             "refine", "method", "max_grid_points", *MONTE_CARLO_FLAGS)
     return {**{name: getattr(args, name) for name in names}, **run_keywords(args, SEPARATION_FIELDS)}
 
 
-def account_document(args, phases, frame) -> dict:
-    """The JSON answer: the run, the long frame's rows (``bounds``, each with its sampler), its
-    attrs and the number to report."""
-    sentence = statement(frame)
+def account_document(args, phases, frame, rows: list[dict] | None = None, attrs: dict | None = None) -> dict:
+    """The bounds answer: the run, the long frame's rows (each with its sampler; ``rows``: those
+    rows with more fields), its attrs (``attrs``: with more) and the number to report."""
     sampler = " + ".join(phase.sampler for phase in phases)
-    return {"command": "account", "inputs": inputs(args), "run": [phase.describe() for phase in phases],
-            "bounds": bounds_records(frame, sampler), "attrs": dict(frame.attrs), "statement": sentence}
+    return answer("account", "bounds", inputs(args), [phase.describe() for phase in phases],
+                  dict(frame.attrs) if attrs is None else attrs, statement(frame),
+                  bounds_records(frame, sampler) if rows is None else rows)
 
 
 def account_text(document: dict, frame) -> str:
@@ -170,7 +174,7 @@ def _matrix_monte_carlo(args, phases) -> int:
                          "docs/MATRIX.md): give --samples M (and --error-prob, --seed) for a Monte Carlo answer with "
                          "a confidence bound, not certified")
     extra = [flag for flag in given if flag not in ("--samples", "--seed", "--error-prob")]
-    extra += [flag for flag, value in (("--pld-method", args.pld_method), ("--refine", args.refine),
+    extra += [flag for flag, value in ((FLAGS["method"], args.method), ("--refine", args.refine),
                                        ("--max-grid-points", args.max_grid_points)) if value is not None]
     if extra:
         raise ValueError(f"{extra[0]} does not apply to the Monte Carlo of correlated noise (--samples, --seed, "
@@ -188,7 +192,7 @@ def _monte_carlo(args, phases, accountant) -> int:
         what = "a schedule" if args.schedule is not None else f"sampler {phases[0].sampler}"
         raise ValueError(f"{monte_carlo_given(args)[0]} applies to the Monte Carlo estimators of "
                          f"{', '.join(MONTE_CARLO)} (one phase) only; got it with {what}")
-    if args.method is None:
-        raise ValueError(f"{monte_carlo_given(args)[0]} applies to the Monte Carlo estimators: choose --method "
-                         f"{' | '.join(MONTE_CARLO_METHODS)}; got no --method")
+    if args.estimator is None:
+        raise ValueError(f"{monte_carlo_given(args)[0]} applies to the Monte Carlo estimators: choose --estimator "
+                         f"{' | '.join(ESTIMATORS)}; got no --estimator")
     return importlib.import_module(MONTE_CARLO_MODULE).account(args, phases[0], accountant)

@@ -34,7 +34,7 @@ FLAGS = {
     "relation": "--relation",
     "accuracy": "--accuracy",
     "refine": "--refine",
-    "method": "--pld-method",
+    "method": "--method",
     "max_grid_points": "--max-grid-points",
     "coefficients": "--coefficients",
     "min_separation": "--min-separation",
@@ -46,7 +46,7 @@ FLAGS = {
 
 DEFAULT_ACCURACY = 0.01
 FLAG_METHODS = tuple(method for method in METHODS if method != "monte_carlo")
-"""--pld-method's choices (Monte Carlo of correlated noise is asked for by --samples, --seed, --error-prob)."""
+"""--method's choices (Monte Carlo of correlated noise is asked for by --samples, --seed, --error-prob)."""
 
 def whole(text: str):
     """An integer flag: '1e12' is read as 10**12; a value that is not whole is handed on as a float
@@ -153,7 +153,8 @@ def run_keywords(args, fields=RUN_FIELDS) -> dict:
 
 
 def add_accounting_arguments(parser: argparse.ArgumentParser, relations=RELATIONS, engine: bool = True) -> None:
-    """--relation and --accuracy; with ``engine``: --refine, --pld-method and --max-grid-points."""
+    """--relation and --accuracy; with ``engine``: --refine, --method (the face's ``method=``) and
+    --max-grid-points."""
     group = parser.add_argument_group("accounting", f"Relations per sampler: {relation_help()}.")
     group.add_argument("--relation", choices=relations, default=None,
                        help=f"adjacency relation the headline bounds are of (default {DEFAULT_RELATION}: the maximum "
@@ -168,7 +169,7 @@ def add_accounting_arguments(parser: argparse.ArgumentParser, relations=RELATION
     group.add_argument("--refine", choices=REFINE_CHOICES, default=None,
                        help="certified engine: bring every direction within --accuracy (all, the default) or only "
                             "the one --relation reads (relation: faster, the others as reached)")
-    group.add_argument("--pld-method", choices=FLAG_METHODS, default=None,
+    group.add_argument(FLAGS["method"], dest="method", choices=FLAG_METHODS, default=None,
                        help="certified (the engine, the default), or a reference method of dp-accounting for one "
                             "poisson or wor phase, not certified: dp_accounting (its PLD, under add/remove) or rdp "
                             "(its RDP accountant: an upper bound only)")
@@ -185,7 +186,7 @@ def engine_options(phases, args) -> dict:
     """Accountant keywords from the flags; --refine and --max-grid-points are refused where the
     Accountant says it answers without refining a grid (``Accountant.closed_form``: they would
     change nothing)."""
-    options = {"method": args.pld_method or METHODS[0], "refine": args.refine or REFINE_CHOICES[0],
+    options = {"method": args.method or METHODS[0], "refine": args.refine or REFINE_CHOICES[0],
                "max_grid_points": DEFAULT_MAX_GRID_POINTS if args.max_grid_points is None else args.max_grid_points}
     closed = make_accountant(phases, args, options).closed_form()
     for flag, value in (("--refine", args.refine), ("--max-grid-points", args.max_grid_points)):

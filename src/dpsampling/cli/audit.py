@@ -12,9 +12,11 @@ is, in Python (docs/AUDIT.md),
     check_accountant(verdict, Phase("poisson", 1.1, sampling_rate=0.00427, steps=4700), 1e-5).sentence
 
 ``MODULE:FUNCTION`` is imported from the current directory (or the Python path) and called with
-no arguments; it returns the loader (the accountant). ``--json``: the verdict, and with a check its
-``bounds`` (the face's long frames, one block per run: columns ``run`` and ``sampler``), ``attrs``
-and ``statement`` (the sentence).
+no arguments; it returns the loader (the accountant). ``--json``: an ``audit`` answer
+(``output.answer``): ``attrs.verdict`` the verdict; with a check, ``rows`` the face's long frames
+(one block per run: columns ``run`` and ``sampler``), ``attrs`` also their attrs, ``run`` the
+assumed and the loader's run and ``statement`` the sentence (without a check: no rows, no run,
+and the verdict's line ``your loader ...``).
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ from dpsampling.accountants.run import Phase
 from dpsampling.auditing import DEFAULT_ALPHA, audit, check_accountant
 from dpsampling.cli.arguments import whole
 from dpsampling.cli.main import PACKAGE, OneLineParser, _raised_by_package
-from dpsampling.cli.output import dump, records
+from dpsampling.cli.output import answer, dump, records
 
 FLAGS = {"loader": "LOADER", "accountant": "--accountant", "epochs": "--epochs", "dataset_size": "--dataset-size",
          "steps_per_epoch": "--steps-per-epoch", "batch_size": "--batch-size", "seed": "--seed", "alpha": "--alpha",
@@ -191,7 +193,8 @@ def run(args) -> int:
     with theirs("loader"):
         verdict = audit(loader, epochs=args.epochs, dataset_size=args.dataset_size,
                         steps_per_epoch=args.steps_per_epoch, batch_size=args.batch_size, seed=args.seed, alpha=args.alpha)
-    document = {"command": "audit", "inputs": {k: getattr(args, k) for k in FLAGS}, "loader": verdict_document(verdict)}
+    inputs = {k: getattr(args, k) for k in FLAGS}
+    attrs, run, rows, sentence = {"verdict": verdict_document(verdict)}, [], [], f"your loader {verdict.behaviour()}"
     lines = [f"# loader: {verdict.facts['source']}", *(f"# note: {note}" for note in verdict.facts["notes"]),
              f"your loader {verdict.behaviour()}", f"accounting: {verdict.consequence()}"]
     lines += [f"  {t['test']}: p = {t['p_value']:.3g} (rejected below {t['level']:.3g}){' REJECTED' * t['rejected']}"
@@ -201,7 +204,10 @@ def run(args) -> int:
             assumed = _phase_of_sampler(assumed, args, verdict)
         with theirs("accountant"):
             check = check_accountant(verdict, assumed, args.delta, steps=args.steps, relation=args.relation)
-        document.update(bounds=records(check.frame), attrs=dict(check.frame.attrs), statement=check.sentence)
+        attrs.update(check.frame.attrs)
+        run = [f"{role}: {phase.describe()}" for role, phases in (("assumed", check.assumed), ("loader", check.loader))
+               for phase in phases or ()]
+        rows, sentence = records(check.frame), check.sentence
         lines.append(check.sentence)
-    print(dump(document) if args.json else "\n".join(lines))
+    print(dump(answer("audit", "audit", inputs, run, attrs, sentence, rows)) if args.json else "\n".join(lines))
     return 0

@@ -1,4 +1,4 @@
-"""``dpsampling account --sampler balls_and_bins --method ...``: the papers' Monte Carlo estimators,
+"""``dpsampling account --sampler balls_and_bins --estimator ...``: the papers' Monte Carlo estimators,
 beside the certified bounds (the Accountant's, which stay the answer and the number to report).
 
 Per eps and direction (``accountants.ballsbins.tables``): ``delta_lower`` (bound (6), one epoch;
@@ -6,10 +6,11 @@ null for several), ``delta_estimate`` and ``delta_stderr`` (the Monte Carlo mean
 error) and ``delta_upper`` (the KL upper confidence bound: >= the true delta with probability
 >= 1 - error_prob, per row); the max row holds the maxima of the directions' lower and upper
 bounds (the relation's row is the headline, as for the certified bounds). ``--delta`` queries: one sample set per direction on the eps grid 0, h, 2h, ...
-``--json``: the certified long rows (``bounds``, one per query value and direction, as every
-bounds answer), each with that direction's Monte Carlo fields beside it,
-``monte_carlo_{quantity}_{lower,estimate,stderr,upper}``. Imported by ``cli.account`` only when
-``--method`` asks for Monte Carlo (it loads the sampling kernels).
+``--json``: a bounds answer (``account.account_document``) whose ``rows`` are the certified long
+rows (one per query value and direction), each with that direction's Monte Carlo fields beside
+it, ``monte_carlo_{quantity}_{lower,estimate,stderr,upper}``. ``--estimator`` is
+``BallsBinsOptions(method=)`` (the CLI's ``--method`` is the face's). Imported by ``cli.account``
+only when ``--estimator`` asks for Monte Carlo (it loads the sampling kernels).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from dataclasses import replace
 from dpsampling.accountants.ballsbins.device import resolve_device
 from dpsampling.accountants.ballsbins.tables import BallsBinsOptions, ballsbins_delta_table, ballsbins_epsilon_table
 from dpsampling.accountants.frames import QUANTITY, quantity_of, statement
+from dpsampling.cli.account import account_document
 from dpsampling.cli.output import bounds_records, dump, jsonable, table
 from dpsampling.validation import check_int_at_least, check_open_unit
 
@@ -30,7 +32,7 @@ GUARANTEE = ("each Monte Carlo delta_upper / epsilon_upper (per direction and th
 
 def _options(args) -> BallsBinsOptions:
     chosen = {name: getattr(args, name) for name in OPTIONS if getattr(args, name) is not None}
-    options = BallsBinsOptions(method=args.method, **chosen)
+    options = BallsBinsOptions(method=args.estimator, **chosen)
     check_int_at_least("samples", options.samples, 1)  # before _check_certifiable divides by them
     check_open_unit("error_prob", options.error_prob)
     return replace(options, device=resolve_device(options.device))  # cuda without a GPU: refused before sampling
@@ -47,7 +49,7 @@ def _check_certifiable(options: BallsBinsOptions, deltas) -> None:
         needed = math.ceil(math.log(1.0 / options.error_prob) / smallest)
         raise ValueError(f"--samples {options.samples} cannot certify delta = {smallest:g} (the UCB of m samples is at "
                          f"least ln(1/beta)/m = {floor:.3g}); use --samples >= {needed}, or the certified bounds "
-                         "alone (no --method)")
+                         "alone (no --estimator)")
 
 
 MONTE_CARLO_FIELDS = {"delta": ("lower", "estimate", "stderr", "upper"), "epsilon": ("lower", "upper")}
@@ -82,25 +84,18 @@ def account(args, phase, accountant) -> int:
         certified = accountant.delta_bounds(args.epsilon)
     quantity = quantity_of(certified)
     rows = _beside(bounds_records(certified, phase.sampler), frame, quantity)
-    sentence = statement(certified)
-    inputs = {"sampler": phase.sampler, "sigma": sigma, "steps_per_epoch": steps, "epochs": epochs,
-              "relation": accountant.relation, "method": options.method, "samples": options.samples,
-              "seed": options.seed, "error_prob": options.error_prob, "orders": options.orders,
-              "device": options.device}
     attrs = {**certified.attrs, "monte_carlo": {"options": options.as_dict(), "guarantee": GUARANTEE}}
-    document = {"command": "account", "inputs": inputs, "run": [phase.describe()], "bounds": rows, "attrs": attrs,
-                "statement": sentence}
     if args.json:
-        print(dump(document))
+        print(dump(account_document(args, [phase], certified, rows, attrs)))
         return 0
     key = QUANTITY[quantity]
     columns = [(key, key), ("direction", "direction"), (f"{quantity}_lower", "certified_lower"),
                (f"{quantity}_upper", "certified_upper")]
     columns += [(f"monte_carlo_{quantity}_{name}", f"mc_{name}") for name in MONTE_CARLO_FIELDS[quantity]]
     print(f"# run: {phase.describe()}")
-    print(f"# Monte Carlo: method={options.method}, samples={options.samples:,}, error_prob={options.error_prob:g}, "
+    print(f"# Monte Carlo: estimator={options.method}, samples={options.samples:,}, error_prob={options.error_prob:g}, "
           f"seed={options.seed}, device={options.device}; relation {accountant.relation} (its row: "
           f"{accountant.headline}); mc_upper holds with probability >= 1 - error_prob per row")
     print(table(rows, columns))
-    print(sentence)
+    print(statement(certified))
     return 0

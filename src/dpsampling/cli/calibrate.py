@@ -7,9 +7,9 @@ face's one bisection (``calibrate.calibrate_sigma``).
 is ``calibrate_sigma(Phase("poisson", 1.0, dataset_size=60000, batch_size=256, epochs=20), 2.0, 1e-5)``,
 the same sigma bit for bit: one phase's bisection always starts at ``calibrate.START_SIGMA``, so
 ``calibrate``, ``compare --target-epsilon`` and Python answer alike. With ``--schedule FILE``
-every phase's sigma is scaled by one factor (the file's sigmas are the start). ``--json``: the
-calibration's one row (``Calibration.as_row``, the row ``compare --target-epsilon`` has per
-sampler) in ``calibrations``. Three sigmas, three words: shown sufficient (its upper bound meets
+every phase's sigma is scaled by one factor (the file's sigmas are the start). ``--json``: a
+``calibrations`` answer (``output.answer``) whose one row is ``Calibration.as_row`` (the row
+``compare --target-epsilon`` has per sampler). Three sigmas, three words: shown sufficient (its upper bound meets
 the target), not shown sufficient (the largest tried whose upper bound does not), shown
 insufficient (the largest whose lower bound exceeds the target: no accountant can certify it).
 
@@ -17,7 +17,7 @@ insufficient (the largest whose lower bound exceeds the target: no accountant ca
 run instead (``knobs.calibrate_knob``: the largest value shown sufficient, and the next, not shown
 sufficient); ``--budget-left`` (with ``--sigma``) reads the run as the steps taken so far and
 answers the eps spent and how many more steps (poisson, wor) or epochs it leaves
-(``knobs.budget_left``).
+(``knobs.budget_left``); their ``--json`` answers are of kind ``knob`` and ``budget``.
 
 Correlated noise (``--coefficients``, docs/MATRIX.md): with a certified reduction the calibration
 is certified as any other; without one it is refused unless ``--samples`` (``--seed``,
@@ -50,7 +50,7 @@ from dpsampling.cli.arguments import (
 )
 from dpsampling.cli.arguments import rtol as rtol_of
 from dpsampling.cli.main import OneLineParser
-from dpsampling.cli.output import WORDS, dump
+from dpsampling.cli.output import WORDS, answer, dump
 
 EXAMPLES = """examples:
   dpsampling calibrate --sampler poisson --dataset-size 60000 --batch-size 256 --epochs 20 --target-epsilon 2 --delta 1e-5
@@ -118,7 +118,7 @@ def _calibration_options(phases, args) -> dict:
         raise ValueError(f"there is no certified bound for this run ({' + '.join(p.describe() for p in phases)}; "
                          "docs/MATRIX.md): give --samples M (and --error-prob, --seed) for a Monte Carlo calibration, "
                          "not certified")
-    for flag, value in (("--pld-method", args.pld_method), ("--refine", args.refine),
+    for flag, value in ((FLAGS["method"], args.method), ("--refine", args.refine),
                         ("--max-grid-points", args.max_grid_points)):
         if value is not None:
             raise ValueError(f"{flag} does not apply to the Monte Carlo of correlated noise; got {flag} {value}")
@@ -135,34 +135,47 @@ def run(args) -> int:
     options = _calibration_options(phases, args)
     result = calibrate_sigma(phases, args.target_epsilon, args.delta, relation=args.relation or DEFAULT_RELATION,
                              accuracy=accuracy(args), rtol=rtol_of(args), **options)
-    document = {"command": "calibrate", "inputs": {**{name: getattr(args, name) for name in (
-                    "sampler", "schedule", *RUN_FIELDS, "coefficients", "target_epsilon", "delta", "relation",
-                    "accuracy", "refine", "rtol", "pld_method", "max_grid_points", "samples", "seed", "error_prob")},
-                    **run_keywords(args, SEPARATION_FIELDS)},
-                "run": [phase.describe() for phase in result.phases], "calibrations": [result.as_row()],
-                "words": WORDS, "attrs": result.attrs()}
-    print(dump(document) if args.json else "\n".join(_text(result, args)))
+    if args.json:
+        print(dump(answer("calibrate", "calibrations", _inputs(args), [phase.describe() for phase in result.phases],
+                          {**result.attrs(), "words": WORDS}, _sigma_lines(result)[0], [result.as_row()])))
+    else:
+        print("\n".join(_text(result)))
     return 0
 
 
-def _text(result, args) -> list[str]:
+def _inputs(args) -> dict:
+    """The flags as given (None: not given), the same keys for every kind of answer."""
+    names = ("sampler", "sigma", "schedule", *RUN_FIELDS, "coefficients", "knob", "budget_left", "target_epsilon",
+             "delta", "relation", "accuracy", "refine", "rtol", "method", "max_grid_points", *MONTE_CARLO_FLAGS)
+    return {**{name: getattr(args, name) for name in names}, **run_keywords(args, SEPARATION_FIELDS)}
+
+
+def _text(result) -> list[str]:
+    """The table output: the run and the target, then ``_sigma_lines``."""
     lines = [f"# run at the sigma shown sufficient: {line}" for line in (p.describe() for p in result.phases)]
     lines.append(f"# target ({result.target_epsilon:g}, {result.delta:g})-DP under {result.relation}; accuracy "
                  f"{result.accuracy:g}, rtol {result.rtol:g}; {result.evaluations} evaluations")
+    return lines + _sigma_lines(result)
+
+
+def _sigma_lines(result) -> list[str]:
+    """The sigma (a schedule: the scale) shown sufficient (the answer's statement), the one not
+    shown sufficient and the one shown insufficient, in words."""
     if result.sigma is not None:
-        values = [("sigma", result.sigma, result.sigma_not_shown_sufficient, result.sigma_shown_insufficient)]
+        name, sufficient, not_shown, insufficient = ("sigma", result.sigma, result.sigma_not_shown_sufficient,
+                                                     result.sigma_shown_insufficient)
     else:
-        values = [("scale of every phase's sigma", result.scale, result.scale_not_shown, result.scale_insufficient)]
-    for name, sufficient, not_shown, insufficient in values:
-        lines.append(f"{name} = {printed.upper(sufficient)}  shown sufficient ({result.method_label} on eps "
-                     f"{printed.upper(result.epsilon_upper)} <= {result.target_epsilon:g})")
-        lines.append(f"{name} = {not_shown:.6g}  not shown sufficient (its upper bound exceeds the target; the "
-                     "true eps may still meet it)")
-        if insufficient is None:
-            lines.append(f"{name}: none shown insufficient in the search (no lower bound above the target was met)")
-        else:
-            lines.append(f"{name} = {printed.lower(insufficient)}  shown insufficient (its lower bound exceeds the "
-                         "target: no accountant can certify it)")
+        name, sufficient, not_shown, insufficient = ("scale of every phase's sigma", result.scale,
+                                                     result.scale_not_shown, result.scale_insufficient)
+    lines = [f"{name} = {printed.upper(sufficient)}  shown sufficient ({result.method_label} on eps "
+             f"{printed.upper(result.epsilon_upper)} <= {result.target_epsilon:g})",
+             f"{name} = {not_shown:.6g}  not shown sufficient (its upper bound exceeds the target; the true eps may "
+             "still meet it)"]
+    if insufficient is None:
+        lines.append(f"{name}: none shown insufficient in the search (no lower bound above the target was met)")
+    else:
+        lines.append(f"{name} = {printed.lower(insufficient)}  shown insufficient (its lower bound exceeds the target: "
+                     "no accountant can certify it)")
     return lines
 
 
@@ -185,10 +198,11 @@ def _knob(args) -> int:
     options = engine_options(phases, args)
     options.pop("refine")
     common = {"relation": args.relation or DEFAULT_RELATION, "accuracy": accuracy(args), **options}
-    inputs = {name: getattr(args, name) for name in ("sampler", "sigma", "schedule", *RUN_FIELDS, "knob", "budget_left",
-                                                      "target_epsilon", "delta", "relation", "accuracy", "rtol")}
+    attrs = {"relation": common["relation"], "accuracy": common["accuracy"], "method": options["method"]}
     if args.budget_left:
         result = budget_left(phases, args.target_epsilon, args.delta, **common)
+        kind, run, row = "budget", phases, result.as_dict()
+        attrs.update(phases=[phase.as_dict() for phase in phases], phases_at_end=row.pop("phases_at_end"))
         lines = [f"# run so far: {phase.describe()}" for phase in phases]
         lines += [f"eps spent at delta {args.delta:g}: certified upper bound {printed.upper(result.epsilon_spent_upper)} (lower "
                   f"bound {printed.lower(result.epsilon_spent_lower)})",
@@ -197,11 +211,13 @@ def _knob(args) -> int:
     else:
         rtol = rtol_of(args)
         result = calibrate_knob(phases, args.knob, args.target_epsilon, args.delta, rtol=rtol, **common)
+        kind, run, row = "knob", result.phases, result.as_dict()
+        attrs.update(rtol=rtol, phases=row.pop("phases"))
         not_shown = "none in range" if result.value_not_shown is None else _knob_text(args.knob, result.value_not_shown)
         lines = [f"# run at the value shown sufficient: {phase.describe()}" for phase in result.phases]
         lines += [f"{args.knob} = {_knob_text(args.knob, result.value, sufficient=True)}  shown sufficient (certified eps upper bound "
                   f"{printed.upper(result.epsilon_upper)} <= {args.target_epsilon:g}); {args.knob} = {not_shown}  not shown "
                   "sufficient"]
-    document = {"command": "calibrate", "inputs": inputs, **result.as_dict()}
-    print(dump(document) if args.json else "\n".join(lines))
+    envelope = answer("calibrate", kind, _inputs(args), [phase.describe() for phase in run], attrs, lines[-1], [row])
+    print(dump(envelope) if args.json else "\n".join(lines))
     return 0

@@ -9,7 +9,9 @@ for bit. Every sampler runs the same data: poisson and wor at rate q = B / N, th
 T = ceil(N / B) batches per epoch. The answer ends with the number to report for the sampler your
 data loader runs (``--sampler``); without it, with ``--sigma``, one sentence per sampler, each
 led by its sampler's name (no single sentence to paste by mistake), and with ``--target-epsilon``
-none (``--sampler`` asks for it).
+none (``--sampler`` asks for it). ``--json``: a ``bounds`` answer (``attrs.statements``: every
+sampler's sentence; ``attrs.plot``: the curves of ``--plot``) or a ``calibrations`` answer
+(``attrs.words``: what each sigma is); ``statement`` is null without ``--sampler``.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from dpsampling.cli.arguments import FLAGS, accuracy, add_accounting_arguments, 
 from dpsampling.cli.arguments import rtol as rtol_of
 from dpsampling.cli.arguments import run_keywords as _keywords
 from dpsampling.cli.main import OneLineParser
-from dpsampling.cli.output import WORDS, bounds_records, dump, records, table
+from dpsampling.cli.output import WORDS, answer, bounds_records, dump, records, table
 from dpsampling.cli.paths import output_file
 from dpsampling.cli.plot import PLOT_SUFFIXES, plot_comparison
 from dpsampling.samplers import PAPER_SAMPLERS
@@ -100,12 +102,11 @@ def _epsilons(args, keywords: dict, plot: Path | None) -> tuple[dict, list[str]]
     sampler = args.sampler
     statements = {name: statement(frame, sampler=name) for name in samplers}
     run = [Phase(name, args.sigma, **keywords).describe() for name in samplers]
-    document = {"command": "compare", "inputs": _inputs(args), "run": run, "bounds": bounds_records(frame),
-                "attrs": dict(frame.attrs),
-                "statement": statements.get(sampler), "statement_sampler": sampler, "statements": statements}
+    attrs = {**frame.attrs, "statements": statements}
     if plot is not None:
-        document["plot"] = {"file": str(plot), **plot_comparison(args.sigma, args.delta, relation, accuracy(args),
-                                                                 keywords, plot)}
+        attrs["plot"] = {"file": str(plot), **plot_comparison(args.sigma, args.delta, relation, accuracy(args), keywords,
+                                                              plot)}
+    document = answer("compare", "bounds", _inputs(args), run, attrs, statements.get(sampler), bounds_records(frame))
     rows = wide(frame).to_dict("records")
     for row in rows:
         row["pair"] = "tight" if row["tight_pair"] else "bracket"
@@ -144,9 +145,7 @@ def _sigmas(args, keywords: dict) -> tuple[dict, list[str]]:
         at = Phase(sampler, sigma, **keywords)
         sentence = statement(Accountant(at, relation=relation, accuracy=accuracy(args)).epsilon_bounds([args.delta]))
     run = [Phase(row["sampler"], row["sigma_sufficient"], **keywords).describe() for row in rows]
-    document = {"command": "compare", "inputs": _inputs(args), "run": run, "calibrations": rows, "words": WORDS,
-                "attrs": dict(frame.attrs), "statement": sentence, "statement_sampler": sampler,
-                "statement_sigma": sigma}
+    document = answer("compare", "calibrations", _inputs(args), run, {**frame.attrs, "words": WORDS}, sentence, rows)
     columns = [("sampler", "sampler"), ("steps", "total_steps"), ("sampling_rate", "rate"),
                ("sigma_sufficient", "shown_sufficient"), ("sigma_not_shown_sufficient", "not_shown_suff"),
                ("sigma_shown_insufficient", "shown_insuff"), ("epsilon_upper", "eps_upper")]

@@ -1,14 +1,17 @@
-"""``dpsampling estimate``: CPU core-hours per experiment of a config, before running it."""
+"""``dpsampling estimate``: CPU core-hours per experiment of a config, before running it.
+
+``--json``: an ``estimate`` answer (``output.answer``): ``rows`` one per experiment, ``run`` the
+config files merged, ``attrs`` the jobs counted, the totals and the experiments not estimated."""
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from dpsampling.cli.main import OneLineParser
+from dpsampling.cli.output import answer, dump
 from dpsampling.papers.registry import COSTS
 from dpsampling.pipeline.config import ConfigError, check_config
 from dpsampling.pipeline.estimate import (
@@ -112,14 +115,18 @@ def run(args) -> int:
         jobs, counted = dry_run.result()
         timed.result()
     works = with_job_starts(works, jobs, starts)
+    summary = f"estimated CPU core-hours for {', '.join(args.configfile) or 'config/config.yaml'} ({counted})"
     if args.json:
         rows = [dict(w.__dict__, compute_hours=w.compute_hours, start_hours=w.start_hours, core_hours=w.core_hours,
                      compile_hours=w.compile_hours, gpu_hours=w.gpu_hours) for w in works]
-        print(json.dumps({"command": "estimate", "configfiles": args.configfile, "experiments": rows, "jobs": counted,
-                          "total_core_hours": sum(w.core_hours for w in works),
-                          "total_compile_hours": sum(w.compile_hours for w in works),
-                          "total_gpu_hours": sum(w.gpu_hours for w in works), "not_estimated": unknown}, indent=2))
+        attrs = {"jobs": counted, "total_core_hours": sum(w.core_hours for w in works),
+                 "total_compile_hours": sum(w.compile_hours for w in works),
+                 "total_gpu_hours": sum(w.gpu_hours for w in works), "not_estimated": unknown}
+        inputs = {name: getattr(args, name) for name in ("configfile", "directory", "cores", "no_benchmarks",
+                                                          "gpu_benchmark")}
+        run = [str(directory / "config" / "config.yaml"), *args.configfile]
+        print(dump(answer("estimate", "estimate", inputs, run, attrs, summary, rows)))
     else:
-        print(f"# estimated CPU core-hours for {', '.join(args.configfile) or 'config/config.yaml'} ({counted})")
+        print(f"# {summary}")
         print(format_estimate(works, unknown, args.cores))
     return 0

@@ -1,5 +1,11 @@
-"""What the commands print: one JSON document (``--json``) or a table, made from the face's frames
+"""What the commands print: one JSON answer (``--json``) or a table, made from the face's frames
 (or its ``LongRows``, the same rows without pandas: what ``account`` prints).
+
+Every ``--json`` answer is one envelope, built here (``answer``) and nowhere else, with exactly
+the fields ``ENVELOPE``: ``command``, ``kind`` (one of ``KINDS``: which records ``rows`` holds),
+``version``, ``inputs`` (the flags as given, None where not given), ``run`` (the run accounted
+for, one line per phase), ``attrs`` (how it was computed), ``statement`` (the sentence to report)
+and ``rows`` (the records); ``output.schema.json`` validates ``rows`` per ``kind``.
 
 JSON numbers are the frames' floats written with ``repr`` (``json``'s way), so reading them back
 gives the same doubles, bit for bit; an infinite upper bound is written ``Infinity`` (as Python's
@@ -13,10 +19,17 @@ import math
 
 import numpy as np
 
+from dpsampling import __version__
 from dpsampling.accountants import printed
 from dpsampling.accountants.frames import QUANTITY, quantity_of, records_of, wide_records
 
 DIRECTION_COLUMNS = ("remove", "add", "max")
+ENVELOPE = ("command", "kind", "version", "inputs", "run", "attrs", "statement", "rows")
+"""The fields of every --json answer, in order."""
+KINDS = ("bounds", "calibrations", "knob", "budget", "estimate", "audit")
+"""What an answer's rows are: bounds rows (account, compare --sigma), calibration rows (calibrate,
+compare --target-epsilon), a knob's calibration (calibrate --knob), a budget (calibrate
+--budget-left), an experiment's core-hours (estimate), an accountant check's bounds rows (audit)."""
 WORDS = {"sigma_sufficient": "shown sufficient", "sigma_not_shown_sufficient": "not shown sufficient",
          "sigma_shown_insufficient": "shown insufficient"}
 """The calibration's three sigmas and what each one is (calibrate.calibrate_sigma)."""
@@ -59,8 +72,20 @@ def bounds_records(frame, sampler: str | None = None) -> list[dict]:
     return rows
 
 
-def dump(document: dict) -> str:
-    return json.dumps(jsonable(document), indent=2)
+def answer(command: str, kind: str, inputs: dict, run: list, attrs: dict, statement: str | None,
+           rows: list[dict]) -> dict:
+    """The one envelope of every --json answer (``ENVELOPE``; ``version`` is the package's)."""
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {', '.join(KINDS)}; got {kind!r}")
+    return {"command": command, "kind": kind, "version": __version__, "inputs": inputs, "run": list(run),
+            "attrs": attrs, "statement": statement, "rows": rows}
+
+
+def dump(envelope: dict) -> str:
+    """An ``answer`` as JSON text (floats by ``repr``, NaN as null, infinity as ``Infinity``)."""
+    if tuple(envelope) != ENVELOPE:
+        raise ValueError(f"envelope must have the fields {', '.join(ENVELOPE)}; got {', '.join(envelope)}")
+    return json.dumps(jsonable(envelope), indent=2)
 
 
 def _cell(value) -> str:
@@ -117,4 +142,4 @@ def headline_words(attrs: dict) -> str:
     return f"relation {relation}: lower/upper are {row}; accuracy asked {accuracy:g}; method {attrs.get('method')}"
 
 
-__all__ = ["WORDS", "bounds_records", "bounds_table", "dump", "headline_words", "jsonable", "records", "table"]
+__all__ = ["ENVELOPE", "KINDS", "WORDS", "answer", "bounds_records", "bounds_table", "dump", "headline_words", "jsonable", "records", "table"]

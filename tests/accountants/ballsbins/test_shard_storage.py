@@ -122,7 +122,7 @@ def test_auto_without_a_gpu_records_cpu_and_cuda_is_refused():
 
 def test_the_command_refuses_cuda_without_a_gpu_with_status_2():
     result = subprocess.run([sys.executable, "-m", "dpsampling.cli", "account", "--sampler", "balls_and_bins", "--sigma",
-                             "0.8", "--steps-per-epoch", "10", "--epsilon", "1", "--samples", "100", "--method", "naive", "--device", "cuda"],
+                             "0.8", "--steps-per-epoch", "10", "--epsilon", "1", "--samples", "100", "--estimator", "naive", "--device", "cuda"],
                             capture_output=True, text=True, env=_without_simulator())
     if result.returncode == 0:
         pytest.skip("a CUDA GPU is visible")

@@ -9,6 +9,7 @@ import sys
 
 import numpy as np
 import pytest
+from answer_schema import check_answer
 from connect_the_dots import connect_the_dots_pld, reach, upper_of_pld
 from dp_accounting.pld import privacy_loss_distribution as pld_lib
 from law_budgets import LOWER_DROP, STEP_RAISE
@@ -349,9 +350,9 @@ def test_account_schedule_command(tmp_path):
     path.write_text("phases:\n  - {sampler: deterministic, sigma: 2.0, steps_per_epoch: 10, epochs: 2}\n")
     result = _account("--schedule", str(path), "--epsilon", "1", "--json")
     assert result.returncode == 0, result.stderr
-    out = json.loads(result.stdout)
+    out = check_answer(json.loads(result.stdout))
     exact = gaussian_delta([1.0], 2.0, np.sqrt(2))[0]
-    rows = {row["direction"]: row for row in out["bounds"]}
+    rows = {row["direction"]: row for row in out["rows"]}
     assert rows["max"]["delta_lower"] <= exact <= rows["max"]["delta_upper"]
     assert rows["remove"]["delta_upper"] >= exact and rows["add"]["delta_lower"] <= exact
     bad = tmp_path / "bad.yaml"

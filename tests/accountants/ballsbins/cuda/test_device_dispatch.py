@@ -8,8 +8,8 @@ simulator (see conftest.py), at tiny sizes. All checks are deterministic.
   the counts, log weight and minimum eps exactly);
 - a chua25 shard drawn on cuda records ``device: cuda`` in its metadata but not in its identity, and
   the merge gives the same delta table as for the CPU shard (bit for bit for losses shards);
-- ``dpsampling account --sampler balls_and_bins --device cuda --json`` reports ``inputs.device`` =
-  cuda and the same rows as ``--device cpu``.
+- ``dpsampling account --sampler balls_and_bins --device cuda --json`` reports the device that ran
+  (``attrs.monte_carlo.options.device``) = cuda and the same rows as ``--device cpu``.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
+from answer_schema import check_answer
 
 if importlib.util.find_spec("numba_cuda") is None:
     pytest.skip("numba-cuda is not installed (pip install 'dpsampling[cuda]')", allow_module_level=True)
@@ -96,12 +97,13 @@ def test_a_shard_drawn_on_cuda_records_the_device_and_merges_like_a_cpu_shard(tm
 
 def _account(capsys, device):
     code = main(["account", "--sampler", "balls_and_bins", "--sigma", "0.8", "--steps-per-epoch", "6", "--epsilon", "0.5", "1",
-                 "--samples", "80", "--method", "naive", "--device", device, "--json"])
+                 "--samples", "80", "--estimator", "naive", "--device", device, "--json"])
     assert code == 0
-    return json.loads(capsys.readouterr().out)
+    return check_answer(json.loads(capsys.readouterr().out))
 
 
 def test_the_command_runs_on_cuda_and_says_so(capsys):
     on_gpu, on_cpu = _account(capsys, "cuda"), _account(capsys, "cpu")
-    assert on_gpu["inputs"]["device"] == "cuda" and on_cpu["inputs"]["device"] == "cpu"
-    assert on_gpu["bounds"] == on_cpu["bounds"] and any("monte_carlo_delta_estimate" in row for row in on_gpu["bounds"])
+    ran = [answer["attrs"]["monte_carlo"]["options"]["device"] for answer in (on_gpu, on_cpu)]
+    assert ran == ["cuda", "cpu"] and on_gpu["inputs"]["device"] == "cuda"
+    assert on_gpu["rows"] == on_cpu["rows"] and any("monte_carlo_delta_estimate" in row for row in on_gpu["rows"])
