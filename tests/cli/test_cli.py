@@ -168,7 +168,7 @@ def test_account_help_and_top_level_errors(run):
 ], ids=["account", "calibrate"])
 def test_flags_are_named_as_the_python_arguments_and_the_old_names_are_gone(run, argv):
     """--method is the face's method= (issue 45: it was --pld-method); account's Monte Carlo
-    estimator, BallsBinsOptions(method=), is --estimator, so --method has one meaning."""
+    estimator, BallsBinsOptions(estimator=), is --estimator: one word, one meaning."""
     old = run(*argv, "--pld-method", "rdp")
     assert old.code == 2 and old.err.endswith("error: unrecognized arguments: --pld-method rdp\n")
     assert run(*argv, "--method", "rdp").code == 0

@@ -137,7 +137,7 @@ BAD = [
     (["--sigma", "1", "--steps-per-epoch", "10", "--epochs", "2", "--epsilon", "1", "--estimator", "importance"],
      "argument --epochs: epochs must be 1 with importance sampling"),
     (["--sigma", "1", "--steps-per-epoch", "10", "--delta", "1e-3", "--estimator", "importance"],
-     "argument --estimator: method must be naive or order-stats for --delta queries"),
+     "argument --estimator: estimator must be naive or order-stats for --delta queries"),
     (["--sigma", "1", "--steps-per-epoch", "10", "--epsilon", "1", "--samples", "100"],
      "--samples applies to the Monte Carlo estimators: choose --estimator"),
     (["--sigma", "1", "--steps-per-epoch", "10", "--epsilon", "1", "--estimator", "naive", "--method", "dp_accounting"],

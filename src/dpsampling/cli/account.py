@@ -13,7 +13,7 @@ with the same numbers, bit for bit (``--json``: a ``bounds`` answer, ``output.an
 ``cli/output.schema.json``). ``--schedule FILE`` is ``Accountant(load_schedule(FILE))``. Every
 flag is a keyword of ``Phase`` or ``Accountant`` of the same name (``--method`` is
 ``Accountant(..., method=)``); the face checks them. Monte Carlo estimates of a sampler that has
-them (``--estimator``: ``BallsBinsOptions(method=)``, named apart from the face's ``method``; the
+them (``--estimator``: ``BallsBinsOptions(estimator=)``; the
 registry's ``monte_carlo`` samplers) come from ``MONTE_CARLO_MODULE``, imported only when asked for.
 
 Correlated noise (``--coefficients``, docs/MATRIX.md): a run with a certified reduction is answered
@@ -115,9 +115,8 @@ def monte_carlo_given(args) -> list[str]:
 
 
 def flags(args) -> dict:
-    """FLAGS; with --estimator the Monte Carlo flags too, and ``method`` (``BallsBinsOptions``'
-    name for the estimator; the face's --method is refused beside it) is --estimator."""
-    return {**FLAGS, **MONTE_CARLO_FLAGS, "method": "--estimator"} if args.estimator is not None else FLAGS
+    """FLAGS; with --estimator the Monte Carlo flags too (the face's --method is refused beside it)."""
+    return {**FLAGS, **MONTE_CARLO_FLAGS} if args.estimator is not None else FLAGS
 
 
 MATRIX_MONTE_CARLO_FLAGS = ("samples", "seed", "error_prob")

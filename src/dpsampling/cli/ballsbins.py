@@ -9,7 +9,7 @@ bounds (the relation's row is the headline, as for the certified bounds). ``--de
 ``--json``: a bounds answer (``account.account_document``) whose ``rows`` are the certified long
 rows (one per query value and direction), each with that direction's Monte Carlo fields beside
 it, ``monte_carlo_{quantity}_{lower,estimate,stderr,upper}``. ``--estimator`` is
-``BallsBinsOptions(method=)`` (the CLI's ``--method`` is the face's). Imported by ``cli.account``
+``BallsBinsOptions(estimator=)`` (``--method`` is the face's). Imported by ``cli.account``
 only when ``--estimator`` asks for Monte Carlo (it loads the sampling kernels).
 """
 
@@ -32,7 +32,7 @@ GUARANTEE = ("each Monte Carlo delta_upper / epsilon_upper (per direction and th
 
 def _options(args) -> BallsBinsOptions:
     chosen = {name: getattr(args, name) for name in OPTIONS if getattr(args, name) is not None}
-    options = BallsBinsOptions(method=args.estimator, **chosen)
+    options = BallsBinsOptions(estimator=args.estimator, **chosen)
     check_int_at_least("samples", options.samples, 1)  # before _check_certifiable divides by them
     check_open_unit("error_prob", options.error_prob)
     return replace(options, device=resolve_device(options.device))  # cuda without a GPU: refused before sampling
@@ -41,7 +41,7 @@ def _options(args) -> BallsBinsOptions:
 def _check_certifiable(options: BallsBinsOptions, deltas) -> None:
     """m samples cannot certify a delta below ln(1/beta)/m (the UCB of m samples that all fall
     below eps); importance sampling draws per eps and is not limited this way."""
-    if options.method.startswith("importance"):
+    if options.estimator.startswith("importance"):
         return
     floor = math.log(1.0 / options.error_prob) / options.samples
     smallest = min(deltas)
@@ -93,7 +93,7 @@ def account(args, phase, accountant) -> int:
                (f"{quantity}_upper", "certified_upper")]
     columns += [(f"monte_carlo_{quantity}_{name}", f"mc_{name}") for name in MONTE_CARLO_FIELDS[quantity]]
     print(f"# run: {phase.describe()}")
-    print(f"# Monte Carlo: estimator={options.method}, samples={options.samples:,}, error_prob={options.error_prob:g}, "
+    print(f"# Monte Carlo: estimator={options.estimator}, samples={options.samples:,}, error_prob={options.error_prob:g}, "
           f"seed={options.seed}, device={options.device}; relation {accountant.relation} (its row: "
           f"{accountant.headline}); mc_upper holds with probability >= 1 - error_prob per row")
     print(table(rows, columns))

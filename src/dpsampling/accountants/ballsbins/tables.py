@@ -65,7 +65,7 @@ class BallsBinsOptions:
     samples: int = 100_000
     seed: int = 0
     error_prob: float = 1e-3
-    method: str = "naive"  # a key or a value of METHOD_NAMES
+    estimator: str = "naive"  # a key or a value of METHOD_NAMES (the Monte Carlo estimator)
     orders: str | None = None  # e.g. "1..500,510..1000/10"; required for order statistics
     epsilon_step: float = 0.01  # eps grid step of eps queries
     samples_per_chunk: int = bb.DEFAULT_SAMPLES_PER_CHUNK
@@ -75,9 +75,9 @@ class BallsBinsOptions:
         return asdict(self)
 
 
-def _library_method(method: str) -> str:
-    method = METHOD_NAMES.get(method, method)
-    return check_choice("method", method, bb.METHODS)
+def _library_method(estimator: str) -> str:
+    method = METHOD_NAMES.get(estimator, estimator)
+    return check_choice("estimator", method, bb.METHODS)
 
 
 def _check(sigma, steps, epochs, options: BallsBinsOptions, query: str) -> tuple:
@@ -89,23 +89,23 @@ def _check(sigma, steps, epochs, options: BallsBinsOptions, query: str) -> tuple
     check_int_at_least("seed", options.seed, 0)
     check_open_unit("error_prob", options.error_prob)
     check_positive("epsilon_step", options.epsilon_step)
-    method = _library_method(options.method)
+    method = _library_method(options.estimator)
     bb.resolve_device(options.device)  # ValueError (one line) for cuda without a GPU, before any sampling
     orders = None
     if "order_statistics" in method:
         if options.orders is None:
-            raise ValueError(f"orders must be given for method {options.method} (e.g. '1..500,510..1000/10'); "
+            raise ValueError(f"orders must be given for estimator {options.estimator} (e.g. '1..500,510..1000/10'); "
                              "got none")
         orders = bb.validate_orders(options.orders, steps)
     elif options.orders is not None:
-        raise ValueError(f"orders must be omitted unless method is order-stats or importance+order-stats; "
-                         f"got orders with method {options.method}")
+        raise ValueError(f"orders must be omitted unless estimator is order-stats or importance+order-stats; "
+                         f"got orders with estimator {options.estimator}")
     if method.startswith("importance"):
         if epochs != 1:
             raise ValueError(f"epochs must be 1 with importance sampling (chua25 App. B.4); got {epochs}")
         if query == "epsilon":
-            raise ValueError(f"method must be naive or order-stats for --delta queries (importance sampling "
-                             f"draws one sample set per eps); got {options.method}")
+            raise ValueError(f"estimator must be naive or order-stats for --delta queries (importance sampling "
+                             f"draws one sample set per eps); got {options.estimator}")
     return sigma, steps, epochs, method, orders
 
 
