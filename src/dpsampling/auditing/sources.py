@@ -209,7 +209,7 @@ MAX_COUNT = 10**15
 def _pad_index(loader) -> int | None:
     """PAD_INDEX where ``loader`` is (or batches with) a truncating BatchSampler (its padding slots,
     which the audit drops), else None."""
-    if "dpsampling.batches" not in sys.modules:  # not imported: no BatchSampler made
+    if "dpsampling.batches.loader" not in sys.modules:  # not imported: no BatchSampler made
         return None
     from dpsampling.batches import PAD_INDEX, BatchSampler
 

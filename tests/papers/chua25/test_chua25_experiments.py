@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 import yaml
 
-from dpsampling.accountants.samplers import SAMPLERS
 from dpsampling.papers.chua25.privacy import (
     BOUND6_CURVE,
     CERTIFIED_CURVE,
@@ -19,6 +18,7 @@ from dpsampling.papers.chua25.privacy import (
 )
 from dpsampling.papers.chua25.samples import sample_shard, write_shard
 from dpsampling.papers.registry import EXPERIMENTS, load_experiment
+from dpsampling.samplers import SAMPLERS
 
 ROOT = Path(__file__).resolve().parents[3]
 TINY = yaml.safe_load((ROOT / ".test" / "config" / "config.yaml").read_text())
