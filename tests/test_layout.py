@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from dpsampling.pipeline.code_inputs import PACKAGE_ROOT, _module_name, import_closure, imported_modules
+from dpsampling.pipeline.code_inputs import PACKAGE_ROOT, _module_name, import_closure, imported_modules, module_file
 
 
 def _graph() -> dict[str, set[str]]:
@@ -103,6 +103,53 @@ def test_the_sampler_name_check_finds_every_literal():
     assert _sampler_name_literals('run = Phase("poisson", 1.0)\nstyle = {("wor", "pld"): 1}\n', names) == [
         (1, "poisson"), (2, "wor")]
     assert _sampler_name_literals('"""Poisson or wor batches."""\ny = f"{a} wor"\nz = POISSON.name\n', names) == []
+
+
+LAZY_PACKAGES = ("dpsampling.batches",)
+"""Packages whose ``__init__`` loads their modules on first use (``batches``: a sampler's class
+imports the generators without the loader, which imports the registry)."""
+
+
+def _lazy_package_imports(source: str, name: str, is_package: bool = False) -> list[int]:
+    """Lines of ``source`` (module ``name``) that take a name from a lazy package itself (``from
+    dpsampling.batches import BatchSampler``, ``from dpsampling import batches``): the code inputs
+    (``pipeline.code_inputs``) would miss the module that holds it."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                anchor = name.split(".") if is_package else name.split(".")[:-1]
+                base = ".".join(anchor[:len(anchor) - node.level + 1] + ([node.module] if node.module else []))
+            else:
+                base = node.module or ""
+            names = [f"{base}.{alias.name}" for alias in node.names]
+            if any(n in LAZY_PACKAGES for n in names) or (base in LAZY_PACKAGES and any(
+                    module_file(n) is None for n in names)):  # a submodule of the package is its module
+                found.append(node.lineno)
+        elif isinstance(node, ast.Import) and any(alias.name in LAZY_PACKAGES for alias in node.names):
+            found.append(node.lineno)
+    return found
+
+
+def test_the_package_imports_from_the_modules_of_a_lazy_package():
+    """Package code imports ``dpsampling.batches.loader`` or ``.generators``, never the lazy package,
+    so that a rule's code inputs (its import closure) hold the module it uses."""
+    found = []
+    for path in sorted(PACKAGE_ROOT.rglob("*.py")):
+        name, is_package = _module_name(path)
+        if not any(name == lazy or name.startswith(f"{lazy}.") for lazy in LAZY_PACKAGES):
+            found += [f"{path.relative_to(PACKAGE_ROOT)}:{line}" for line in
+                      _lazy_package_imports(path.read_text(), name, is_package)]
+    assert not found, "\n".join(found)
+
+
+def test_the_lazy_import_check_finds_an_import_of_the_package():
+    name = "dpsampling.training.sgd"
+    assert _lazy_package_imports("from dpsampling import batches\n", name) == [1]
+    assert _lazy_package_imports("x = 1\nfrom dpsampling.batches import BatchSampler\n", name) == [2]
+    assert _lazy_package_imports("from ..batches import make_batches\nimport dpsampling.batches\n", name) == [1, 2]
+    assert _lazy_package_imports("from dpsampling.batches.loader import BatchSampler\n"
+                                 "from dpsampling.batches import loader\n", name) == []
 
 
 LAYERS = {
