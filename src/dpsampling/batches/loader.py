@@ -47,6 +47,7 @@ class PaddedBatch(np.ndarray):
                              "or use batch.tolist() with BatchSampler.weights(batch)")
         return iter(np.asarray(self))
 
+
 @dataclass(frozen=True)
 class Participation:
     """The parameters of a correlated-noise sampler's law that n, b and the epochs do not give
