@@ -3,7 +3,7 @@
 import ast
 from pathlib import Path
 
-from dpsampling.pipeline.code_inputs import PACKAGE_ROOT, _module_name, import_closure, imported_modules
+from dpsampling.pipeline.code_inputs import PACKAGE_ROOT, _module_name, import_closure, imported_modules, module_file
 
 
 def _graph() -> dict[str, set[str]]:
@@ -71,60 +71,113 @@ def test_a_script_importing_a_module_follows_its_imports():
         assert PACKAGE_ROOT / module in files, module
 
 
-REGISTRY = PACKAGE_ROOT / "samplers.py"
-def _sampler_name_uses(source: str, names) -> list[tuple[int, str]]:
-    """(line, what) of each comparison with a sampler name (``x == "wor"``, ``"wor" in x``) and
-    each literal list of sampler names (``("poisson", "wor")``) in ``source``."""
-    found = []
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Compare):
-            operands = [node.left, *node.comparators]
-            if any(isinstance(o, ast.Constant) and o.value in names for o in operands):
-                found.append((node.lineno, "comparison with a sampler name"))
-        elif isinstance(node, (ast.Tuple, ast.List, ast.Set)) and len(node.elts) >= 2:
-            if all(isinstance(e, ast.Constant) and e.value in names for e in node.elts):
-                found.append((node.lineno, "literal list of sampler names"))
-    return found
+REGISTRY = PACKAGE_ROOT / "samplers"
 
 
-def test_no_sampler_is_compared_by_name_outside_the_registry():
-    """A sampler is one registry entry (dpsampling.samplers): code selects samplers by its fields
-    (rate_based, variable_size, letter, ...) or by a config, never by comparing names or listing
-    them."""
-    from dpsampling.samplers import GENERATORS
+def _sampler_name_literals(source: str, names) -> list[tuple[int, str]]:
+    """(line, value) of each string constant in ``source`` whose whole value is one of ``names``
+    (a docstring or a sentence that mentions one is not)."""
+    return sorted((node.lineno, node.value) for node in ast.walk(ast.parse(source))
+                  if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in names)
 
-    found = [f"{path.relative_to(PACKAGE_ROOT)}:{line}: {what}"
+
+def test_no_sampler_is_named_outside_the_registry():
+    """A sampler is one class of the registry (``dpsampling.samplers``): code outside it names one
+    by its instance (``POISSON.name``) or selects by its fields (rate_based, letter, ...) or by a
+    config, never by writing a sampler's or a generator variant's name."""
+    from dpsampling.samplers import GENERATORS, SAMPLER_NAMES
+
+    found = [f"{path.relative_to(PACKAGE_ROOT)}:{line}: {value!r}"
              for path in sorted(PACKAGE_ROOT.rglob("*.py"))
-             if path != REGISTRY
-             for line, what in _sampler_name_uses(path.read_text(), set(GENERATORS))]
+             if not path.is_relative_to(REGISTRY)
+             for line, value in _sampler_name_literals(path.read_text(), {*GENERATORS, *SAMPLER_NAMES})]
     assert not found, "\n".join(found)
 
 
-def test_the_sampler_name_check_finds_comparisons_and_lists():
+def test_the_sampler_name_check_finds_every_literal():
     names = {"poisson", "wor"}
-    assert _sampler_name_uses('x = frame[frame.sampler == "wor"]\n', names) == [(1, "comparison with a sampler name")]
-    assert _sampler_name_uses('y = s != "poisson"\nz = "wor" in t\n', names) == [
-        (1, "comparison with a sampler name"), (2, "comparison with a sampler name")]
-    assert _sampler_name_uses('for s in ("poisson", "wor"): pass\n', names) == [(1, "literal list of sampler names")]
-    assert _sampler_name_uses('style = {("poisson", "pld"): 1}\nq = x == "pld"\n', names) == []
+    assert _sampler_name_literals('x = frame[frame.sampler == "wor"]\n', names) == [(1, "wor")]
+    assert _sampler_name_literals('run = Phase("poisson", 1.0)\nstyle = {("wor", "pld"): 1}\n', names) == [
+        (1, "poisson"), (2, "wor")]
+    assert _sampler_name_literals('"""Poisson or wor batches."""\ny = f"{a} wor"\nz = POISSON.name\n', names) == []
+
+
+LAZY_PACKAGES = ("dpsampling.batches",)
+"""Packages whose ``__init__`` loads their modules on first use (``batches``: a sampler's class
+imports the generators without the loader, which imports the registry)."""
+
+
+def _lazy_package_imports(source: str, name: str, is_package: bool = False) -> list[int]:
+    """Lines of ``source`` (module ``name``) that take a name from a lazy package itself (``from
+    dpsampling.batches import BatchSampler``, ``from dpsampling import batches``): the code inputs
+    (``pipeline.code_inputs``) would miss the module that holds it."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                anchor = name.split(".") if is_package else name.split(".")[:-1]
+                base = ".".join(anchor[:len(anchor) - node.level + 1] + ([node.module] if node.module else []))
+            else:
+                base = node.module or ""
+            names = [f"{base}.{alias.name}" for alias in node.names]
+            if any(n in LAZY_PACKAGES for n in names) or (base in LAZY_PACKAGES and any(
+                    module_file(n) is None for n in names)):  # a submodule of the package is its module
+                found.append(node.lineno)
+        elif isinstance(node, ast.Import) and any(alias.name in LAZY_PACKAGES for alias in node.names):
+            found.append(node.lineno)
+    return found
+
+
+def test_the_package_imports_from_the_modules_of_a_lazy_package():
+    """Package code imports ``dpsampling.batches.loader`` or ``.generators``, never the lazy package,
+    so that a rule's code inputs (its import closure) hold the module it uses."""
+    found = []
+    for path in sorted(PACKAGE_ROOT.rglob("*.py")):
+        name, is_package = _module_name(path)
+        if not any(name == lazy or name.startswith(f"{lazy}.") for lazy in LAZY_PACKAGES):
+            found += [f"{path.relative_to(PACKAGE_ROOT)}:{line}" for line in
+                      _lazy_package_imports(path.read_text(), name, is_package)]
+    assert not found, "\n".join(found)
+
+
+def test_the_lazy_import_check_finds_an_import_of_the_package():
+    name = "dpsampling.training.sgd"
+    assert _lazy_package_imports("from dpsampling import batches\n", name) == [1]
+    assert _lazy_package_imports("x = 1\nfrom dpsampling.batches import BatchSampler\n", name) == [2]
+    assert _lazy_package_imports("from ..batches import make_batches\nimport dpsampling.batches\n", name) == [1, 2]
+    assert _lazy_package_imports("from dpsampling.batches.loader import BatchSampler\n"
+                                 "from dpsampling.batches import loader\n", name) == []
 
 
 LAYERS = {
-    # the root: names, checks, the sampler registry, files (strict YAML), versions of cached algorithms
-    "dpsampling": 0, "lazy": 0, "progress": 0, "validation": 0, "samplers": 0, "io": 0, "versions": 0, "yamlfile": 0,
-    "accountants": 1,  # the face and what it stands on
-    "batches": 2, "integrations": 2, "benchmark": 2, "auditing": 2,  # users of the face
-    "training": 3,
-    "pipeline": 4,  # the workflow's plumbing: config, code inputs, claims, cost estimate, plotting, report
-    "papers": 5,
-    "cli": 6, "__main__": 6,
+    # 0, the root: names, checks, files (strict YAML), versions of cached algorithms
+    "dpsampling": 0, "lazy": 0, "progress": 0, "validation": 0, "io": 0, "versions": 0, "yamlfile": 0,
+    # 1, the kernels the samplers' classes call, which know no sampler: the accountants' numerical
+    # core (its package, certified engine, closed forms, references, frames, Monte Carlo estimators)
+    # and the batch generators (the batches package loads its modules on first use)
+    "accountants": 1, "batches": 1,
+    "samplers": 2,  # the registry: one class per sampler, calling the kernels
+    # 3, the face and what stands on the registry
+    "accountants.accountant": 3, "accountants.calibrate": 3, "accountants.certified.kept_bins": 3,
+    "accountants.compare": 3, "accountants.knobs": 3, "accountants.loader": 3, "accountants.matrix": 3,
+    "accountants.run": 3, "accountants.schedule": 3,
+    "batches.loader": 4, "integrations": 4, "benchmark": 4, "auditing": 4,  # users of the face
+    "training": 5,
+    "pipeline": 6,  # the workflow's plumbing: config, code inputs, claims, cost estimate, plotting, report
+    "papers": 7,
+    "cli": 8, "__main__": 8,
 }
-"""Layers, from the bottom: a module imports only its own layer and the ones below."""
+"""Layers, from the bottom: a module imports only its own layer and the ones below. A module's
+layer is that of the longest dotted prefix of its name (after ``dpsampling.``) listed here: the
+kernels (1) below the sampler registry (2) below the face (3), the loader, audit, integrations
+and benchmarks (4), the training, the pipeline, the papers and the CLI."""
 
 
 def _component(module: str) -> str:
-    parts = module.split(".")
-    return parts[1] if len(parts) > 1 else parts[0]
+    """The longest prefix of ``module`` (without ``dpsampling.``) with a layer, else its first part."""
+    parts = module.split(".")[1:] or ["dpsampling"]
+    return next((".".join(parts[:depth]) for depth in range(len(parts), 0, -1) if ".".join(parts[:depth]) in LAYERS),
+                parts[0])
 
 
 def _upward_imports(graph) -> list[str]:
@@ -148,6 +201,13 @@ def test_layers_point_one_way():
 def test_the_layer_check_finds_an_upward_import():
     graph = {"dpsampling.pipeline.report": {"dpsampling.papers.messages"}, "dpsampling.papers.registry": {"dpsampling.io"}}
     assert _upward_imports(graph) == ["dpsampling.pipeline.report -> dpsampling.papers.messages"]
+    # the finer layers: a kernel importing the registry, the registry importing the loader or the face
+    graph = {"dpsampling.accountants.certified.engine": {"dpsampling.samplers", "dpsampling.accountants.frames"},
+             "dpsampling.samplers.epochs": {"dpsampling.batches", "dpsampling.batches.generators",
+                                            "dpsampling.batches.loader", "dpsampling.accountants.run"}}
+    assert _upward_imports(graph) == ["dpsampling.accountants.certified.engine -> dpsampling.samplers",
+                                      "dpsampling.samplers.epochs -> dpsampling.accountants.run",
+                                      "dpsampling.samplers.epochs -> dpsampling.batches.loader"]
 
 
 def test_no_import_from_pipeline_or_versions_into_papers():

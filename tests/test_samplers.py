@@ -1,22 +1,29 @@
-"""The root sampler registry (``dpsampling.samplers``): one entry per sampler, and every layer's
-table of laws keyed by it."""
+"""The sampler registry (``dpsampling.samplers``): one class per sampler, one instance each,
+holding its words, plot style, pair, batch plan and audit words."""
+
+import subprocess
+import sys
 
 import numpy as np
 import pytest
 
 from dpsampling import batches
-from dpsampling.accountants.samplers import LAWS, sampler_spec
 from dpsampling.samplers import (
+    BALLS_AND_BINS,
     GENERATORS,
     PAPER_RATE_BASED,
     PAPER_SAMPLERS,
+    POISSON,
     RATE_BASED,
     SAMPLER_NAMES,
     SAMPLERS,
     VARIABLE_SIZE,
+    WOR,
+    Sampler,
     by_letter,
     generator_entry,
     legend_name,
+    sampler_entry,
 )
 
 
@@ -27,18 +34,43 @@ def test_names_letters_and_colours_are_one_per_sampler():
     assert all(by_letter(spec.letter) is spec for spec in SAMPLERS.values())
 
 
-def test_every_layer_keys_its_laws_by_the_registry():
-    assert tuple(LAWS) == tuple(batches.PLANS) == SAMPLER_NAMES
-    for name in SAMPLER_NAMES:
-        assert sampler_spec(name).entry is SAMPLERS[name]
+def test_each_sampler_is_one_instance_of_its_own_class():
+    classes = [type(spec) for spec in SAMPLERS.values()]
+    assert len(set(classes)) == len(classes) and all(issubclass(c, Sampler) for c in classes)
+    for name, spec in SAMPLERS.items():
+        assert spec.name == name and sampler_entry(name) is spec
+        assert all(isinstance(getattr(spec, words), str) and getattr(spec, words)
+                   for words in ("letter", "title", "label", "colour", "doc", "audit_words", "behaviour"))
+        with pytest.raises(AttributeError):  # immutable: no state of its own
+            spec.distance = 3.0
+    assert repr(POISSON) == "Poisson()" and SAMPLERS["wor"].__class__.__name__ == "WithoutReplacement"
+
+
+def test_every_sampler_has_its_batch_plan_and_its_pair():
+    """The papers' samplers draw an epoch at a time (and by generator name), the correlated-noise
+    ones their whole run; a sampler without a pair of its own is answered in closed form or through
+    the matrix face (``matrix_only``)."""
     for name in PAPER_SAMPLERS:
         assert generator_entry(name) is SAMPLERS[name]
+        assert SAMPLERS[name].epoch_plan is not None and SAMPLERS[name].run_plan is None
     assert set(GENERATORS) == {*PAPER_SAMPLERS, "balls_and_bins_sequential"}
-    assert generator_entry("balls_and_bins_sequential") is SAMPLERS["balls_and_bins"]
-    # the correlated-noise samplers: a run plan (one stream for the whole run), accounted through the matrix face
-    assert set(batches.RUN_PLANS) == {name for name, spec in SAMPLERS.items() if spec.matrix_only}
-    assert set(batches.EPOCH_PLANS) == set(PAPER_SAMPLERS) == set(batches.LOADER_SAMPLERS)
-    assert all(SAMPLERS[name].correlated_noise == name for name in batches.RUN_PLANS)
+    assert generator_entry("balls_and_bins_sequential") is BALLS_AND_BINS
+    matrix_only = {name for name, spec in SAMPLERS.items() if spec.matrix_only}
+    assert matrix_only == {name for name, spec in SAMPLERS.items() if spec.run_plan is not None}
+    assert set(batches.LOADER_SAMPLERS) == set(PAPER_SAMPLERS)
+    assert all(SAMPLERS[name].correlated_noise == name for name in matrix_only)
+    assert {name for name, spec in SAMPLERS.items() if spec.laws is not None} == {"poisson", "balls_and_bins", "wor"}
+    assert [name for name, spec in SAMPLERS.items() if not spec.composable] == ["shuffle"]
+    assert {name for name, spec in SAMPLERS.items() if spec.peers_model} == set(PAPER_RATE_BASED)
+    assert WOR.substitution is not None and POISSON.substitution is None
+    assert (POISSON.min_sigma, WOR.min_sigma, SAMPLERS["shuffle"].min_sigma) == (0.05, 0.1, 0.0)
+
+
+def test_importing_the_registry_loads_no_numpy():
+    """The CLI's --help reads the names: the classes import their kernels inside their methods."""
+    code = "import sys, dpsampling.samplers; print('numpy' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
 
 
 def test_the_papers_samplers_keep_their_indices_and_orders():

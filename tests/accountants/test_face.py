@@ -17,9 +17,8 @@ from dpsampling.accountants.compare import compare_epsilons, compare_sigmas
 from dpsampling.accountants.frames import AccountingError, Refused, bounds_frame, statement, wide
 from dpsampling.accountants.reference import rdp
 from dpsampling.accountants.run import Phase
-from dpsampling.accountants.samplers import SAMPLERS
 from dpsampling.accountants.schedule import ScheduleError, load_schedule
-from dpsampling.samplers import PAPER_SAMPLERS
+from dpsampling.samplers import PAPER_SAMPLERS, SAMPLERS
 
 MNIST = {"dataset_size": 60_000, "batch_size": 256}
 

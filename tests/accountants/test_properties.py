@@ -25,8 +25,7 @@ from prv_accountant import PoissonSubsampledGaussianMechanism, PRVAccountant
 
 from dpsampling.accountants.accountant import Accountant
 from dpsampling.accountants.run import Phase
-from dpsampling.accountants.samplers import SAMPLERS
-from dpsampling.samplers import PAPER_SAMPLERS
+from dpsampling.samplers import PAPER_SAMPLERS, SAMPLERS
 
 SEED = 20261126
 CASES = 48

@@ -9,11 +9,11 @@ from stand_in_loaders import TorchShuffle
 from dpsampling import Accountant, Phase, audit
 from dpsampling.accountants.frames import headline_value
 from dpsampling.auditing import check_accountant
-from dpsampling.auditing.check import WORDS, assumed_phases, loader_phase, rounded
+from dpsampling.auditing.check import assumed_phases, loader_phase, rounded
 from dpsampling.batches import BatchSampler
 from dpsampling.integrations import ledger
 from dpsampling.integrations.events import KeptBinsDpEvent
-from dpsampling.samplers import PAPER_SAMPLERS
+from dpsampling.samplers import PAPER_SAMPLERS, SAMPLERS
 
 N, B, SIGMA, DELTA = 6_000, 64, 1.1, 1e-5
 T = math.ceil(N / B)
@@ -44,7 +44,7 @@ def test_a_dp_accounting_poisson_event_over_shuffled_batches_gets_the_mismatch_s
     # every sampler on the same run whose certified eps is at most the claimed one is named, with its eps
     runs = {s: Phase(s, SIGMA, sampling_rate=B / N, steps=STEPS) if s in ("poisson", "wor")
             else Phase(s, SIGMA, steps_per_epoch=T, epochs=4) for s in PAPER_SAMPLERS}
-    named = [f"{WORDS[s]} (ours: {rounded(_eps(phase), True)})" for s, phase in runs.items() if _eps(phase) <= claimed]
+    named = [f"{SAMPLERS[s].audit_words} (ours: {rounded(_eps(phase), True)})" for s, phase in runs.items() if _eps(phase) <= claimed]
     assert named and check.sentence.endswith(f"; to claim eps {rounded(claimed, True)} use {' or '.join(named)}")
     assert "balls-and-bins (ours: " in check.sentence and "shuffled batches (" not in check.sentence
 

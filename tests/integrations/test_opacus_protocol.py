@@ -11,10 +11,9 @@ import types
 import pytest
 
 from dpsampling import Accountant, Phase, calibrate_sigma
-from dpsampling.accountants.samplers import sampler_spec
 from dpsampling.batches import BatchSampler, Truncation
 from dpsampling.integrations import opacus as ours
-from dpsampling.samplers import PAPER_SAMPLERS
+from dpsampling.samplers import PAPER_SAMPLERS, sampler_entry
 
 DELTA = 1e-5
 
@@ -128,7 +127,7 @@ def test_get_noise_multiplier_for_every_sampler(sampler):
     target, rate, epochs = 3.0, 0.05, 2
     sigma = ours.get_noise_multiplier(target_epsilon=target, target_delta=DELTA, sample_rate=rate, epochs=epochs,
                                       sampler=sampler)
-    if sampler_spec(sampler).rate_based:
+    if sampler_entry(sampler).rate_based:
         phase = Phase(sampler, 1.0, sampling_rate=rate, steps=int(epochs / rate))
     else:
         phase = Phase(sampler, 1.0, steps_per_epoch=20, epochs=epochs)

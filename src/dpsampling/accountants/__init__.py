@@ -10,9 +10,9 @@ The face (also importable from ``dpsampling``):
 - ``compare.compare_epsilons`` / ``compare_sigmas``: every sampler on the same run;
 - ``schedule.load_schedule``: phases from a YAML file.
 
-Below the face: ``samplers`` (each registry sampler's pairs and bounds; the registry itself is
-``dpsampling.samplers``), ``loader`` (a data loader's run and its truncation delta), ``certified``
-(the engine), ``closed_form`` (the Gaussian mechanism, shuffle's bounds, truncation), ``reference``
+Below the face: ``loader`` (a data loader's run and its truncation delta), ``certified`` (the
+engine, to which each sampler's class in the registry, ``dpsampling.samplers``, gives its pair),
+``closed_form`` (the Gaussian mechanism, shuffle's bounds, truncation), ``reference``
 (dp-accounting's PLD and RDP: the face's reference methods, and what the tests and benchmarks
 compare with) and ``ballsbins`` (chua25's Monte Carlo estimators).
 

@@ -53,7 +53,7 @@ from dpsampling.accountants.relations import (
     relation_direction,
 )
 from dpsampling.accountants.run import as_phases
-from dpsampling.accountants.samplers import CERTIFIED_LOWER, CERTIFIED_UPPER, EXACT
+from dpsampling.samplers import CERTIFIED_LOWER, CERTIFIED_UPPER, EXACT
 from dpsampling.validation import check_array, check_choice, check_int_at_least, check_nonnegative, check_open_unit
 
 if TYPE_CHECKING:  # pandas is imported when a DataFrame is made (frames.LongRows.frame), not before

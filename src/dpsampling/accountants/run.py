@@ -39,8 +39,7 @@ from __future__ import annotations
 
 import math
 
-from dpsampling.accountants.samplers import SAMPLER_NAMES, sampler_spec
-from dpsampling.samplers import RATE_BASED
+from dpsampling.samplers import RATE_BASED, SAMPLER_NAMES, sampler_entry
 from dpsampling.validation import check_int_at_least, check_positive, check_rate
 
 STEPS_ALONE = "steps alone does not describe"
@@ -91,7 +90,7 @@ class Phase:
             raise ValueError(f"{unknown[0]} is not a field of a run; allowed: {', '.join(RUN_FIELDS)}")
         steps, epochs, steps_per_epoch = run.get("steps"), run.get("epochs"), run.get("steps_per_epoch")
         sampling_rate, dataset_size, batch_size = run.get("sampling_rate"), run.get("dataset_size"), run.get("batch_size")
-        spec = sampler_spec(sampler)
+        spec = sampler_entry(sampler)
         sigma = _check_sigma(spec, sigma)
         coefficients = _check_coefficients(spec, coefficients)
         min_separation, warm_start = _check_separation(spec, min_separation, warm_start)
@@ -147,7 +146,7 @@ class Phase:
     @property
     def spec(self):
         """The sampler's registry entry (``samplers.Sampler``)."""
-        return sampler_spec(self.sampler)
+        return sampler_entry(self.sampler)
 
     @property
     def expected_batch_size(self) -> float | None:
@@ -248,7 +247,7 @@ def _check_coefficients(spec, coefficients) -> tuple[float, ...]:
 
     values = check_coefficients(coefficients)
     if values != DP_SGD_COEFFICIENTS and spec.correlated_noise is None:
-        allowed = [name for name in SAMPLER_NAMES if sampler_spec(name).correlated_noise is not None]
+        allowed = [name for name in SAMPLER_NAMES if sampler_entry(name).correlated_noise is not None]
         raise ValueError(f"coefficients must be [1] (DP-SGD) for sampler {spec.name}: correlated noise is accounted "
                          f"for samplers {', '.join(allowed)} (docs/MATRIX.md); got {list(values)!r}")
     return values
@@ -262,8 +261,8 @@ def _check_separation(spec, min_separation, warm_start) -> tuple[int | None, boo
     fields = law_fields(spec.correlated_noise) if spec.matrix_only else ()
     for name, value in (("min_separation", min_separation), ("warm_start", warm_start)):
         if value is not None and name not in fields:
-            takers = [s for s in SAMPLER_NAMES if sampler_spec(s).matrix_only
-                      and name in law_fields(sampler_spec(s).correlated_noise)]
+            takers = [s for s in SAMPLER_NAMES if sampler_entry(s).matrix_only
+                      and name in law_fields(sampler_entry(s).correlated_noise)]
             raise ValueError(f"{name} applies to sampler {', '.join(takers)} only; got {value!r} for sampler "
                              f"{spec.name}")
     if "min_separation" not in fields:

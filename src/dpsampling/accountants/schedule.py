@@ -23,7 +23,7 @@ import math
 import re
 
 from dpsampling.accountants.run import RUN_FIELDS, SEPARATION_FIELDS, Phase
-from dpsampling.accountants.samplers import SAMPLERS
+from dpsampling.samplers import SAMPLERS
 from dpsampling.yamlfile import InputFileError, read_yaml
 
 FIELDS = ("sampler", "sigma", *RUN_FIELDS, "coefficients", *SEPARATION_FIELDS)

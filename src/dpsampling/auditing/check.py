@@ -42,11 +42,8 @@ from dpsampling.accountants.relations import ADD_OR_REMOVE
 from dpsampling.accountants.run import Phase, as_phases
 from dpsampling.auditing.significance import rate_upper
 from dpsampling.auditing.verdict import Verdict
-from dpsampling.samplers import PAPER_SAMPLERS, SAMPLERS
+from dpsampling.samplers import DETERMINISTIC, PAPER_SAMPLERS, POISSON, SAMPLERS, WOR
 from dpsampling.validation import check_choice, check_int_at_least, check_open_unit
-
-WORDS = {"deterministic": "deterministic batches", "shuffle": "shuffled batches", "poisson": "Poisson batches",
-         "balls_and_bins": "balls-and-bins", "wor": "fixed-size batches without replacement"}
 
 
 @dataclass
@@ -74,7 +71,7 @@ def _history_phases(history) -> tuple[Phase, ...]:
             raise ValueError(f"accountant history entries must be (noise_multiplier, sample_rate, steps); got {entry!r}")
         z, q, steps = entry
         if steps:
-            phases.append(Phase("poisson", float(z), sampling_rate=float(q), steps=int(steps)))
+            phases.append(Phase(POISSON.name, float(z), sampling_rate=float(q), steps=int(steps)))
     return tuple(phases)
 
 
@@ -87,7 +84,7 @@ def _dp_params_phases(params, steps) -> tuple[Phase, ...]:
         raise ValueError("accountant must be a DpParams with one noise multiplier, one batch size and no cycles for "
                          f"the check; got noise_multipliers={z!r}, batch_size={b!r}, cycle_length={params.cycle_length!r}")
     method = getattr(params.sampling_method, "name", str(params.sampling_method))
-    sampler = "wor" if method == "FIXED_BATCH_SIZE" else "poisson"
+    sampler = WOR.name if method == "FIXED_BATCH_SIZE" else POISSON.name
     return (Phase(sampler, float(z), dataset_size=int(n), batch_size=b, steps=steps),)
 
 
@@ -138,9 +135,9 @@ def loader_phase(verdict: Verdict, assumed: Phase) -> Phase | None:
     epochs = max(1, math.ceil(steps / per_epoch))
     kind, value = verdict.bound
     if kind == "per_epoch_cap":
-        return Phase("deterministic", sigma, steps_per_epoch=per_epoch, epochs=value * epochs)
+        return Phase(DETERMINISTIC.name, sigma, steps_per_epoch=per_epoch, epochs=value * epochs)
     if kind == "largest_rate":
-        return Phase("poisson", sigma, sampling_rate=value, steps=steps)
+        return Phase(POISSON.name, sigma, sampling_rate=value, steps=steps)
     if verdict.finding("epochs_repeat"):
         sigma, length, epochs = sigma / math.sqrt(epochs), per_epoch, 1
     else:
@@ -264,7 +261,7 @@ def check_accountant(verdict: Verdict, accountant, delta: float, *, steps: int |
             frame = bounds(phase, "alternative")
             frames.append(frame)
             if headline_value(frame) <= target * (1 + 1e-9):
-                good.append(f"{WORDS[phase.sampler]} (ours: {rounded(headline_value(frame), True)})")
+                good.append(f"{SAMPLERS[phase.sampler].audit_words} (ours: {rounded(headline_value(frame), True)})")
         eps = _claim(target, reported)
         sentence += (f"; to claim eps {eps} use {' or '.join(good)}" if good else
                      f"; no sampler reaches eps {eps} on this run")

@@ -165,7 +165,7 @@ def _first_is_integer(loader) -> bool:
 
 def _read(loader, epochs: int, steps_per_epoch, batch_size, seed: int, n):
     """(epochs of batches, source words)."""
-    from dpsampling.batches import BatchSampler
+    from dpsampling.batches.loader import BatchSampler
 
     name = type(loader).__name__
     if _is_data_loader(loader):
@@ -209,9 +209,9 @@ MAX_COUNT = 10**15
 def _pad_index(loader) -> int | None:
     """PAD_INDEX where ``loader`` is (or batches with) a truncating BatchSampler (its padding slots,
     which the audit drops), else None."""
-    if "dpsampling.batches" not in sys.modules:  # not imported: no BatchSampler made
+    if "dpsampling.batches.loader" not in sys.modules:  # not imported: no BatchSampler made
         return None
-    from dpsampling.batches import PAD_INDEX, BatchSampler
+    from dpsampling.batches.loader import PAD_INDEX, BatchSampler
 
     for candidate in (loader, getattr(loader, "batch_sampler", None)):
         if isinstance(candidate, BatchSampler) and candidate.max_batch_size is not None:

@@ -58,26 +58,21 @@ import numpy as np
 from dpsampling.auditing import signatures
 from dpsampling.auditing import significance as sig
 from dpsampling.auditing.sources import Draw
-from dpsampling.samplers import SAMPLERS
+from dpsampling.samplers import (
+    B_MIN_SEP,
+    BALLS_AND_BINS,
+    CYCLIC_POISSON,
+    DETERMINISTIC,
+    FIXED_BALLS_AND_BINS,
+    POISSON,
+    SAMPLERS,
+    SHUFFLE,
+    WOR,
+)
 from dpsampling.validation import check_open_unit
 
 DEFAULT_ALPHA = 1e-3
 """The false-alarm rate of one audit (every test together), by default."""
-
-BEHAVIOUR = {"deterministic": "is deterministic (the same batches, in index order, every epoch)",
-             "shuffle": "shuffles (every example once per epoch, fixed batch sizes)",
-             "balls_and_bins": "draws balls-and-bins batches (every example once per epoch, multinomial sizes)",
-             "poisson": "draws Poisson batches (independent participation at one rate)",
-             "wor": "draws fixed-size batches without replacement (independent draws per step)",
-             "cyclic_poisson": "draws cyclic Poisson batches (each example only at one step of the epoch, joining "
-                               "independently at one rate)",
-             "b_min_sep": "draws b-min-sep batches (each example's participations at least b steps apart, then a "
-                          "geometric wait)",
-             "fixed_balls_and_bins": "draws fixed balls-and-bins batches (the same balls-and-bins partition every "
-                                     "epoch)"}
-FIXED_BINS = "fixed_balls_and_bins"
-"""The sampler of a loader whose epochs repeat a first balls-and-bins epoch (jax-privacy's kept bins)."""
-
 
 @dataclass(frozen=True)
 class Finding:
@@ -112,9 +107,9 @@ class Verdict:
     def behaviour(self) -> str:
         """What the loader does, in words (after 'your loader ')."""
         if self.matches:
-            return BEHAVIOUR[self.sampler]
+            return SAMPLERS[self.sampler].behaviour
         if self.sampler is not None:
-            return f"{BEHAVIOUR[self.sampler]}, but " + "; ".join(f.text for f in self.findings)
+            return f"{SAMPLERS[self.sampler].behaviour}, but " + "; ".join(f.text for f in self.findings)
         return "is none of the samplers: " + "; ".join(f.text for f in self.findings)
 
     def consequence(self) -> str:
@@ -206,7 +201,7 @@ def _partition(draw: Draw, used: list, verdict: Verdict, repeat: bool) -> None:
     in_order = bool(np.all(np.diff(draw.indices[0]) > 0))
     deterministic = repeat and fixed and in_order
     if deterministic:
-        verdict.sampler, verdict.bound = "deterministic", ("sampler", "deterministic")
+        verdict.sampler, verdict.bound = DETERMINISTIC.name, ("sampler", DETERMINISTIC.name)
         verdict.findings = [f for f in verdict.findings if f.kind != "epochs_repeat"]
     previous = np.arange(n, dtype=np.int64) * groups // n
     for e in used:
@@ -220,16 +215,16 @@ def _partition(draw: Draw, used: list, verdict: Verdict, repeat: bool) -> None:
         previous = current
     if verdict.sampler is None:
         if fixed:
-            verdict.sampler = "shuffle"
+            verdict.sampler = SHUFFLE.name
         else:
             p = sig.multinomial_sizes(sizes)
             if _record(tests, "batch sizes Multinomial(n, 1/T)", p, level):
                 verdict.findings.append(Finding("sizes", "batch sizes vary, but not as Multinomial(n, 1/T)", p))
             elif repeat:  # the kept bins of fixed balls-and-bins: its signature, not a finding
-                verdict.sampler = FIXED_BINS
+                verdict.sampler = FIXED_BALLS_AND_BINS.name
                 verdict.findings = [f for f in verdict.findings if f.kind != "epochs_repeat"]
             else:
-                verdict.sampler = "balls_and_bins"
+                verdict.sampler = BALLS_AND_BINS.name
     missing = int(np.count_nonzero(sum(np.bincount(draw.indices[e], minlength=n) for e in used) == 0))
     left_out = [n - len(draw.indices[e]) for e in used]
     verdict.facts.update(never_drawn=missing, left_out_per_epoch=left_out)
@@ -277,7 +272,7 @@ def _rates(draw: Draw, used: list, verdict: Verdict) -> None:
     if not constant and _record(tests, "batch sizes Bin(n, q)", sig.binomial_sizes(sizes, n), level):
         verdict.findings.append(Finding("sizes", "batch sizes vary, but not as Bin(n, q)", tests[-1]["p_value"]))
     others = [f for f in verdict.findings if f.kind != "epochs_repeat"]
-    verdict.sampler = None if others else ("wor" if constant else "poisson")
+    verdict.sampler = None if others else (WOR.name if constant else POISSON.name)
     if verdict.sampler is not None:
         verdict.bound = ("sampler", verdict.sampler)
     elif unequal and not constant and {f.kind for f in others} <= {"unequal_rates", "never_drawn"}:
@@ -303,8 +298,8 @@ def _cyclic_poisson(draw: Draw, positions: np.ndarray, verdict: Verdict) -> None
     p = sig.never_drawn_binomial(missing, n, (1.0 - rate) ** draw.epochs)
     if _record(tests, "examples never drawn", p, level):
         verdict.findings.append(Finding("never_drawn", f"{missing} example(s) never drawn in {draw.epochs} epochs", p))
-    verdict.sampler = None if verdict.findings else "cyclic_poisson"
-    verdict.bound = ("per_epoch_cap", 1) if verdict.findings else ("sampler", "cyclic_poisson")
+    verdict.sampler = None if verdict.findings else CYCLIC_POISSON.name
+    verdict.bound = ("per_epoch_cap", 1) if verdict.findings else ("sampler", CYCLIC_POISSON.name)
 
 
 def _b_min_sep(draw: Draw, gaps: np.ndarray, used: list, verdict: Verdict) -> None:
@@ -321,7 +316,7 @@ def _b_min_sep(draw: Draw, gaps: np.ndarray, used: list, verdict: Verdict) -> No
                                                 "not a fixed separation then a geometric wait", p))
     if _record(tests, "equal per-example rates", sig.equal_counts(counts), level):
         verdict.findings.append(Finding("unequal_rates", "unequal per-example rates", tests[-1]["p_value"]))
-    verdict.sampler = None if verdict.findings else "b_min_sep"
+    verdict.sampler = None if verdict.findings else B_MIN_SEP.name
     per_epoch = max(len(draw.offsets[e]) - 1 for e in used)
     verdict.bound = ("per_epoch_cap", -(-per_epoch // separation))  # at most ceil(T / b) steps per epoch
 
@@ -376,4 +371,4 @@ def decide(draw: Draw, alpha: float = DEFAULT_ALPHA) -> Verdict:
     return verdict
 
 
-__all__ = ["BEHAVIOUR", "DEFAULT_ALPHA", "Finding", "Verdict", "decide"]
+__all__ = ["DEFAULT_ALPHA", "Finding", "Verdict", "decide"]

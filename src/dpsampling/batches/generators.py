@@ -23,8 +23,8 @@ j - 1 + G, j in [0, b_sep) with probability proportional to (1, p, ..., p)).
 ``pad_or_truncate`` turns a batch into exactly B slots, as in chua25 Sec. 5: a larger batch is
 subsampled uniformly without replacement, a smaller one padded with index -1 and weight 0.
 
-Which sampler does what is looked up, never compared by name: the sampler registry
-(``dpsampling.samplers``: the generator variants) keys ``make_batches``.
+These are the kernels the samplers' classes (``dpsampling.samplers``) call for their batch plans;
+this module does not know the registry (``batches.loader.make_batches`` draws by generator name).
 """
 
 from __future__ import annotations
@@ -34,8 +34,7 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
-from dpsampling.samplers import GENERATORS
-from dpsampling.validation import check_choice, check_int_at_least, check_rate
+from dpsampling.validation import check_int_at_least, check_rate
 
 
 @dataclass(frozen=True)
@@ -202,23 +201,6 @@ def b_min_sep_batches(n: int, steps: int, min_separation: int, rate: float, warm
         following[joining] = t + separation - 1 + rng.geometric(rate, size=joining.size)
         members.append(joining.astype(np.int64))
     return _plan_of_members(members, n)
-
-
-_MAKERS = {
-    "deterministic": lambda n, steps, seed, b: deterministic_batches(n, steps),
-    "shuffle": lambda n, steps, seed, b: shuffle_batches(n, steps, seed),
-    "poisson": lambda n, steps, seed, b: poisson_batches(n, steps, seed),
-    "balls_and_bins": lambda n, steps, seed, b: balls_and_bins_batches(n, steps, seed),
-    "balls_and_bins_sequential": lambda n, steps, seed, b: balls_and_bins_sequential_batches(n, steps, seed),
-    "wor": lambda n, steps, seed, b: wor_batches(n, steps, b or max(1, n // steps), seed),
-}
-if tuple(_MAKERS) != GENERATORS:
-    raise ImportError(f"_MAKERS must have one entry per generator of the registry: {GENERATORS}; got {tuple(_MAKERS)}")
-
-
-def make_batches(generator: str, n: int, steps: int, seed=None, batch_size: int | None = None) -> BatchPlan:
-    """Dispatch by name (one of GENERATORS); ``batch_size`` only for wor (default n // steps)."""
-    return _MAKERS[check_choice("generator", generator, GENERATORS)](n, steps, seed, batch_size)
 
 
 def pad_or_truncate(batch: np.ndarray, max_batch_size: int, seed=None) -> tuple[np.ndarray, np.ndarray]:

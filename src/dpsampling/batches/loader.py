@@ -5,12 +5,12 @@ sampler of the registry, with optional truncation/padding (the papers' samplers 
 and ``accounting()``: the run in the accountant face's terms, with its truncation delta
 (``accountants.loader.LoaderAccounting``; docs/LOADERS.md, docs/INTEGRATIONS.md).
 
-Each sampler's plan is keyed by the registry, never chosen by comparing names:
+Each sampler's plan is its class's (``dpsampling.samplers``), never chosen by comparing names:
 
 - the papers' samplers draw one epoch at a time, epoch e from its own stream
-  SeedSequence(seed, spawn_key=(e,)) (``EPOCH_PLANS``);
+  SeedSequence(seed, spawn_key=(e,)) (their ``epoch_plan``);
 - the correlated-noise samplers (registry ``matrix_only``, docs/MATRIX.md) draw the whole run from
-  one stream, SeedSequence(seed), shared by all epochs (``RUN_PLANS``), with the parameters of
+  one stream, SeedSequence(seed), shared by all epochs (their ``run_plan``), with the parameters of
   their law in a ``Participation``: cyclic Poisson (cycle length T; the T groups fixed by a seeded
   shuffle; each example joins at each step of its group with probability q), b-min-sep (the
   registry's generator: minimum separation, rate p, warm start, over all K T steps as one renewal
@@ -27,19 +27,8 @@ import numpy as np
 from dpsampling.accountants.closed_form.truncation import max_batch_size as smallest_max_batch_size
 from dpsampling.accountants.closed_form.truncation import truncation_delta
 from dpsampling.accountants.matrix.run import law_fields
-from dpsampling.batches.generators import (
-    BatchPlan,
-    b_min_sep_batches,
-    balls_and_bins_batches,
-    cyclic_poisson_batches,
-    deterministic_batches,
-    fixed_balls_and_bins_batches,
-    pad_or_truncate,
-    poisson_batches,
-    shuffle_batches,
-    wor_batches,
-)
-from dpsampling.samplers import SAMPLER_NAMES, SAMPLERS, VARIABLE_SIZE
+from dpsampling.batches.generators import BatchPlan, pad_or_truncate
+from dpsampling.samplers import SAMPLER_NAMES, SAMPLERS, generator_entry
 from dpsampling.validation import check_choice, check_int_at_least, check_nonnegative, check_open_unit, check_rate
 
 PAD_INDEX = -1  # the index of a padding slot (weight 0), as in pad_or_truncate
@@ -58,16 +47,6 @@ class PaddedBatch(np.ndarray):
                              "or use batch.tolist() with BatchSampler.weights(batch)")
         return iter(np.asarray(self))
 
-EPOCH_PLANS = {
-    "deterministic": lambda n, steps, b, rng: deterministic_batches(n, steps),
-    "shuffle": lambda n, steps, b, rng: shuffle_batches(n, steps, rng),
-    "poisson": lambda n, steps, b, rng: poisson_batches(n, steps, rng, rate=b / n),
-    "balls_and_bins": lambda n, steps, b, rng: balls_and_bins_batches(n, steps, rng),
-    "wor": lambda n, steps, b, rng: wor_batches(n, steps, b, rng),
-}
-"""The epoch plan of each of the papers' samplers, ``plan(n, T, b, rng)``: one epoch's BatchPlan
-(the registry says whether its sizes vary and its inclusion rate)."""
-
 
 @dataclass(frozen=True)
 class Participation:
@@ -81,32 +60,15 @@ class Participation:
     warm_start: bool = False
 
 
-def _cyclic_poisson_run(n: int, steps: int, cycle_length: int, participation: Participation, rng) -> BatchPlan:
-    """The T = ``cycle_length`` groups fixed by a seeded shuffle (example order[j] in group j mod T,
-    sizes differing by at most 1), then the registry's generator on the shuffled ids."""
-    order = rng.permutation(n).astype(np.int64)
-    plan = cyclic_poisson_batches(n, steps, cycle_length, participation.sampling_rate, rng)
-    return BatchPlan(order[plan.indices], plan.offsets, n)
+LOADER_SAMPLERS = tuple(name for name, spec in SAMPLERS.items() if spec.epoch_plan is not None)
+"""The samplers ``BatchSampler`` draws from n, b and the epochs alone, one epoch at a time (the
+papers'; the others draw their whole run: their ``run_plan``)."""
 
 
-RUN_PLANS = {
-    "cyclic_poisson": _cyclic_poisson_run,
-    "b_min_sep": lambda n, steps, cycle_length, participation, rng: b_min_sep_batches(
-        n, steps, participation.min_separation, participation.sampling_rate, participation.warm_start, rng),
-    "fixed_balls_and_bins": lambda n, steps, cycle_length, participation, rng: fixed_balls_and_bins_batches(
-        n, steps, cycle_length, rng),
-}
-"""The run plan of each correlated-noise sampler, ``plan(n, steps, T, participation, rng)``: the
-first ``steps`` steps of the run, T its steps per epoch (the cycle length of cyclic Poisson and
-fixed bins), one stream for all epochs; a shorter run is a prefix of a longer one."""
-PLANS = {name: EPOCH_PLANS.get(name, RUN_PLANS.get(name)) for name in SAMPLER_NAMES}
-"""Every registry sampler's loader plan (an epoch plan or a run plan), in registry order."""
-LOADER_SAMPLERS = tuple(EPOCH_PLANS)
-"""The samplers ``BatchSampler`` draws from n, b and the epochs alone, one epoch at a time (the papers')."""
-if set(RUN_PLANS) != {name for name in SAMPLER_NAMES if SAMPLERS[name].matrix_only} \
-        or set(EPOCH_PLANS) | set(RUN_PLANS) != set(SAMPLER_NAMES):
-    raise ImportError(f"EPOCH_PLANS and RUN_PLANS must have one entry per registry sampler (RUN_PLANS: the matrix_only "
-                      f"ones): {SAMPLER_NAMES}; got {tuple(EPOCH_PLANS)} and {tuple(RUN_PLANS)}")
+def make_batches(generator: str, n: int, steps: int, seed=None, batch_size: int | None = None) -> BatchPlan:
+    """One epoch of T = ``steps`` batches over n examples, drawn by ``generator`` (one of
+    GENERATORS: its sampler's ``generator_batches``); ``batch_size`` only for wor (default n // T)."""
+    return generator_entry(generator).generator_batches(generator, n, steps, seed, batch_size)
 
 
 @dataclass(frozen=True)
@@ -217,9 +179,9 @@ class BatchSampler:
         self.truncation_epsilon = check_nonnegative("truncation.epsilon", truncation.epsilon)
         self.steps_per_epoch = -(-self.dataset_size // self.batch_size)
         if (max_batch_size is not None or truncation_delta_target is not None) \
-                and not (SAMPLERS[self.sampler].variable_size and self.sampler in EPOCH_PLANS):
+                and not (self.spec.variable_size and self.spec.epoch_plan is not None):
             given = "truncation.max_batch_size" if max_batch_size is not None else "truncation.delta_target"
-            raise ValueError(f"{given} applies to samplers {', '.join(n for n in VARIABLE_SIZE if n in EPOCH_PLANS)} only "
+            raise ValueError(f"{given} applies to samplers {', '.join(n for n in LOADER_SAMPLERS if SAMPLERS[n].variable_size)} only "
                              f"(their batch sizes vary); got it with sampler {self.sampler!r}")
         if max_batch_size is not None and truncation_delta_target is not None:
             raise ValueError("truncation.max_batch_size and truncation.delta_target must not both be given; got "
@@ -241,6 +203,11 @@ class BatchSampler:
         object.__setattr__(self, name, value)
 
     @property
+    def spec(self):
+        """The sampler drawn (``dpsampling.samplers``)."""
+        return SAMPLERS[self.sampler]
+
+    @property
     def steps(self) -> int:
         """Steps over all epochs, K T."""
         return self.steps_per_epoch * self.epochs
@@ -252,13 +219,13 @@ class BatchSampler:
         b_min_sep: of the geometric wait), else None."""
         if self.participation is not None and self.participation.sampling_rate is not None:
             return self.participation.sampling_rate
-        return SAMPLERS[self.sampler].inclusion_rate(self.dataset_size, self.batch_size, self.steps_per_epoch)
+        return self.spec.inclusion_rate(self.dataset_size, self.batch_size, self.steps_per_epoch)
 
     def __len__(self) -> int:
         return self.steps
 
     def __iter__(self):
-        if self.sampler in RUN_PLANS:  # one draw of the whole run
+        if self.spec.run_plan is not None:  # one draw of the whole run
             run = self._run(self.steps)
             yield from (run.batch(t).copy() for t in range(run.steps))
             return
@@ -273,16 +240,16 @@ class BatchSampler:
     def plan(self, epoch: int) -> BatchPlan:
         """Epoch ``epoch``'s batches before truncation and padding (a BatchPlan of T batches)."""
         epoch = _check_int_in("epoch", epoch, 0, self.epochs - 1, "epochs - 1")
-        if self.sampler in RUN_PLANS:
+        if self.spec.run_plan is not None:
             return self._run_epoch(epoch)
         return self._plan(_epoch_rng(self.seed, epoch))
 
     def _plan(self, rng: np.random.Generator) -> BatchPlan:
-        return EPOCH_PLANS[self.sampler](self.dataset_size, self.steps_per_epoch, self.batch_size, rng)
+        return self.spec.epoch_plan(self.dataset_size, self.steps_per_epoch, self.batch_size, rng)
 
     def _run(self, steps: int) -> BatchPlan:
         """The first ``steps`` steps of a run plan's run (its one stream)."""
-        return RUN_PLANS[self.sampler](self.dataset_size, steps, self.steps_per_epoch, self.participation,
+        return self.spec.run_plan(self.dataset_size, steps, self.steps_per_epoch, self.participation,
                                        _run_rng(self.seed))
 
     def _run_epoch(self, epoch: int) -> BatchPlan:
@@ -295,7 +262,7 @@ class BatchSampler:
         """Epoch ``epoch``'s T batches (int64 arrays; exactly max_batch_size long when it is set:
         then ``PaddedBatch``, which no dataset but ``PaddedDataset`` can be indexed with)."""
         epoch = _check_int_in("epoch", epoch, 0, self.epochs - 1, "epochs - 1")
-        if self.sampler in RUN_PLANS:
+        if self.spec.run_plan is not None:
             plan = self._run_epoch(epoch)
             return [plan.batch(t).copy() for t in range(plan.steps)]
         rng = _epoch_rng(self.seed, epoch)

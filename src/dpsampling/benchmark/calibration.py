@@ -6,7 +6,7 @@ large-model run), timed as a child process end to end (start-up, imports and Num
 included: what the user waits for), after one untimed warm-up command that loads the compiled
 kernels. The peer: dp-accounting's PLD accountant (value discretization 1e-4, its default
 pessimistic estimate) calibrating the noise multiplier with ``calibrate_dp_mechanism`` for the same
-Poisson (or WOR: noise multiplier at distance 2, ``frontier.PEER_DISTANCE``) run, bracketed by its
+Poisson (or WOR: noise multiplier at distance 2, the sampler's ``distance``) run, bracketed by its
 RDP accountant's answer (``peer_sigma``), in a spawned child killed after ``timeout`` seconds;
 uncertified, and given where it applies (one poisson or wor phase).
 Reported per case: our wall-clock seconds, the target (``TARGETS``), the sigma we certify and the
@@ -26,7 +26,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from dpsampling.benchmark.frontier import PEER_DISTANCE, PLD_DISCRETIZATION, publish, run_peer_call
+from dpsampling.benchmark.frontier import PLD_DISCRETIZATION, publish, run_peer_call
 from dpsampling.benchmark.runner import _machine
 from dpsampling.io import environment_versions
 from dpsampling.lazy import lazy_import
@@ -130,7 +130,8 @@ def peer_sigma(sampler: str, q: float, steps: int, epsilon: float, delta: float)
                                             accounting.LowerEndpointAndGuess(1e-3, 1.0), tol=1e-3)
     noise = accounting.calibrate_dp_mechanism(fresh, event, epsilon, delta,
                                               accounting.ExplicitBracketInterval(rdp / 2.0, rdp), tol=1e-3)
-    return {"sigma": float(noise) * PEER_DISTANCE[sampler], "rdp_sigma": float(rdp) * PEER_DISTANCE[sampler]}
+    distance = sampler_entry(sampler).distance
+    return {"sigma": float(noise) * distance, "rdp_sigma": float(rdp) * distance}
 
 
 def run_benchmark(cases, timeout: float, log=lambda message: None) -> dict:

@@ -44,7 +44,7 @@ from dpsampling.accountants.run import Phase
 from dpsampling.benchmark.runner import _machine
 from dpsampling.io import environment_versions, write_atomically
 from dpsampling.lazy import lazy_import
-from dpsampling.samplers import sampler_entry
+from dpsampling.samplers import BALLS_AND_BINS, POISSON, WOR, sampler_entry
 
 dp_accounting = lazy_import("dp_accounting")
 
@@ -57,7 +57,6 @@ QUICK_TIMEOUT = 20.0
 PLD_TIME_FACTOR = 2.0  # issue 41: each query within twice the pessimistic PLD's time ...
 PLD_TIME_FLOOR = 1.0  # ... or within a second
 PEERS = ("pld_pessimistic", "pld_optimistic", "rdp", "prv")
-PEER_DISTANCE = {"poisson": 1.0, "wor": 2.0}  # samplers the peers model, at this distance
 
 
 @dataclass(frozen=True)
@@ -92,7 +91,7 @@ class Run:
                 "delta": self.delta, "total_steps": self.steps(), "issue": self.issue}
 
 
-def _poisson(name, sigma, q, steps, delta, issue=False, sampler="poisson"):
+def _poisson(name, sigma, q, steps, delta, issue=False, sampler=POISSON.name):
     return Run(name, ((sampler, sigma, {"sampling_rate": q, "steps": steps}),), delta, issue)
 
 
@@ -106,10 +105,10 @@ RUNS = (
     _poisson("P7", 1.5, 1e-2, 1_000_000, 1e-15),
     _poisson("P8", 0.8, 1e-5, 1_000_000, 1e-13),
     _poisson("P9", 2.0, 1e-3, 10_000_000, 1e-10),
-    _poisson("W1", 1.0, 1e-3, 1_000_000, 1e-12, sampler="wor"),
-    Run("B1", (("balls_and_bins", 1.0, {"steps_per_epoch": 1_000, "epochs": 100}),), 1e-10),
-    Run("S1", (("poisson", 0.8, {"sampling_rate": 1e-3, "steps": 100_000}),
-               ("poisson", 1.2, {"sampling_rate": 1e-2, "steps": 10_000})), 1e-12),
+    _poisson("W1", 1.0, 1e-3, 1_000_000, 1e-12, sampler=WOR.name),
+    Run("B1", ((BALLS_AND_BINS.name, 1.0, {"steps_per_epoch": 1_000, "epochs": 100}),), 1e-10),
+    Run("S1", ((POISSON.name, 0.8, {"sampling_rate": 1e-3, "steps": 100_000}),
+               (POISSON.name, 1.2, {"sampling_rate": 1e-2, "steps": 10_000})), 1e-12),
 )
 
 
@@ -153,9 +152,10 @@ def peer_phases(run: Run) -> list:
     """(noise multiplier at distance 1, q, steps) per phase, as the peers model them."""
     out = []
     for sampler, sigma, keywords in run.phases:
-        if sampler not in PEER_DISTANCE:
+        entry = sampler_entry(sampler)
+        if not entry.peers_model:
             raise NotImplementedError(f"not modelled ({sampler})")
-        out.append((sigma / PEER_DISTANCE[sampler], keywords["sampling_rate"], keywords["steps"]))
+        out.append((sigma / entry.distance, keywords["sampling_rate"], keywords["steps"]))
     return out
 
 
@@ -307,7 +307,7 @@ def within_pld_time(mine: dict, pld: dict) -> bool | None:
 
 def run_benchmark(runs, timeout: float | None, log=lambda message: None) -> dict:
     """The JSON document: machine, versions, date, settings and one record per run."""
-    Accountant(Phase("poisson", 1.0, steps=10, sampling_rate=0.1)).epsilon_bounds([1e-5])  # warm-up
+    Accountant(Phase(POISSON.name, 1.0, steps=10, sampling_rate=0.1)).epsilon_bounds([1e-5])  # warm-up
     records = [benchmark_run(run, timeout, log) for run in runs]
     return {"date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
             "machine": _machine(), "versions": {**environment_versions(), "prv-accountant": _version("prv-accountant")},

@@ -17,7 +17,7 @@ from dpsampling.accountants.certified.engine import DEFAULT_MAX_GRID_POINTS
 from dpsampling.accountants.limits import DEFAULT_TIME_LIMIT
 from dpsampling.accountants.relations import ADD_OR_REMOVE, DEFAULT_RELATION, REFINE_CHOICES, RELATIONS
 from dpsampling.accountants.run import RUN_FIELDS, SEPARATION_FIELDS, STEPS_ALONE, Phase
-from dpsampling.accountants.samplers import relation_help
+from dpsampling.samplers import relation_help
 
 FLAGS = {
     "sampler": "--sampler",

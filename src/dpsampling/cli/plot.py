@@ -10,9 +10,9 @@ import numpy as np
 
 from dpsampling import progress
 from dpsampling.accountants.compare import compare_epsilons
-from dpsampling.accountants.samplers import SAMPLERS
 from dpsampling.io import atomic_paths
 from dpsampling.pipeline.plotting import SAMPLER_COLOR, plt
+from dpsampling.samplers import SAMPLERS
 
 PLOT_SUFFIXES = (".png", ".pdf")
 POINTS = 9

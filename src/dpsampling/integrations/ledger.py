@@ -42,9 +42,8 @@ import dp_accounting
 
 from dpsampling.accountants.certified.kept_bins import kept_bins_phases
 from dpsampling.accountants.run import Phase
-from dpsampling.accountants.samplers import sampler_spec
 from dpsampling.integrations.events import RANDOM_ALLOCATION_EVENTS, KeptBinsDpEvent, ShuffledDpEvent
-from dpsampling.samplers import BALLS_AND_BINS, DETERMINISTIC, POISSON, SHUFFLE, WOR
+from dpsampling.samplers import BALLS_AND_BINS, DETERMINISTIC, POISSON, SHUFFLE, WOR, sampler_entry
 
 ADD_OR_REMOVE_ONE = dp_accounting.NeighboringRelation.ADD_OR_REMOVE_ONE
 REPLACE_ONE = dp_accounting.NeighboringRelation.REPLACE_ONE
@@ -119,7 +118,7 @@ def _noise(event, inner) -> float:
 def _part(sampler: str, z: float, fields: tuple, unit: str, relation: str = "add_or_remove",
           z_lower: float | None = None) -> Part:
     """A part at noise z; z = 0 or below the sampler's grid makes it trivial (eps = inf)."""
-    spec = sampler_spec(sampler)
+    spec = sampler_entry(sampler)
     trivial = None
     if z == 0.0:
         trivial = "noise_multiplier 0: no noise, eps is infinite"

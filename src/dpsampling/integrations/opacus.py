@@ -54,10 +54,9 @@ from dpsampling.accountants.calibrate import calibrate_sigma
 from dpsampling.accountants.loader import LoaderAccounting, epsilon_with_truncation
 from dpsampling.accountants.relations import DEFAULT_RELATION
 from dpsampling.accountants.run import Phase
-from dpsampling.accountants.samplers import sampler_spec
 from dpsampling.integrations.bounds import constant_frame, run_frame
 from dpsampling.lazy import lazy_import
-from dpsampling.samplers import POISSON
+from dpsampling.samplers import POISSON, sampler_entry
 from dpsampling.validation import check_array, check_int_at_least, check_nonnegative, check_open_unit, check_rate
 
 opacus = lazy_import("opacus") if "opacus" in sys.modules else None  # the registration hook's, read in register()
@@ -114,7 +113,7 @@ class CertifiedOpacusAccountant:
         """The rate the run sampled at, given Opacus' recorded rate (module docstring): Opacus'
         own, or the configured one where Opacus' is explained by it; a contradiction is refused."""
         close = lambda a, b: math.isclose(a, b, rel_tol=RATE_RTOL)  # noqa: E731
-        if not sampler_spec(self.sampler).rate_based:
+        if not sampler_entry(self.sampler).rate_based:
             batches = 1.0 / recorded
             epochs = round(batches / self.steps_per_epoch)
             if epochs < 1 or not close(batches, epochs * self.steps_per_epoch):
@@ -141,7 +140,7 @@ class CertifiedOpacusAccountant:
         return Phase(self.sampler, z, steps_per_epoch=self.steps_per_epoch, epochs=epochs) if epochs else None
 
     def _trivial(self) -> str | None:
-        spec = sampler_spec(self.sampler)
+        spec = sampler_entry(self.sampler)
         for z, _, steps in self.history:  # a history set or loaded directly is checked as step() checks
             z = check_nonnegative("noise_multiplier", z)
             if steps and (z == 0.0 or z < spec.min_sigma):
@@ -212,7 +211,7 @@ def accountant_class(sampler: str = DEFAULT_SAMPLER, *, sampling_rate: float | N
                      loader_steps: int | None = None) -> type:
     """A configured ``CertifiedOpacusAccountant`` subclass (module docstring); ``name`` defaults to
     "dpsampling" for the default configuration, else "dpsampling-<sampler>"."""
-    spec = sampler_spec(sampler)
+    spec = sampler_entry(sampler)
     spec.check_relation(relation)
     if spec.rate_based and spec.matrix_only:  # cyclic Poisson's cycle, b-min-sep's separation: not in the history
         raise ValueError(f"sampler must be one whose run Opacus' history (noise, sample rate, steps) describes; "
@@ -248,7 +247,7 @@ def loader_class(accounting: LoaderAccounting, **options) -> type:
     its sampler, rate or steps per epoch, and its truncation delta."""
     if not isinstance(accounting, LoaderAccounting):
         raise ValueError(f"accounting must be a BatchSampler's accounting() (LoaderAccounting); got {accounting!r}")
-    if sampler_spec(accounting.sampler).rate_based:
+    if sampler_entry(accounting.sampler).rate_based:
         run = {"sampling_rate": accounting.sampling_rate, "loader_steps": accounting.steps}
     else:
         run = {"steps_per_epoch": accounting.steps_per_epoch}
@@ -304,7 +303,7 @@ def get_noise_multiplier(*, target_epsilon: float, target_delta: float, sample_r
         steps = int(check_nonnegative("epochs", epochs) / sample_rate)
     steps = check_int_at_least("steps", steps, 1)
     run = {"relation": options.get("relation", DEFAULT_RELATION)}
-    if not sampler_spec(sampler).rate_based:
+    if not sampler_entry(sampler).rate_based:
         run["steps_per_epoch"] = steps_per_epoch or max(1, round(1.0 / sample_rate))
     accountant = accountant_class(sampler, **run)()
     accountant.history = [(1.0, sample_rate, steps)]

@@ -20,6 +20,7 @@ import dp_accounting as dpa
 from dpsampling.integrations.dp_accounting import CertifiedAccountant
 from dpsampling.integrations.events import KeptBinsDpEvent, RandomAllocationDpEvent, ShuffledDpEvent
 from dpsampling.integrations.opacus import accountant_class
+from dpsampling.samplers import BALLS_AND_BINS, POISSON, SHUFFLE, WOR
 
 try:  # optional: Opacus' own accountants (imports torch)
     with warnings.catch_warnings():
@@ -56,12 +57,12 @@ def rows(n: int, b: int, epochs: int, sigma: float, delta: float):
     allocation = RandomAllocationDpEvent(gaussian, num_selected=1, num_steps=steps_per_epoch)
     kept = KeptBinsDpEvent(gaussian, cycle_length=steps_per_epoch, iterations=steps)
     shuffled = ShuffledDpEvent(gaussian, num_steps=steps_per_epoch)
-    ours = {"poisson": lambda: CertifiedAccountant().compose(poisson, steps),
-            "wor": lambda: CertifiedAccountant().compose(wor, steps),
-            "wor, replace-one": lambda: CertifiedAccountant(REPLACE_ONE).compose(wor, steps),
-            "balls-and-bins": lambda: CertifiedAccountant().compose(allocation, epochs),
+    ours = {POISSON.name: lambda: CertifiedAccountant().compose(poisson, steps),
+            WOR.name: lambda: CertifiedAccountant().compose(wor, steps),
+            f"{WOR.name}, replace-one": lambda: CertifiedAccountant(REPLACE_ONE).compose(wor, steps),
+            BALLS_AND_BINS.label: lambda: CertifiedAccountant().compose(allocation, epochs),
             "kept bins": lambda: CertifiedAccountant().compose(kept),
-            "shuffle": lambda: CertifiedAccountant().compose(shuffled, epochs)}
+            SHUFFLE.name: lambda: CertifiedAccountant().compose(shuffled, epochs)}
     yield "| accountant, event | eps | time |"
     yield "| --- | --- | --- |"
     yield _row("dp_accounting PLD, Poisson", lambda: dpa.pld.PLDAccountant().compose(poisson, steps).get_epsilon(delta))
@@ -81,10 +82,10 @@ def rows(n: int, b: int, epochs: int, sigma: float, delta: float):
     history = [(sigma, 1 / steps_per_epoch, steps)]  # Opacus' DPDataLoader rate: 1 / len(loader)
     for cls in (PRVAccountant, RDPAccountant, GaussianAccountant):
         yield _row(f"Opacus {cls.__name__}, Poisson at 1/len(loader)", lambda cls=cls: _with_history(cls(), history, delta))
-    for sampler, run in (("poisson", {}), ("wor", {}), ("balls_and_bins", {"steps_per_epoch": steps_per_epoch}),
-                         ("shuffle", {"steps_per_epoch": steps_per_epoch})):
-        yield _row(f"ours via Opacus' protocol, {sampler}",
-                   lambda sampler=sampler, run=run: _with_history(accountant_class(sampler, **run)(), history, delta))
+    for spec in (POISSON, WOR, BALLS_AND_BINS, SHUFFLE):
+        run = {} if spec.rate_based else {"steps_per_epoch": steps_per_epoch}
+        yield _row(f"ours via Opacus' protocol, {spec.name}",
+                   lambda spec=spec, run=run: _with_history(accountant_class(spec.name, **run)(), history, delta))
 
 
 def _with_history(accountant, history, delta: float) -> float:

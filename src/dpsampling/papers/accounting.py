@@ -30,7 +30,7 @@ from dpsampling.accountants.accountant import Accountant
 from dpsampling.accountants.frames import QUANTITY, wide
 from dpsampling.accountants.relations import DIRECTION_NAMES
 from dpsampling.accountants.run import Phase
-from dpsampling.accountants.samplers import EXACT, sampler_spec
+from dpsampling.samplers import EXACT, sampler_entry
 
 PLD_METHOD = "certified"
 """What the ``pld_method`` column says: the certified engine (the face's default method)."""
@@ -38,7 +38,7 @@ PLD_METHOD = "certified"
 
 def paper_phase(sampler: str, sigma: float, steps: int, epochs: int = 1, sampling_rate: float | None = None) -> Phase:
     """T = ``steps`` steps per epoch for ``epochs`` epochs of ``sampler`` (module docstring)."""
-    if sampler_spec(sampler).rate_based:
+    if sampler_entry(sampler).rate_based:
         rate = 1.0 / steps if sampling_rate is None else sampling_rate
         return Phase(sampler, sigma, steps=steps * epochs, sampling_rate=rate)
     return Phase(sampler, sigma, steps_per_epoch=steps, epochs=epochs)
@@ -48,12 +48,12 @@ def sampler_distance(sampler: str) -> float:
     """Distance between the two components of a rate-based sampler's dominating pair (data in
     [-1, 1]): the sensitivity of the Gaussian mechanism one step of it is at rate 1 (Poisson 1,
     WOR 2: lebeda24 Prop. 9, Thm 10.2), read from the registry."""
-    return sampler_spec(sampler).distance
+    return sampler_entry(sampler).distance
 
 
 def exact(sampler: str) -> bool:
     """Whether the sampler's bounds are exact (its lower and upper bounds are one closed form)."""
-    spec = sampler_spec(sampler)
+    spec = sampler_entry(sampler)
     return spec.lower_method == spec.upper_method == EXACT
 
 

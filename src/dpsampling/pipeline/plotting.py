@@ -1,5 +1,5 @@
-"""Plotting style shared by every paper's figures: one letter and one colour per sampler (the
-registry's, ``dpsampling.samplers``), the non-interactive backend. Figures are drawn from result
+"""Plotting style shared by every paper's figures: one letter and one colour per sampler (each
+sampler's class holds its own: ``dpsampling.samplers``), the non-interactive backend. Figures are drawn from result
 tables only (never recomputed)."""
 
 import matplotlib

@@ -14,8 +14,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dpsampling import batches
 from dpsampling.accountants.closed_form.truncation import truncation_delta
+from dpsampling.batches.generators import pad_or_truncate
+from dpsampling.batches.loader import make_batches
 from dpsampling.samplers import GENERATORS, generator_entry
 from dpsampling.training.model import Model, auc
 from dpsampling.validation import check_choice, check_int_at_least, check_nonnegative, check_positive
@@ -74,12 +75,12 @@ def train(train_set, settings: TrainingSettings, seed: int, progress=None) -> tu
     truncate = settings.max_batch_size is not None and settings.generator in TRUNCATED_GENERATORS
     truncated, step = 0, 0
     for epoch in range(settings.epochs):
-        plan = batches.make_batches(settings.generator, len(train_set), steps, seed=rng,
-                                    batch_size=settings.expected_batch)
+        plan = make_batches(settings.generator, len(train_set), steps, seed=rng,
+                            batch_size=settings.expected_batch)
         for t, batch in enumerate(plan):
             if truncate:
                 truncated += len(batch) > settings.max_batch_size
-                batch, weights = batches.pad_or_truncate(batch, settings.max_batch_size, seed=rng)
+                batch, weights = pad_or_truncate(batch, settings.max_batch_size, seed=rng)
             else:
                 weights = np.ones(len(batch))
             model.clipped_gradient_sum(theta, train_set, batch, weights, settings.clip_norm, grad)

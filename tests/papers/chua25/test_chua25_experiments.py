@@ -11,7 +11,6 @@ import pandas as pd
 import pytest
 import yaml
 
-from dpsampling.accountants.samplers import SAMPLERS
 from dpsampling.papers.chua25 import plots
 from dpsampling.papers.chua25.privacy import (
     BOUND6_CURVE,
@@ -23,6 +22,7 @@ from dpsampling.papers.chua25.privacy import (
 )
 from dpsampling.papers.chua25.samples import sample_shard, write_shard
 from dpsampling.papers.registry import EXPERIMENTS, load_experiment
+from dpsampling.samplers import SAMPLERS
 
 ROOT = Path(__file__).resolve().parents[3]
 TINY = yaml.safe_load((ROOT / ".test" / "config" / "config.yaml").read_text())

@@ -1,6 +1,6 @@
 """One certified engine for every sampler: lower and upper bounds on delta(eps) and eps(delta).
 
-A sampler's registry entry (``accountants.samplers``) gives the law of one step's likelihood
+A sampler's class in the registry (``dpsampling.samplers``) gives the law of one step's likelihood
 ratio dP/dQ under Q of its dominating pair (``steps``: Poisson and WOR, (1 - q) + q Y;
 ``ballsbins``: balls-and-bins' average of Y, with the proofs of every construction; ``substitution``:
 WOR under replace-one); ``laws`` carries an upper (convex order) and a lower (Jensen) discrete law

@@ -15,9 +15,8 @@ import numpy as np
 import pandas as pd
 
 from dpsampling.accountants.closed_form import gaussian, shuffle
-from dpsampling.accountants.samplers import sampler_spec
 from dpsampling.papers.accounting import delta_table, epsilon_table, exact, paper_phase
-from dpsampling.samplers import DETERMINISTIC, POISSON, SHUFFLE
+from dpsampling.samplers import DETERMINISTIC, POISSON, SHUFFLE, sampler_entry
 
 D, P, S = DETERMINISTIC.name, POISSON.name, SHUFFLE.name
 """The paper's samplers' names, from the registry: deterministic, Poisson and shuffled batches."""
@@ -31,7 +30,7 @@ def table_methods(sampler: str) -> tuple[str, str]:
     """(lower, upper) method labels of the tables: exact, pld (the certified engine) or the bracket."""
     if exact(sampler):
         return "exact", "exact"
-    return ("pld", "pld") if sampler_spec(sampler).composable else BRACKET_METHODS
+    return ("pld", "pld") if sampler_entry(sampler).composable else BRACKET_METHODS
 
 
 def _melt(wide: pd.DataFrame, quantity: str, sampler: str, fixed: dict) -> pd.DataFrame:

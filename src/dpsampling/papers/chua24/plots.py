@@ -16,10 +16,10 @@ import numpy as np
 import pandas as pd
 
 from dpsampling.accountants.closed_form.shuffle import DEFAULT_C_GRID
-from dpsampling.accountants.samplers import sampler_spec
 from dpsampling.papers.accounting import exact
 from dpsampling.papers.chua24.curves import D, P, S
 from dpsampling.pipeline.plotting import SAMPLER_COLOR, SAMPLER_LETTER, plt, save_figure
+from dpsampling.samplers import sampler_entry
 
 METHOD_TEXT = {"exact": "exact (Prop. 3.1)", "pld": "certified PLD", "rdp": "RDP", "E_C sets": "sets E_C, eq. (3)"}
 # (sampler, method, bound) -> (linestyle, marker, z-order, legend rank): the paper's question first
@@ -42,7 +42,7 @@ def _curves(frame: pd.DataFrame):
     data = frame[frame["direction"] == "max"]
     found = []
     for (sampler, method, bound), part in data.groupby(["sampler", "method", "bound"], sort=False):
-        if not sampler_spec(sampler).tight and bound == "upper":
+        if not sampler_entry(sampler).tight and bound == "upper":
             continue  # shuffle's upper bound equals delta_D (Thm 4.1), drawn as D
         found.append((STYLE.get((sampler, method, bound), ("-", None, 2, 9))[3], sampler, method, bound, part))
     for _, sampler, method, bound, part in sorted(found, key=lambda item: item[0]):

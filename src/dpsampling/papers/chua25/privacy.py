@@ -31,11 +31,11 @@ from dpsampling.accountants.accountant import Accountant
 from dpsampling.accountants.certified.ballsbins import level_steps
 from dpsampling.accountants.certified.compose import COARSEST_STEP, SPREAD_SCALE
 from dpsampling.accountants.run import Phase
-from dpsampling.accountants.samplers import SAMPLERS, sampler_spec
 from dpsampling.io import read_metadata
 from dpsampling.papers.accounting import delta_table, exact, paper_phase
 from dpsampling.papers.chua24.curves import table_methods
 from dpsampling.papers.chua25.samples import SampleSet, expected_shard_metadata
+from dpsampling.samplers import SAMPLERS, sampler_entry
 
 CERTIFIED_METHOD = "pld (certified)"
 CERTIFIED_CURVE = "certified"
@@ -141,7 +141,7 @@ def engine_curve(curve: str) -> bool:
     """Whether the curve is refined by the certified engine (its cost scales with the accuracy)."""
     if curve == CERTIFIED_CURVE:
         return True
-    return curve in SAMPLERS and sampler_spec(curve).composable and not exact(curve)
+    return curve in SAMPLERS and sampler_entry(curve).composable and not exact(curve)
 
 
 def _rows(base: dict, sampler: str, method: str, bound: str, eps, values: dict) -> list[pd.DataFrame]:
@@ -187,7 +187,7 @@ def _sampler_rows(sampler: str, sigma: float, steps: int, epochs: int, eps, accu
 
     if exact(sampler):
         return _rows(base, sampler, lower_method, "exact", eps, {"max": wide["delta_lower"]})
-    if sampler_spec(sampler).composable:
+    if sampler_entry(sampler).composable:
         return [*_rows(base, sampler, upper_method, "upper", eps, directions("upper")),
                 *_rows(base, sampler, lower_method, "lower", eps, directions("lower"))]
     return _rows(base, sampler, lower_method, "lower", eps, directions("lower"))

@@ -6,10 +6,10 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from dpsampling.accountants.ballsbins.device import DEFAULT_PIECE as PIECE
-from dpsampling.accountants.samplers import SAMPLERS
 from dpsampling.papers.chua25.privacy import CERTIFIED_CURVE, certified_settings, epsilon_grid
 from dpsampling.papers.chua25.samples import find_sample_set
 from dpsampling.papers.registry import load_experiment
+from dpsampling.samplers import SAMPLERS
 
 
 def chua25_privacy_functions(config: dict) -> SimpleNamespace:
