@@ -22,7 +22,7 @@ from dpsampling.accountants.ballsbins import (
 from dpsampling.accountants.calibrate import calibrate_sigma
 from dpsampling.accountants.certified import _kernels, hockey
 from dpsampling.accountants.certified import ballsbins as _laws
-from dpsampling.accountants.certified.engine import ENGINE_VERSION, delta_rows, run_laws
+from dpsampling.accountants.certified.engine import ENGINE_VERSION, _run_laws, delta_rows
 from dpsampling.accountants.run import Phase
 
 EPS = np.array([0.0, 0.013, 0.37, 1.0, 2.71, 5.0])
@@ -78,7 +78,7 @@ def test_refinement_never_widens_the_bracket():
     eps = np.array([0.2, 1.0, 3.0])
     previous = None
     for refinement in range(3):
-        laws, _ = run_laws((_phase(0.7, 30, 2),), refinement)
+        laws, _ = _run_laws((_phase(0.7, 30, 2),), refinement)
         rows = delta_rows(laws, eps)
         if previous is not None:
             for lower, upper in ((0, 1), (2, 3)):
