@@ -16,13 +16,11 @@ from law_budgets import STEP_RAISE
 from scipy import optimize
 
 from dpsampling.accountants.accountant import Accountant
-from dpsampling.accountants.ballsbins import (
-    gaussian_mechanism_delta,
-)
 from dpsampling.accountants.calibrate import calibrate_sigma
 from dpsampling.accountants.certified import _kernels, hockey
 from dpsampling.accountants.certified import ballsbins as _laws
 from dpsampling.accountants.certified.engine import ENGINE_VERSION, _run_laws, delta_rows
+from dpsampling.accountants.closed_form.gaussian import gaussian_delta
 from dpsampling.accountants.run import Phase
 
 EPS = np.array([0.0, 0.013, 0.37, 1.0, 2.71, 5.0])
@@ -59,7 +57,7 @@ def test_one_step_is_the_gaussian_mechanism(sigma):
     """T = 1 is the Gaussian mechanism: inside the bracket, within 1e-3 of it wherever delta is
     above 100 times the tails the engine charged (``computation["excess"]``)."""
     frame = ballsbins_delta_bounds(sigma, 1, EPS, accuracy=1e-3)
-    exact = gaussian_mechanism_delta(sigma, EPS)
+    exact = gaussian_delta(EPS, sigma)
     computation = frame.attrs["computation"]
     assert 0.0 < computation["relative_error"] < 1e-6
     for direction in ("remove", "add", "max"):
@@ -98,7 +96,7 @@ def test_epsilon_bounds_shape_and_order():
 
 def test_calibration_brackets_the_gaussian_mechanism_sigma():
     target, delta = 1.0, 1e-5
-    exact = optimize.brentq(lambda s: gaussian_mechanism_delta(s, [target])[0] - delta, 0.5, 20)
+    exact = optimize.brentq(lambda s: gaussian_delta([target], s)[0] - delta, 0.5, 20)
     result = calibrate_sigma(_phase(1.0, 1), target, delta, accuracy=1e-3)
     sufficient, insufficient = result.sigma, result.sigma_not_shown_sufficient
     assert insufficient < sufficient <= insufficient * (1 + result.rtol)
