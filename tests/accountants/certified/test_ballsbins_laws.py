@@ -19,6 +19,7 @@ from dpsampling.accountants.accountant import Accountant
 from dpsampling.accountants.calibrate import calibrate_sigma
 from dpsampling.accountants.certified import _kernels, hockey
 from dpsampling.accountants.certified import ballsbins as _laws
+from dpsampling.accountants.certified.compose import COARSEST_STEP, SPREAD_SCALE
 from dpsampling.accountants.certified.engine import ENGINE_VERSION, _run_laws, delta_rows
 from dpsampling.accountants.closed_form.gaussian import gaussian_delta
 from dpsampling.accountants.run import Phase
@@ -84,6 +85,19 @@ def test_refinement_never_widens_the_bracket():
                 assert np.all(rows[:, lower] >= previous[:, lower] * (1 - 1e-9) - 1e-15)
         previous = rows
 
+
+
+@pytest.mark.parametrize("steps", [1, 8, 100])
+def test_the_face_reports_the_grid_of_one_step(steps):
+    """``computation["grid_step_bottom"]``: the grid of one step's law (the bottom of ``level_steps``,
+    what chua25's records read from the face), coarser than the top grid or equal to it; absent
+    where the laws are not balls-and-bins'."""
+    computation = ballsbins_delta_bounds(0.8, steps, [1.0]).attrs["computation"]
+    top = computation["grid_step"]
+    assert computation["grid_step_bottom"] == _laws.level_steps(0.8, steps, top, COARSEST_STEP, SPREAD_SCALE)[1]
+    assert computation["grid_step_bottom"] >= top
+    poisson = Accountant(Phase("poisson", 0.8, sampling_rate=0.1, steps=10)).delta_bounds([1.0])
+    assert "grid_step_bottom" not in poisson.attrs["computation"]
 
 def test_epsilon_bounds_shape_and_order():
     frame = ballsbins_epsilon_bounds(1.0, 196, [1e-5], epochs=10)

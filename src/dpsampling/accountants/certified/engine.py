@@ -313,6 +313,8 @@ def _refined(phases, values: np.ndarray, kind: str, accuracy: float, max_grid_po
              "accuracy_reached": worst, "accuracy_floor": floor, "excess": charged,
              "relative_error": max(laws.points.rel_error, laws.means.rel_error), "fp_model": FP_MODEL,
              "refinements": refinement + 1, "converged": converged, "directions_refined": refined_names}
+    if laws.bottom_step is not None:  # one step's law on a coarser grid (balls-and-bins' levels)
+        attrs["grid_step_bottom"] = laws.bottom_step
     if settle is not None:
         attrs["settled"] = done
     return best, attrs

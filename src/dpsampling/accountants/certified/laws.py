@@ -478,11 +478,14 @@ def multiply_means(a: MeansLaw, b: MeansLaw | None, h: float) -> MeansLaw:
 
 @dataclass
 class Laws:
-    """The pair of laws on the grid of step h (``means`` None: an upper law alone)."""
+    """The pair of laws on the grid of step h (``means`` None: an upper law alone). ``bottom_step``:
+    the grid step of one step's law where it was built on a coarser grid than h and refined up
+    (balls-and-bins' averages, ``ballsbins.level_steps``), None elsewhere; the engine reports it."""
 
     points: PointsLaw
     means: MeansLaw | None
     h: float
+    bottom_step: float | None = None
 
     def coarsen(self, step: float) -> Laws:
         if step <= self.h:
