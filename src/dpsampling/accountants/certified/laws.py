@@ -478,9 +478,8 @@ def multiply_means(a: MeansLaw, b: MeansLaw | None, h: float) -> MeansLaw:
 
 @dataclass
 class Laws:
-    """The pair of laws on the grid of step h (``means`` None: an upper law alone). ``bottom_step``:
-    the grid step of one step's law where it was built on a coarser grid than h and refined up
-    (balls-and-bins' averages, ``ballsbins.level_steps``), None elsewhere; the engine reports it."""
+    """The pair of laws on the grid of step h (``means`` None: an upper law alone); ``bottom_step``: one
+    step's grid where coarser than h (balls-and-bins' ``level_steps``; the engine reports it), else None."""
 
     points: PointsLaw
     means: MeansLaw | None
