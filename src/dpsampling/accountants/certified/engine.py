@@ -320,6 +320,7 @@ def _refined(phases, values: np.ndarray, kind: str, accuracy: float, max_grid_po
     return best, attrs
 
 
-__all__ = ["DEFAULT_MAX_GRID_POINTS", "DELTA_FLOOR", "ENGINE_VERSION", "EPSILON_FLOOR", "EXCESS_FLOOR_FACTOR", "FLOOR_REACHED",
-           "FP_MODEL", "MEAN_SLACK", "MIN_SIGMA", "delta_rows", "direction_gaps", "epsilon_rows", "exact_gaussian_rows",
-           "gaussian_laws", "gaussian_weight", "level_upper", "reusing_laws", "sensitivity_rounding", "settled", "with_max"]
+__all__ = ["DEFAULT_MAX_GRID_POINTS", "DELTA_FLOOR", "ENGINE_VERSION", "EPSILON_FLOOR", "EXCESS_FLOOR_FACTOR",
+           "FLOOR_REACHED", "FP_MODEL", "MEAN_SLACK", "MIN_SIGMA", "delta_rows", "direction_gaps", "epsilon_rows",
+           "exact_gaussian_rows", "gaussian_laws", "gaussian_weight", "level_upper", "reusing_laws",
+           "sensitivity_rounding", "settled", "with_max"]

@@ -2,7 +2,6 @@
 accountants (``rdp``). Used by the tests and the benchmark as an independent cross-check, by
 the face's reference methods ``Accountant(method="dp_accounting" | "rdp")`` (``--pld-method``;
 the private ``pld._phase_bounds`` and ``rdp._phase_bounds`` answer the long frame's bounds: the face
-is the door, it checks the run first), and, for WOR under
-substitution, as a second valid upper bound beside the certified one. Nothing outside this
-package imports dp-accounting for accounting. dp-accounting is imported
-at first use (``dpsampling.lazy``): no default path pays for it."""
+is the door, it checks the run first), and, for WOR under substitution, as a second valid upper
+bound beside the certified one. Nothing outside this package imports dp-accounting for accounting.
+dp-accounting is imported at first use (``dpsampling.lazy``): no default path pays for it."""

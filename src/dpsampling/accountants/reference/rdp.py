@@ -5,8 +5,9 @@
 - ``wor_substitution``: WOR under replace-one (Wang et al. 2019) at noise multiplier sigma / 2
   (the base mechanism's substitution sensitivity is 2).
 
-``_phase_bounds`` is ``Accountant(method="rdp")``'s body (private: the face checks the run first): the RDP upper bound in every row (it bounds both
-directions at once), and 0 as the lower bound (RDP bounds from above only; eps and delta are >= 0).
+``_phase_bounds`` is ``Accountant(method="rdp")``'s body (private: the face checks the run first):
+the RDP upper bound in every row (it bounds both directions at once), and 0 as the lower bound
+(RDP bounds from above only; eps and delta are >= 0).
 """
 
 from __future__ import annotations
