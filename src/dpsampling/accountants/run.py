@@ -32,7 +32,8 @@ balls_and_bins, its cycle length being the steps per epoch. ``dataset_size`` and
 not describe a cyclic_poisson or b_min_sep run (q is a group's rate, p a renewal rate, not b / n);
 ``min_separation`` and ``warm_start`` apply to b_min_sep alone.
 
-Bad input raises one ``ValueError`` naming the argument, the value and what is allowed.
+Bad input raises one ``ValueError`` naming the argument, the value and what is allowed (a keyword
+that is no field of ``Phase`` is Python's ``TypeError``, as for any call).
 """
 
 from __future__ import annotations
