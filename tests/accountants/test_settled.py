@@ -80,10 +80,10 @@ def test_a_knob_calibration_answers_what_full_evaluations_answer():
 def test_reused_laws_are_the_laws_built_anew():
     """``reusing_laws`` hands back the laws of a run and level already built: the same numbers."""
     phases = (Phase("poisson", 1.0, sampling_rate=0.01, steps=200),)
-    fresh, largest = engine.run_laws(phases, 1)
+    fresh, largest = engine._run_laws(phases, 1)
     with engine.reusing_laws():
-        first, _ = engine.run_laws(phases, 1)
-        again, _ = engine.run_laws(phases, 1)
+        first, _ = engine._run_laws(phases, 1)
+        again, _ = engine._run_laws(phases, 1)
     assert again is first
     assert np.array_equal(first.points.p, fresh.points.p) and first.h == fresh.h
     assert engine._kept_laws is None  # nothing is kept outside the block

@@ -36,8 +36,8 @@ import numpy as np
 from dpsampling.accountants.certified.engine import (
     DEFAULT_MAX_GRID_POINTS,
     MIN_SIGMA,
+    _refined,
     gaussian_weight,
-    refined,
 )
 from dpsampling.accountants.frames import AccountingError, LongRows, Refused, bounds_rows, headline_value
 from dpsampling.accountants.limits import query_limit
@@ -216,16 +216,16 @@ class Accountant:
             return monte_carlo_bounds(self.phases[0].matrix_run(), quantity, values, **self.monte_carlo)
         phase = self.engine_phases[0]
         if self.method == "dp_accounting":
-            return phase.spec.reference(phase, quantity, values, self.accuracy)
+            return phase.spec.reference(phase, quantity, values, self.accuracy)  # its pair's PLD
         if self.method == "rdp":
-            return rdp.phase_bounds(phase, self.relation, quantity, values)
+            return rdp._phase_bounds(phase, self.relation, quantity, values)
         if len(self.engine_phases) == 1 and phase.spec.closed_form is not None:
             bounds, attrs = phase.spec.closed_form(phase, quantity, values)
             return bounds, (phase.spec.lower_method, phase.spec.upper_method), attrs
         if self.relation == "substitution":
             return phase.spec.substitution(phase, quantity, values, self.accuracy, self.max_grid_points)
         columns = [DIRECTION_NAMES.index(d) for d in refined_directions(self.refine, self.relation)]
-        bounds, attrs = refined(self.engine_phases, values, quantity, self.accuracy, self.max_grid_points, columns, settle)
+        bounds, attrs = _refined(self.engine_phases, values, quantity, self.accuracy, self.max_grid_points, columns, settle)
         methods = (EXACT, EXACT) if attrs["method"].startswith("exact") else (CERTIFIED_LOWER, CERTIFIED_UPPER)
         return bounds, methods, attrs
 

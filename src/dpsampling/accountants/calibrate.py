@@ -5,7 +5,7 @@ sigma itself and always starts at sigma = 1 (START_SIGMA), whatever sigma the ph
 that every door (Python, ``dpsampling calibrate``, ``compare --target-epsilon``, the adapters)
 answers the same sigma, bit for bit. Several phases: every phase's sigma is scaled by one factor
 c, starting at c = 1 (the sigmas given). The factor is bracketed by doubling or halving, then
-bisected in log scale until the smallest c shown sufficient (eps_upper(delta) <= target: a
+bisected in log scale (``bisection.log_bisection``, the one every calibration uses) until the smallest c shown sufficient (eps_upper(delta) <= target: a
 guarantee, under the certified method) and the largest c not shown sufficient are within ``rtol``
 of each other. Each evaluation is refined only until it settles its question
 (``Accountant.epsilon_settled``: upper <= target, or lower > target; the verdict the fully refined
@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 
 from dpsampling import __version__
 from dpsampling.accountants.accountant import METHOD_LABELS, METHODS, Accountant
+from dpsampling.accountants.bisection import log_bisection
 from dpsampling.accountants.certified.engine import reusing_laws
 from dpsampling.accountants.frames import Refused
 from dpsampling.accountants.limits import TimeLimitExceeded
@@ -162,17 +163,12 @@ def calibrate_sigma(phases, target_epsilon: float, delta: float, *, relation: st
 
     with reusing_laws():
         low, high = _bracket(sufficient, 1.0, smallest, largest, target, phases)
-        while high / low - 1.0 > rtol:
-            mid = math.sqrt(low * high)
-            low, high = (low, mid) if sufficient(mid) else (mid, high)
+        low, high = log_bisection(sufficient, low, high, rtol)
         shown_insufficient = [c for c, (lower, _) in seen.items() if lower > target]
         insufficient = max(shown_insufficient) if shown_insufficient else None
         if insufficient is not None and low / insufficient - 1.0 > rtol:
-            a, b = insufficient, low  # lower(a) > target; refine towards the largest c shown insufficient
-            while b / a - 1.0 > rtol:
-                mid = math.sqrt(a * b)
-                a, b = (mid, b) if bounds(mid)[0] > target else (a, mid)
-            insufficient = a
+            # lower(insufficient) > target; refine towards the largest c shown insufficient
+            insufficient = log_bisection(lambda c: not bounds(c)[0] > target, insufficient, low, rtol)[0]
         epsilon_upper = accountant(high).get_epsilon(delta)  # the reported sigma's answer, as account gives it
     return Calibration(tuple(p.with_sigma(p.sigma * high) for p in phases), target, delta, relation, method, accuracy,
                        rtol, high, low, insufficient, len(seen), epsilon_upper)

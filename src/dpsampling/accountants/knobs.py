@@ -23,8 +23,8 @@ Integer knobs are searched by doubling from the run's value, then narrowed to ad
 each step at the value where the bounds seen so far put the target (``_predicted``: the slope from
 the first grid's bounds of every value evaluated, one smooth curve, the level from the most refined
 evaluation; a bisection after WEAK_GUESSES guesses in a row that did not halve the bracket); the
-rate is bisected in log scale. Every evaluation is one ``Accountant`` query refined only until
-it settles the question (``epsilon_settled``: the verdict ``get_epsilon`` would give, refined as every
+rate is bisected in log scale (``bisection.log_bisection``). Every evaluation is one
+``Accountant`` query refined only until it settles the question (``epsilon_settled``: the verdict ``get_epsilon`` would give, refined as every
 door refines it), and the value returned is answered in full. The true eps grows with steps, epochs, rate and batch size (composition and
 subsampling), so the certified bound's answers form one threshold up to its accuracy; whatever the
 bound does, the value returned was itself shown sufficient. Batch size with the epochs fixed is the
@@ -46,6 +46,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from dpsampling.accountants.accountant import Accountant
+from dpsampling.accountants.bisection import log_bisection
 from dpsampling.accountants.calibrate import DEFAULT_RTOL, calibrate_sigma, check_rtol
 from dpsampling.accountants.certified.engine import level_upper, reusing_laws
 from dpsampling.accountants.limits import TimeLimitExceeded
@@ -279,10 +280,7 @@ def _largest_rate(search: _Search, start: float, rtol: float) -> tuple[float | N
         high, low = low, low / 2.0
         if low < 1e-300:
             return None, high
-    while high / low - 1.0 > rtol:
-        mid = math.sqrt(low * high)
-        low, high = (mid, high) if search.sufficient(mid) else (low, mid)
-    return low, high
+    return log_bisection(lambda rate: not search.sufficient(rate), low, high, rtol)
 
 
 def calibrate_knob(phases, knob: str, target_epsilon: float, delta: float, *, relation: str = DEFAULT_RELATION,

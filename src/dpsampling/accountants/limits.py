@@ -52,7 +52,7 @@ NOTICE_AFTER = 5.0
 GROWTH = 2.0
 """A refinement's work over the one before it: twice the points (measured 1.4x to 2.6x)."""
 REFINEMENTS = "refinements"
-"""The last word of the engine's progress bar (``certified.engine.refined``): one update per refinement."""
+"""The last word of the engine's progress bar (``certified.engine._refined``): one update per refinement."""
 HOW_TO_RAISE = "--time-limit S, 'inf': none; Python: limits.set_query_limit(S)"
 
 

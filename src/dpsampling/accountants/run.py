@@ -32,12 +32,15 @@ balls_and_bins, its cycle length being the steps per epoch. ``dataset_size`` and
 not describe a cyclic_poisson or b_min_sep run (q is a group's rate, p a renewal rate, not b / n);
 ``min_separation`` and ``warm_start`` apply to b_min_sep alone.
 
-Bad input raises one ``ValueError`` naming the argument, the value and what is allowed.
+Bad input raises one ``ValueError`` naming the argument, the value and what is allowed (a keyword
+that is no field of ``Phase`` is Python's ``TypeError``, as for any call).
 """
 
 from __future__ import annotations
 
+import copy
 import math
+from dataclasses import KW_ONLY, dataclass
 
 from dpsampling.samplers import RATE_BASED, SAMPLER_NAMES, sampler_entry
 from dpsampling.validation import check_int_at_least, check_positive, check_rate
@@ -70,6 +73,7 @@ def _steps_per_epoch_of_rate(rate: float) -> int:
     return max(1, math.ceil(round(1.0 / rate, 12)))
 
 
+@dataclass(frozen=True, slots=True, repr=False)
 class Phase:
     """``sampler`` at noise multiplier ``sigma`` (noise std / clip norm) for a number of steps.
 
@@ -78,22 +82,30 @@ class Phase:
     sampler, sigma, steps (total), steps_per_epoch, epochs, sampling_rate (None for epoch-based
     samplers), dataset_size, batch_size (None when not given), coefficients (the first column of
     the banded Toeplitz C, a tuple of floats; (1.0,) is DP-SGD), min_separation and warm_start
-    (b_min_sep; None for the other samplers)."""
+    (b_min_sep; None for the other samplers). Immutable; equal (and hashed alike) where every
+    resolved attribute is."""
 
-    __slots__ = ("batch_size", "coefficients", "dataset_size", "epochs", "sampler", "sampling_rate", "sigma", "steps",
-                 "steps_per_epoch", "min_separation", "warm_start")
+    sampler: str
+    sigma: float
+    _: KW_ONLY
+    steps: int | None = None
+    epochs: int | None = None
+    steps_per_epoch: int | None = None
+    sampling_rate: float | None = None
+    dataset_size: int | None = None
+    batch_size: int | None = None
+    coefficients: tuple[float, ...] = DP_SGD_COEFFICIENTS
+    min_separation: int | None = None
+    warm_start: bool | None = None
 
-    def __init__(self, sampler: str, sigma: float, *, coefficients=DP_SGD_COEFFICIENTS, min_separation=None,
-                 warm_start=None, **run):
-        unknown = sorted(set(run) - set(RUN_FIELDS))
-        if unknown:
-            raise ValueError(f"{unknown[0]} is not a field of a run; allowed: {', '.join(RUN_FIELDS)}")
-        steps, epochs, steps_per_epoch = run.get("steps"), run.get("epochs"), run.get("steps_per_epoch")
-        sampling_rate, dataset_size, batch_size = run.get("sampling_rate"), run.get("dataset_size"), run.get("batch_size")
+    def __post_init__(self):
+        """The checks of the module docstring, once; the fields given become the resolved ones."""
+        sampler, steps, epochs, steps_per_epoch = self.sampler, self.steps, self.epochs, self.steps_per_epoch
+        sampling_rate, dataset_size, batch_size = self.sampling_rate, self.dataset_size, self.batch_size
         spec = sampler_entry(sampler)
-        sigma = _check_sigma(spec, sigma)
-        coefficients = _check_coefficients(spec, coefficients)
-        min_separation, warm_start = _check_separation(spec, min_separation, warm_start)
+        sigma = _check_sigma(spec, self.sigma)
+        coefficients = _check_coefficients(spec, self.coefficients)
+        min_separation, warm_start = _check_separation(spec, self.min_separation, self.warm_start)
         n, b = _dataset(dataset_size, batch_size)
         _check_matrix_run_fields(spec, steps_per_epoch, n)
         _check_steps_per_epoch(steps_per_epoch, n, b)
@@ -118,25 +130,13 @@ class Phase:
             raise ValueError(f"{name} must make at most {MAX_STEPS:.0e} steps in "
                              f"all (far more and the engine works for minutes, or runs out of memory); got "
                              f"{dataset_size_text(total)} steps")
-        for name, value in (("sampler", sampler), ("sigma", sigma), ("steps", total), ("epochs", count),
-                            ("steps_per_epoch", per_epoch), ("sampling_rate", rate), ("dataset_size", n),
-                            ("batch_size", b), ("coefficients", coefficients), ("min_separation", min_separation),
+        for name, value in (("sigma", sigma), ("steps", total), ("epochs", count), ("steps_per_epoch", per_epoch),
+                            ("sampling_rate", rate), ("dataset_size", n), ("batch_size", b),
+                            ("coefficients", coefficients), ("min_separation", min_separation),
                             ("warm_start", warm_start)):
             object.__setattr__(self, name, value)
         if spec.matrix_only:
             self.matrix_run()  # the run's own checks (e.g. bands <= min_separation), once, here
-
-    def __setattr__(self, name, value):
-        raise AttributeError(f"Phase is immutable; got an assignment to {name!r}")
-
-    def _key(self) -> tuple:
-        return tuple(getattr(self, name) for name in self.__slots__)
-
-    def __eq__(self, other) -> bool:
-        return isinstance(other, Phase) and self._key() == other._key()
-
-    def __hash__(self) -> int:
-        return hash(self._key())
 
     def __repr__(self) -> str:
         fields = ", ".join(f"{k}={v!r}" for k, v in self.as_dict().items() if k not in ("sampler", "sigma")
@@ -183,9 +183,7 @@ class Phase:
 
     def with_sigma(self, sigma: float) -> Phase:
         """The same phase at another noise multiplier."""
-        phase = object.__new__(Phase)
-        for name in self.__slots__:
-            object.__setattr__(phase, name, getattr(self, name))
+        phase = copy.copy(self)  # its fields resolved already: no second resolution (steps with epochs)
         object.__setattr__(phase, "sigma", _check_sigma(self.spec, sigma))
         return phase
 

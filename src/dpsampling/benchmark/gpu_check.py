@@ -43,8 +43,8 @@ from scipy.stats import ks_2samp
 
 from dpsampling.accountants.ballsbins import cuda as gpu
 from dpsampling.accountants.ballsbins.estimates import estimate_delta
-from dpsampling.accountants.ballsbins.lower_bound import gaussian_mechanism_delta
 from dpsampling.accountants.ballsbins.sampling import LossLaw, sample_losses
+from dpsampling.accountants.closed_form.gaussian import gaussian_delta
 from dpsampling.benchmark.gpu import cpu_name
 
 PROG = "python -m dpsampling.benchmark.gpu_check"
@@ -166,7 +166,7 @@ def gaussian_mechanism(method, direction) -> str:
     estimate = gpu.loss_statistics_cuda(law, size, epsilons, seed=np.random.SeedSequence(5).spawn(2)[1],
                                         samples_per_chunk=100)
     error = estimate.standard_error()
-    z = np.abs(estimate.mean() - gaussian_mechanism_delta(sigma, epsilons)) / error
+    z = np.abs(estimate.mean() - gaussian_delta(epsilons, sigma)) / error
     if not (np.all(error > 0) and np.all(z <= 5)):
         raise AssertionError(f"|estimate - exact| / standard error = {np.round(z, 2).tolist()}")
     return f"largest |z| = {z.max():.2f} ({size} samples)"

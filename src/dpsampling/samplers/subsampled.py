@@ -40,7 +40,7 @@ class _Subsampled(Sampler):
         """dp-accounting's PLD of the phase at this distance."""
         from dpsampling.accountants.reference import pld
 
-        return pld.phase_bounds(phase, self.distance, quantity, values, accuracy)
+        return pld._phase_bounds(phase, self.distance, quantity, values, accuracy)
 
 
 class Poisson(_Subsampled):

@@ -14,6 +14,7 @@ import pytest
 from scipy.stats import binom
 
 from dpsampling.accountants import ballsbins as bb
+from dpsampling.accountants.closed_form.gaussian import gaussian_delta
 
 Z = 4.5
 SIGMA, STEPS = 0.5, 20
@@ -81,7 +82,7 @@ def test_order_statistics_only_err_upward(naive, direction, importance):
 @pytest.mark.parametrize("direction", ["remove", "add"])
 def test_single_step_reproduces_gaussian_mechanism(direction):
     eps = np.array([0.0, 1.0, 2.0, 3.0])
-    exact = bb.gaussian_mechanism_delta(0.8, eps)
+    exact = gaussian_delta(eps, 0.8)
     estimate = bb.estimate_delta(bb.sample_naive_losses(0.8, 1, 400000, direction, seed=106), eps)
     assert np.all(np.abs(estimate.mean() - exact) < Z * estimate.standard_error())  # 2.7e-5
     assert np.all(estimate.upper_confidence_bound(1e-6) >= exact)  # <= 4e-6 (Thm 4.1)
@@ -95,7 +96,7 @@ def test_lower_bound_equals_gaussian_at_single_step():
     eps = np.linspace(-0.5, 8, 12)
     for direction in ("remove", "add"):
         np.testing.assert_allclose(bb.lower_bound_delta(0.8, 1, eps, direction),
-                                   bb.gaussian_mechanism_delta(0.8, eps), rtol=1e-7, atol=1e-16)
+                                   gaussian_delta(eps, 0.8), rtol=1e-7, atol=1e-16)
 
 
 @pytest.mark.parametrize("method", ["naive", "importance"])
@@ -108,7 +109,7 @@ def test_upper_confidence_bound_covers_known_delta(method):
     """
     beta, repetitions, m = 0.1, 200, 2000
     eps = np.array([0.5, 1.5, 2.5])
-    exact = bb.gaussian_mechanism_delta(0.8, eps)
+    exact = gaussian_delta(eps, 0.8)
     if method == "naive":
         samples = bb.sample_naive_losses(0.8, 1, repetitions * m, "remove", seed=108)
     else:
@@ -138,7 +139,7 @@ def test_epochs_single_step_compose_to_gaussian():
     for direction in ("remove", "add"):
         samples = bb.sample_naive_losses(1.2, 1, 300000, direction, epochs=3, seed=110)
         estimate = bb.estimate_delta(samples, eps)
-        exact = bb.gaussian_mechanism_delta(1.2 / math.sqrt(3), eps)
+        exact = gaussian_delta(eps, 1.2 / math.sqrt(3))
         assert np.all(np.abs(estimate.mean() - exact) < Z * estimate.standard_error())
 
 

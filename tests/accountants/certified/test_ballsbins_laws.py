@@ -16,13 +16,12 @@ from law_budgets import STEP_RAISE
 from scipy import optimize
 
 from dpsampling.accountants.accountant import Accountant
-from dpsampling.accountants.ballsbins import (
-    gaussian_mechanism_delta,
-)
 from dpsampling.accountants.calibrate import calibrate_sigma
 from dpsampling.accountants.certified import _kernels, hockey
 from dpsampling.accountants.certified import ballsbins as _laws
-from dpsampling.accountants.certified.engine import ENGINE_VERSION, delta_rows, run_laws
+from dpsampling.accountants.certified.compose import COARSEST_STEP, SPREAD_SCALE
+from dpsampling.accountants.certified.engine import ENGINE_VERSION, _run_laws, delta_rows
+from dpsampling.accountants.closed_form.gaussian import gaussian_delta
 from dpsampling.accountants.run import Phase
 
 EPS = np.array([0.0, 0.013, 0.37, 1.0, 2.71, 5.0])
@@ -59,7 +58,7 @@ def test_one_step_is_the_gaussian_mechanism(sigma):
     """T = 1 is the Gaussian mechanism: inside the bracket, within 1e-3 of it wherever delta is
     above 100 times the tails the engine charged (``computation["excess"]``)."""
     frame = ballsbins_delta_bounds(sigma, 1, EPS, accuracy=1e-3)
-    exact = gaussian_mechanism_delta(sigma, EPS)
+    exact = gaussian_delta(EPS, sigma)
     computation = frame.attrs["computation"]
     assert 0.0 < computation["relative_error"] < 1e-6
     for direction in ("remove", "add", "max"):
@@ -78,7 +77,7 @@ def test_refinement_never_widens_the_bracket():
     eps = np.array([0.2, 1.0, 3.0])
     previous = None
     for refinement in range(3):
-        laws, _ = run_laws((_phase(0.7, 30, 2),), refinement)
+        laws, _ = _run_laws((_phase(0.7, 30, 2),), refinement)
         rows = delta_rows(laws, eps)
         if previous is not None:
             for lower, upper in ((0, 1), (2, 3)):
@@ -86,6 +85,19 @@ def test_refinement_never_widens_the_bracket():
                 assert np.all(rows[:, lower] >= previous[:, lower] * (1 - 1e-9) - 1e-15)
         previous = rows
 
+
+
+@pytest.mark.parametrize("steps", [1, 8, 100])
+def test_the_face_reports_the_grid_of_one_step(steps):
+    """``computation["grid_step_bottom"]``: the grid of one step's law (the bottom of ``level_steps``,
+    what chua25's records read from the face), coarser than the top grid or equal to it; absent
+    where the laws are not balls-and-bins'."""
+    computation = ballsbins_delta_bounds(0.8, steps, [1.0]).attrs["computation"]
+    top = computation["grid_step"]
+    assert computation["grid_step_bottom"] == _laws.level_steps(0.8, steps, top, COARSEST_STEP, SPREAD_SCALE)[1]
+    assert computation["grid_step_bottom"] >= top
+    poisson = Accountant(Phase("poisson", 0.8, sampling_rate=0.1, steps=10)).delta_bounds([1.0])
+    assert "grid_step_bottom" not in poisson.attrs["computation"]
 
 def test_epsilon_bounds_shape_and_order():
     frame = ballsbins_epsilon_bounds(1.0, 196, [1e-5], epochs=10)
@@ -98,7 +110,7 @@ def test_epsilon_bounds_shape_and_order():
 
 def test_calibration_brackets_the_gaussian_mechanism_sigma():
     target, delta = 1.0, 1e-5
-    exact = optimize.brentq(lambda s: gaussian_mechanism_delta(s, [target])[0] - delta, 0.5, 20)
+    exact = optimize.brentq(lambda s: gaussian_delta([target], s)[0] - delta, 0.5, 20)
     result = calibrate_sigma(_phase(1.0, 1), target, delta, accuracy=1e-3)
     sufficient, insufficient = result.sigma, result.sigma_not_shown_sufficient
     assert insufficient < sufficient <= insufficient * (1 + result.rtol)

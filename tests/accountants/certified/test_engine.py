@@ -19,7 +19,7 @@ from dpsampling.accountants.accountant import Accountant
 from dpsampling.accountants.calibrate import calibrate_sigma
 from dpsampling.accountants.certified import hockey
 from dpsampling.accountants.certified.compose import level_step, subsampled_laws
-from dpsampling.accountants.certified.engine import delta_rows, run_laws
+from dpsampling.accountants.certified.engine import _run_laws, delta_rows
 from dpsampling.accountants.certified.laws import multiply_points
 from dpsampling.accountants.certified.steps import log_sd, subsampled_step
 from dpsampling.accountants.closed_form.gaussian import gaussian_delta, gaussian_epsilon
@@ -54,7 +54,7 @@ def test_gaussian_laws_bracket_the_closed_form(epochs):
     """The grid laws of a Gaussian mechanism (used when a schedule mixes it with other
     samplers) bracket chua24 Prop. 3.1 within 1% at refinement 2, in both directions."""
     eps = np.array([0.0, 0.5, 1.0, 2.0, 4.0])
-    laws, _ = run_laws((Phase("deterministic", 0.9, steps_per_epoch=100, epochs=epochs),), 2)
+    laws, _ = _run_laws((Phase("deterministic", 0.9, steps_per_epoch=100, epochs=epochs),), 2)
     rows = delta_rows(laws, eps)
     exact = gaussian_delta(eps, 0.9, np.sqrt(epochs))
     for lower, upper in ((rows[:, 0], rows[:, 1]), (rows[:, 2], rows[:, 3])):

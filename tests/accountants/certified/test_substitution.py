@@ -11,7 +11,7 @@ from law_budgets import LOWER_DROP, STEP_RAISE
 from scipy import integrate, stats
 
 from dpsampling.accountants.accountant import Accountant
-from dpsampling.accountants.certified.engine import DEFAULT_MAX_GRID_POINTS, refined
+from dpsampling.accountants.certified.engine import DEFAULT_MAX_GRID_POINTS, _refined
 from dpsampling.accountants.certified.substitution import (
     UPPER_METHOD,
     SubstitutionPhase,
@@ -37,7 +37,7 @@ def pair_bounds(sigma, steps, q, values, kind, accuracy):
     """The engine's bracket of (P*, Q*)^steps ((n, 3, 2): [remove, add, max] x [lower, upper]; the
     maximum refined to ``accuracy``) and how it was computed: the pair whose upper bound the face
     reports under substitution (``certified.substitution``)."""
-    return refined((SubstitutionPhase(sigma, steps, q),), np.asarray(values, dtype=float), kind, accuracy,
+    return _refined((SubstitutionPhase(sigma, steps, q),), np.asarray(values, dtype=float), kind, accuracy,
                    DEFAULT_MAX_GRID_POINTS, [2])
 
 

@@ -3,7 +3,7 @@ valid, ordered, in [0, 1], refined until they meet.
 
 Issue 12, item 6. The grid runs with a coarse discretization so that it stays cheap; the
 properties checked (order, range, no NaN, the refinement record) must hold at any interval.
-``table`` is what the face's method="dp_accounting" computes (``pld.phase_bounds``), with the
+``table`` is what the face's method="dp_accounting" computes (``pld._phase_bounds``, private: the face is the door), with the
 intervals as parameters; ``test_the_face_answers_the_reference`` ties the two together.
 """
 

@@ -6,7 +6,7 @@ delta_B(eps) = max(remove, add) with remove = D_{e^eps}(P_B||Q_B), add = D_{e^ep
 
 - ``sampling``: samples of the privacy loss (naive, importance, order statistics, both; k epochs);
 - ``estimates``: mean, standard error and KL upper confidence bound at every eps, shard pooling;
-- ``lower_bound``: the closed-form lower bound (6) and the Gaussian mechanism (T = 1);
+- ``lower_bound``: the closed-form lower bound (6) (the Gaussian mechanism, T = 1: ``closed_form.gaussian``);
 - ``importance``: the events E_eps with proofs (the paper's add-direction threshold is corrected);
 - ``orders``: the order-list text form "1..500,510..1000/10";
 - ``storage``: Parquet shards of loss samples or of their statistics on an eps grid;
@@ -25,7 +25,7 @@ from dpsampling.accountants.ballsbins.estimates import (
     kl_upper_confidence_bound,
 )
 from dpsampling.accountants.ballsbins.importance import importance_threshold, log_importance_probability
-from dpsampling.accountants.ballsbins.lower_bound import gaussian_mechanism_delta, lower_bound_delta
+from dpsampling.accountants.ballsbins.lower_bound import lower_bound_delta
 from dpsampling.accountants.ballsbins.orders import format_orders, parse_orders, validate_orders
 from dpsampling.accountants.ballsbins.sampling import (
     DEFAULT_SAMPLES_PER_CHUNK,
@@ -50,7 +50,7 @@ from dpsampling.accountants.ballsbins.storage import (
 __all__ = [
     "DEFAULT_SAMPLES_PER_CHUNK", "DEVICES", "METHODS", "DeltaEstimate", "LossLaw", "LossSamples", "as_seed_sequence",
     "bernoulli_kl", "combine_estimates", "device_problem", "estimate_delta", "estimate_from_frame",
-    "format_orders", "gaussian_mechanism_delta", "importance_threshold",
+    "format_orders", "importance_threshold",
     "kl_upper_confidence_bound", "log_importance_probability", "loss_statistics_on", "lower_bound_delta",
     "parse_orders", "physical_memory_bytes", "read_loss_samples", "read_loss_statistics", "resolve_device",
     "sample_importance_losses", "sample_importance_order_statistics_losses", "sample_losses",

@@ -1,4 +1,5 @@
-"""Deterministic bounds: the lower bound (6) and the Gaussian mechanism (T = 1).
+"""Deterministic bounds: the lower bound (6). The Gaussian mechanism (T = 1) is
+``closed_form.gaussian.gaussian_delta`` (the one closed form).
 
 remove (eq. (6)): D_{e^eps}(P_B||Q_B) >= sup_C P_B(S_C) - e^eps Q_B(S_C), S_C = {max_t x_t >= C},
     Q_B(S_C) = 1 - Phi(C/sigma)^T,
@@ -9,9 +10,6 @@ Both hold for every C (hockey-stick divergence = sup over events), so any C give
 bound; the sup is taken by a grid over c = C/sigma followed by a bounded scalar maximisation.
 All probabilities are formed in log space (log_ndtr, expm1) so values down to ~1e-300 keep
 their relative precision.
-
-Gaussian mechanism (T = 1, sensitivity 1, noise sigma), both directions:
-    delta(eps) = Phi(-sigma eps + 1/(2 sigma)) - e^eps Phi(-sigma eps - 1/(2 sigma)).
 """
 
 from __future__ import annotations
@@ -27,15 +25,6 @@ from dpsampling.accountants.ballsbins.estimates import _check_grid
 from dpsampling.validation import check_choice, check_int_at_least, check_positive
 
 _GRID_POINTS = 2001
-
-
-def gaussian_mechanism_delta(sigma, epsilons) -> np.ndarray:
-    """Exact delta(eps) of the Gaussian mechanism with sensitivity 1 and noise sigma."""
-    sigma = check_positive("sigma", sigma)
-    eps = _check_grid(epsilons)
-    first = log_ndtr(-sigma * eps + 0.5 / sigma)
-    second = eps + log_ndtr(-sigma * eps - 0.5 / sigma)
-    return np.exp(first) * -np.expm1(second - first)
 
 
 def _event_value(c, sigma, steps, eps, direction):

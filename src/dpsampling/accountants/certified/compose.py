@@ -208,4 +208,5 @@ def ballsbins_run_laws(sigma: float, steps: int, epochs: int, refinement: int) -
     sd_top = ballsbins_laws.log_sd_of_average(sigma, steps)
     h_top = min(scale * sd_top, coarsest) / 2.0**refinement
     (points, means), largest = ballsbins_laws.composed_laws(sigma, steps, epochs, h_top, coarsest, scale)
-    return Laws(points, means, h_top), largest
+    bottom = ballsbins_laws.level_steps(sigma, steps, h_top, coarsest, scale)[1]  # one step's grid
+    return Laws(points, means, h_top, bottom), largest

@@ -76,7 +76,7 @@ _kept_laws: dict | None = None
 
 @contextlib.contextmanager
 def reusing_laws():
-    """Within this block, ``run_laws`` of a run and refinement already built is returned again
+    """Within this block, ``_run_laws`` of a run and refinement already built is returned again
     (the laws are a function of the run and the refinement only: the same numbers, the same
     proof), keeping the last _LAWS_KEPT; a calibration asks the sigma it reports twice (settled,
     then refined to the accuracy)."""
@@ -88,20 +88,20 @@ def reusing_laws():
         _kept_laws = outer
 
 
-def run_laws(phases, refinement: int) -> tuple[Laws, int]:
+def _run_laws(phases, refinement: int) -> tuple[Laws, int]:
     """The laws of the whole run (product over phases; its Gaussian phases first combined into
     one Gaussian mechanism) and the largest array length used (kept within ``reusing_laws``)."""
     if _kept_laws is None:
-        return _run_laws(phases, refinement)
+        return _built_laws(phases, refinement)
     key = (tuple(phases), refinement)
     if key not in _kept_laws:
         if len(_kept_laws) >= _LAWS_KEPT:
             del _kept_laws[next(iter(_kept_laws))]
-        _kept_laws[key] = _run_laws(phases, refinement)
+        _kept_laws[key] = _built_laws(phases, refinement)
     return _kept_laws[key]
 
 
-def _run_laws(phases, refinement: int) -> tuple[Laws, int]:
+def _built_laws(phases, refinement: int) -> tuple[Laws, int]:
     gaussian_phases = [phase for phase in phases if phase.spec.gaussian_weight(phase) is not None]
     result, largest = None, 0
     if gaussian_phases:
@@ -119,7 +119,7 @@ def _run_laws(phases, refinement: int) -> tuple[Laws, int]:
 def level_upper(phases, delta: float, column: int, refinement: int = 0) -> float | None:
     """The upper bound on eps at ``delta`` in direction ``column`` (an index into DIRECTION_NAMES)
     from the laws of one refinement alone, where ``reusing_laws`` already keeps them (nothing is
-    built here): valid, but coarser than ``refined``'s, which keeps the best of every level. A
+    built here): valid, but coarser than ``_refined``'s, which keeps the best of every level. A
     calibration's guide to where to look next, never its verdict. None where those laws are not
     kept (a run of Gaussian mechanisms has none: closed form) or the bound is not finite."""
     laws = None if _kept_laws is None else _kept_laws.get((tuple(phases), refinement))
@@ -230,7 +230,7 @@ def settled(bounds: np.ndarray, settle: tuple[int, float]) -> bool:
     return bool(np.all((upper <= threshold) | (lower > threshold)))
 
 
-def refined(phases, values: np.ndarray, kind: str, accuracy: float, max_grid_points: int, columns, settle=None):
+def _refined(phases, values: np.ndarray, kind: str, accuracy: float, max_grid_points: int, columns, settle=None):
     """Bounds at ``values`` (eps for kind "delta", delta for "epsilon") of a validated run.
     A run of Gaussian mechanisms only is answered by its closed form; any other is refined until
     every row's gap in the directions ``columns`` (indices into DIRECTION_NAMES) is <= accuracy,
@@ -260,7 +260,7 @@ def refined(phases, values: np.ndarray, kind: str, accuracy: float, max_grid_poi
     with progress.bar(f"certified bounds [{label}]: refinements") as bar:
         while True:
             try:
-                laws, largest = run_laws(phases, refinement)
+                laws, largest = _run_laws(phases, refinement)
                 _check_mean(laws)
                 rows = delta_rows(laws, values) if kind == "delta" else epsilon_rows(laws, values)
                 if np.isnan(rows).any():
@@ -313,6 +313,14 @@ def refined(phases, values: np.ndarray, kind: str, accuracy: float, max_grid_poi
              "accuracy_reached": worst, "accuracy_floor": floor, "excess": charged,
              "relative_error": max(laws.points.rel_error, laws.means.rel_error), "fp_model": FP_MODEL,
              "refinements": refinement + 1, "converged": converged, "directions_refined": refined_names}
+    if laws.bottom_step is not None:  # one step's law on a coarser grid (balls-and-bins' levels)
+        attrs["grid_step_bottom"] = laws.bottom_step
     if settle is not None:
         attrs["settled"] = done
     return best, attrs
+
+
+__all__ = ["DEFAULT_MAX_GRID_POINTS", "DELTA_FLOOR", "ENGINE_VERSION", "EPSILON_FLOOR", "EXCESS_FLOOR_FACTOR",
+           "FLOOR_REACHED", "FP_MODEL", "MEAN_SLACK", "MIN_SIGMA", "delta_rows", "direction_gaps", "epsilon_rows",
+           "exact_gaussian_rows", "gaussian_laws", "gaussian_weight", "level_upper", "reusing_laws",
+           "sensitivity_rounding", "settled", "with_max"]

@@ -478,11 +478,13 @@ def multiply_means(a: MeansLaw, b: MeansLaw | None, h: float) -> MeansLaw:
 
 @dataclass
 class Laws:
-    """The pair of laws on the grid of step h (``means`` None: an upper law alone)."""
+    """The pair of laws on the grid of step h (``means`` None: an upper law alone); ``bottom_step``: one
+    step's grid where coarser than h (balls-and-bins' ``level_steps``; the engine reports it), else None."""
 
     points: PointsLaw
     means: MeansLaw | None
     h: float
+    bottom_step: float | None = None
 
     def coarsen(self, step: float) -> Laws:
         if step <= self.h:

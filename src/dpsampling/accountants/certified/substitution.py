@@ -63,7 +63,7 @@ from scipy.special import erf
 from ..reference import rdp
 from . import rounding
 from .compose import STEP_POINTS, TAIL_BUDGET, TwoGrid, level_step, power
-from .engine import refined
+from .engine import _refined
 from .laws import Laws, MeansLaw, PointsLaw, _merge_atoms, prune_points
 from .steps import _cells_laws, _top_log_y, log_sd
 
@@ -125,7 +125,7 @@ def symmetric_laws(sigma: float, q: float, compositions: int, refinement: int) -
 
 
 class _PairSpec:
-    """The engine's view of (P*, Q*) (``engine.run_laws`` asks a phase's ``spec`` for its laws)."""
+    """The engine's view of (P*, Q*) (``engine._run_laws`` asks a phase's ``spec`` for its laws)."""
 
     @staticmethod
     def laws(phase, refinement: int) -> tuple[Laws, int]:
@@ -155,9 +155,9 @@ def substitution_bounds(phase, quantity: str, values: np.ndarray, accuracy: floa
     replace-one (Wang et al. 2019), each row naming which. Lower: the add/remove pair of the run
     (realised by substitution neighbours, lebeda24 Sec. 7), the larger direction."""
     pair = SubstitutionPhase(phase.sigma, phase.steps, phase.sampling_rate)
-    lower_bounds, lower_attrs = refined((phase,), values, quantity, accuracy, max_grid_points, [2])
+    lower_bounds, lower_attrs = _refined((phase,), values, quantity, accuracy, max_grid_points, [2])
     try:
-        upper_bounds, upper_attrs = refined((pair,), values, quantity, accuracy, max_grid_points, [2])
+        upper_bounds, upper_attrs = _refined((pair,), values, quantity, accuracy, max_grid_points, [2])
         certified = upper_bounds[:, 2, 1]
     except FloatingPointError as error:  # the pair's laws leave floating point (small sigma): RDP alone
         certified = np.full(values.size, np.inf)

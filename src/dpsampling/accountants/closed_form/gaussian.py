@@ -45,21 +45,9 @@ def gaussian_delta(epsilon, sigma: float, sensitivity: float = 1.0) -> np.ndarra
 
 def gaussian_epsilon(delta: float, sigma: float, sensitivity: float) -> float:
     """The smallest eps >= 0 with gaussian_delta(eps) <= delta, from above: bisection to adjacent
-    floats, returning the end of the bracket at which delta is met (0 if delta(0) <= delta)."""
-    if gaussian_delta(0.0, sigma, sensitivity) <= delta:
-        return 0.0
-    low, high = 0.0, 1.0
-    while gaussian_delta(high, sigma, sensitivity) > delta:
-        low, high = high, 2.0 * high
-    for _ in range(BISECTIONS):
-        mid = 0.5 * (low + high)
-        if not low < mid < high:
-            break
-        if gaussian_delta(mid, sigma, sensitivity) > delta:
-            low = mid
-        else:
-            high = mid
-    return high
+    floats (``_last_above``), returning the end of the bracket at which delta is met (0 if
+    delta(0) <= delta)."""
+    return _last_above(lambda eps: gaussian_delta(eps, sigma, sensitivity), delta)[1]
 
 
 def gaussian_delta_bounds(epsilon, sigma: float, sensitivity: float = 1.0) -> tuple[np.ndarray, np.ndarray]:

@@ -2,15 +2,15 @@
 second case; also ``accountants.calibrate``'s for a correlated phase without a certified reduction):
 bisection in log sigma on the Monte Carlo upper bound of the ``max`` row at the target eps, the same
 seed at every sigma (common random numbers); all N evaluated upper bounds hold together with
-probability >= 1 - 2 beta N (union bound). It imports nothing of the certified face, so both
+probability >= 1 - 2 beta N (union bound); the bisection is ``accountants.bisection``'s. It imports nothing of the certified face, so both
 calibrations may import it.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, replace
 
+from dpsampling.accountants.bisection import log_bisection
 from dpsampling.accountants.matrix.montecarlo import delta_estimates
 
 MAX_SIGMA = 1e4
@@ -49,7 +49,5 @@ def monte_carlo_sigma(run, target, delta, samples, beta, seed, rtol) -> MatrixCa
             high, low = low, low / 2.0
             if low < MIN_SIGMA:
                 return MatrixCalibration(high, low, "monte carlo", len(seen), 2 * beta * len(seen), samples, beta)
-    while high / low - 1.0 > rtol:
-        mid = math.sqrt(low * high)
-        low, high = (low, mid) if sufficient(mid) else (mid, high)
+    low, high = log_bisection(sufficient, low, high, rtol)
     return MatrixCalibration(high, low, "monte carlo", len(seen), 2 * beta * len(seen), samples, beta)

@@ -35,7 +35,7 @@ def gaussian_pld(sigma: float, rate: float, steps: int, distance: float, pessimi
     return pld_bounds.compose(single, steps)
 
 
-def phase_bounds(phase, distance: float, quantity: str, values: np.ndarray, accuracy: float):
+def _phase_bounds(phase, distance: float, quantity: str, values: np.ndarray, accuracy: float):
     """((n, 3, 2) bounds, (lower, upper) methods, attrs) of a validated Poisson or WOR phase."""
     out = pld_bounds.refined_bounds(
         lambda pessimistic, d: gaussian_pld(phase.sigma, phase.sampling_rate, phase.steps, distance, pessimistic, d),
@@ -47,3 +47,6 @@ def phase_bounds(phase, distance: float, quantity: str, values: np.ndarray, accu
     attrs = {"method": "dp_accounting", "discretization": out["discretization"].tolist(),
              "converged_rows": np.asarray(out["converged"]).tolist()}
     return bounds, (METHOD.format("optimistic"), METHOD.format("pessimistic")), attrs
+
+
+__all__ = ["DISCRETIZATION", "METHOD", "MIN_DISCRETIZATION", "gaussian_pld"]

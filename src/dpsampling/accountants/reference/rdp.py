@@ -5,8 +5,9 @@
 - ``wor_substitution``: WOR under replace-one (Wang et al. 2019) at noise multiplier sigma / 2
   (the base mechanism's substitution sensitivity is 2).
 
-``phase_bounds`` is ``Accountant(method="rdp")``: the RDP upper bound in every row (it bounds both
-directions at once), and 0 as the lower bound (RDP bounds from above only; eps and delta are >= 0).
+``_phase_bounds`` is ``Accountant(method="rdp")``'s body (private: the face checks the run first):
+the RDP upper bound in every row (it bounds both directions at once), and 0 as the lower bound
+(RDP bounds from above only; eps and delta are >= 0).
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ UPPER_METHOD = "dp-accounting RDP (Mironov 2017 conversion)"
 LOWER_METHOD = "none: RDP bounds from above only (0)"
 
 
-def phase_bounds(phase, relation: str, quantity: str, values: np.ndarray):
+def _phase_bounds(phase, relation: str, quantity: str, values: np.ndarray):
     """((n, 3, 2) bounds, (lower, upper) methods, attrs) of a validated Poisson or WOR phase: under
     substitution WOR's replace-one RDP, otherwise Poisson's at sigma / distance (the pair's)."""
     if relation == "substitution":
@@ -61,3 +62,6 @@ def query(accountant, quantity: str, values) -> np.ndarray:
     """delta at each eps (quantity "delta") or eps at each delta ("epsilon")."""
     ask = accountant.get_delta if quantity == "delta" else accountant.get_epsilon
     return np.array([float(ask(float(v))) for v in np.atleast_1d(values)])
+
+
+__all__ = ["LOWER_METHOD", "UPPER_METHOD", "poisson", "query", "wor_substitution"]

@@ -28,22 +28,18 @@ import pandas as pd
 
 from dpsampling.accountants import ballsbins as bb
 from dpsampling.accountants.accountant import Accountant
-from dpsampling.accountants.certified.ballsbins import level_steps
-from dpsampling.accountants.certified.compose import COARSEST_STEP, SPREAD_SCALE
 from dpsampling.accountants.run import Phase
 from dpsampling.io import read_metadata
 from dpsampling.papers.accounting import delta_table, exact, paper_phase
 from dpsampling.papers.chua24.curves import table_methods
 from dpsampling.papers.chua25.samples import SampleSet, expected_shard_metadata
-from dpsampling.samplers import SAMPLERS, sampler_entry
+from dpsampling.samplers import BALLS_AND_BINS, SAMPLERS, sampler_entry
 
 CERTIFIED_METHOD = "pld (certified)"
 CERTIFIED_CURVE = "certified"
 """The curve key of the certified delta_B bounds."""
 BOUND6_CURVE = "bound6"
 """The curve key of the delta_B lower bound (6) (chua25, one epoch)."""
-BALLS_AND_BINS = "balls_and_bins"
-"""The sampler of chua25 (its Monte Carlo, bound (6) and certified curves)."""
 DEFAULT_MAX_GRID_POINTS = 40_000
 """The certified delta_B bounds' default grid cap (config ``chua25.certified_max_grid_points``)."""
 CERTIFIED_RECORD = ("engine_version", "accuracy_requested", "accuracy_reached", "accuracy_floor", "converged",
@@ -159,7 +155,7 @@ def certified_settings(chua25: dict, spec: dict) -> dict:
 
 def certified_bounds(sigma: float, steps: int, epochs: int, eps, certified: dict) -> tuple[dict, dict]:
     """Certified delta_B bounds {bound: {direction: values}} and the record of how they were computed."""
-    phase = Phase(BALLS_AND_BINS, sigma, steps_per_epoch=steps, epochs=epochs)
+    phase = Phase(BALLS_AND_BINS.name, sigma, steps_per_epoch=steps, epochs=epochs)
     frame = Accountant(phase, accuracy=float(certified["accuracy"]),
                        max_grid_points=int(certified["max_grid_points"])).delta_bounds(eps)
     values = {}
@@ -167,9 +163,8 @@ def certified_bounds(sigma: float, steps: int, epochs: int, eps, certified: dict
         wide = frame.pivot(index="epsilon", columns="direction", values=f"delta_{bound}").reindex(np.asarray(eps, dtype=float))
         values[bound] = {direction: wide[direction].to_numpy() for direction in ("max", "remove", "add")}
     computation = frame.attrs["computation"]
-    h_top = computation["grid_step"]
-    attrs = dict(computation, accuracy_requested=frame.attrs["accuracy_requested"], grid_step_top=h_top,
-                 grid_step_bottom=level_steps(sigma, steps, h_top, COARSEST_STEP, SPREAD_SCALE)[1])
+    attrs = dict(computation, accuracy_requested=frame.attrs["accuracy_requested"],
+                 grid_step_top=computation["grid_step"], grid_step_bottom=computation["grid_step_bottom"])
     record = {key: attrs[key] for key in CERTIFIED_RECORD}
     return values, record
 
@@ -204,11 +199,11 @@ def setting_bounds(sigma: float, steps: int, epochs: int, eps, curves, settings:
     if BOUND6_CURVE in curves and epochs == 1:
         lower = {d: bb.lower_bound_delta(sigma, steps, eps, d) for d in ("remove", "add")}
         lower["max"] = np.maximum(lower["remove"], lower["add"])
-        frames += _rows(base, BALLS_AND_BINS, "bound (6)", "lower", eps, lower)
+        frames += _rows(base, BALLS_AND_BINS.name, "bound (6)", "lower", eps, lower)
     if CERTIFIED_CURVE in curves:
         values, record = certified_bounds(sigma, steps, epochs, eps, settings["certified"])
         for bound in ("upper", "lower"):
-            frames += _rows(base, BALLS_AND_BINS, CERTIFIED_METHOD, bound, eps, values[bound])
+            frames += _rows(base, BALLS_AND_BINS.name, CERTIFIED_METHOD, bound, eps, values[bound])
         if records is not None:
             records.append(dict(base, **record))
     return frames
@@ -245,7 +240,7 @@ def summary_table(delta: pd.DataFrame, bounds: pd.DataFrame) -> pd.DataFrame:
     keep = ["panel", "series", "sigma", "steps", "epochs", "direction", "epsilon", "count", "samples",
             "n_orders", "orders", "importance_epsilon", "log_weight", "sampling_seconds", "sampling_cpu_seconds",
             "error_prob"]
-    mc = delta[keep].assign(sampler=BALLS_AND_BINS, method=delta["method"].map(MC_METHOD))
+    mc = delta[keep].assign(sampler=BALLS_AND_BINS.name, method=delta["method"].map(MC_METHOD))
     estimate = mc.assign(bound="estimate", delta=delta["mean"], standard_error=delta["standard_error"])
     upper = mc.assign(bound="upper", delta=delta["ucb"])
     return pd.concat([bounds.assign(series=""), estimate, upper], ignore_index=True)
