@@ -201,7 +201,7 @@ def test_rdp_is_a_method_of_the_face_labelled_as_a_reference(sampler):
     row of the same long frame, 0 below, and a sentence that never calls it certified."""
     phase = Phase(sampler, 1.5, sampling_rate=0.01, steps=300)
     frame = Accountant(phase, method="rdp").epsilon_bounds([1e-5, 1e-3])
-    reference = rdp.query(rdp.poisson(1.5 / SAMPLERS[sampler].distance, 0.01, 300), "epsilon", [1e-5, 1e-3])
+    reference = rdp.query(rdp.poisson_accountant(1.5 / SAMPLERS[sampler].distance, 0.01, 300), "epsilon", [1e-5, 1e-3])
     assert list(frame["epsilon_upper"]) == list(np.repeat(reference, 3))
     assert (frame["epsilon_lower"] == 0.0).all() and not frame["converged"].any()
     assert frame.attrs["method"] == "rdp"

@@ -59,7 +59,7 @@ def test_delta_bounds_equal_dp_accounting_public_answers():
 def test_rdp_equals_dp_accounting_and_is_looser_than_pld():
     accountant = dp_accounting.rdp.RdpAccountant()
     accountant.compose(dp_accounting.PoissonSampledDpEvent(RATE, dp_accounting.GaussianDpEvent(SIGMA)), STEPS)
-    ours = rdp.query(rdp.poisson(SIGMA, RATE, STEPS), "epsilon", [1e-5])
+    ours = rdp.query(rdp.poisson_accountant(SIGMA, RATE, STEPS), "epsilon", [1e-5])
     assert ours[0] == pytest.approx(accountant.get_epsilon(1e-5), rel=1e-12)
     frame = Accountant([_phase()]).epsilon_bounds([1e-5])
     assert _row(frame, "max", "epsilon_upper")[0] < ours[0]
@@ -100,6 +100,6 @@ def test_delta_decreases_in_eps_and_epsilon_in_sigma():
     eps = np.linspace(0, 4, 9)
     table = _one_interval("delta", eps, _phase())
     assert np.all(np.diff(table["upper"]) <= 0)
-    assert np.all(np.diff(rdp.query(rdp.poisson(SIGMA, RATE, STEPS), "delta", eps)) <= 0)
+    assert np.all(np.diff(rdp.query(rdp.poisson_accountant(SIGMA, RATE, STEPS), "delta", eps)) <= 0)
     values = [Accountant([_phase(sigma=s)]).get_epsilon(1e-5) for s in (0.6, 0.9, 1.5)]
     assert values[0] > values[1] > values[2]

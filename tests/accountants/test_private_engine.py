@@ -37,7 +37,7 @@ NO_DOOR = {
     },
     "dpsampling.accountants.reference.rdp": {
         **dict.fromkeys(("LOWER_METHOD", "UPPER_METHOD"), "a constant"),
-        "poisson": "dp-accounting's RDP accountant of raw parameters (its own checks), no phase",
+        "poisson_accountant": "dp-accounting's RDP accountant of raw parameters (its own checks), no phase",
         "wor_substitution": "dp-accounting's RDP accountant of raw parameters (its own checks), no phase",
         "query": "asks an accountant already built",
     },

@@ -227,4 +227,4 @@ def test_frontier_runs_get_certified_brackets_within_one_percent(sampler, sigma,
     assert np.all((0 <= lower) & (lower <= upper) & np.isfinite(upper))
     assert np.all(upper - lower <= 0.01 * upper)
     rdp_sigma = sigma if sampler == "poisson" else sigma / 2.0
-    assert lower.max() <= rdp.query(rdp.poisson(rdp_sigma, q, steps), "epsilon", [delta])[0]
+    assert lower.max() <= rdp.query(rdp.poisson_accountant(rdp_sigma, q, steps), "epsilon", [delta])[0]

@@ -1,6 +1,6 @@
 """RDP upper bounds from dp-accounting (Mironov 2017 conversion, its default orders).
 
-- ``poisson``: the Poisson subsampled Gaussian (Mironov et al. 2019), which bounds both
+- ``poisson_accountant``: the Poisson subsampled Gaussian (Mironov et al. 2019), which bounds both
   directions (the RDP of the remove/add pair); WOR's add/remove pair is Poisson's at sigma / 2;
 - ``wor_substitution``: WOR under replace-one (Wang et al. 2019) at noise multiplier sigma / 2
   (the base mechanism's substitution sensitivity is 2).
@@ -22,7 +22,7 @@ dp_accounting = lazy_import("dp_accounting")
 _REFERENCE_SIZE = 10**9  # dp-accounting's WOR bound depends on the rate only (sample size / dataset size)
 
 
-def poisson(sigma: float, rate: float, steps: int):
+def poisson_accountant(sigma: float, rate: float, steps: int):
     """RDP accountant of ``steps`` Poisson subsampled Gaussian steps (sensitivity 1)."""
     logging.getLogger("absl").setLevel(logging.ERROR)
     accountant = dp_accounting.rdp.RdpAccountant()
@@ -51,7 +51,7 @@ def _phase_bounds(phase, relation: str, quantity: str, values: np.ndarray):
     if relation == "substitution":
         accountant = wor_substitution(phase.sigma, phase.sampling_rate, phase.steps)
     else:
-        accountant = poisson(phase.sigma / phase.spec.distance, phase.sampling_rate, phase.steps)
+        accountant = poisson_accountant(phase.sigma / phase.spec.distance, phase.sampling_rate, phase.steps)
     upper = query(accountant, quantity, values)  # dp-accounting's delta is min(., 1) already
     bounds = np.zeros((values.size, 3, 2))
     bounds[..., 1] = upper[:, None]
@@ -64,4 +64,4 @@ def query(accountant, quantity: str, values) -> np.ndarray:
     return np.array([float(ask(float(v))) for v in np.atleast_1d(values)])
 
 
-__all__ = ["LOWER_METHOD", "UPPER_METHOD", "poisson", "query", "wor_substitution"]
+__all__ = ["LOWER_METHOD", "UPPER_METHOD", "poisson_accountant", "query", "wor_substitution"]
