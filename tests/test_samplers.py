@@ -1,5 +1,5 @@
 """The sampler registry (``dpsampling.samplers``): one class per sampler, one instance each,
-holding its words, plot style, pair, batch plan and audit words."""
+holding its words, plot style, pair, batch plan, audit words and audit signature."""
 
 import subprocess
 import sys
@@ -19,6 +19,7 @@ from dpsampling.samplers import (
     SAMPLERS,
     VARIABLE_SIZE,
     WOR,
+    AuditSignature,
     Sampler,
     by_letter,
     generator_entry,
@@ -41,6 +42,7 @@ def test_each_sampler_is_one_instance_of_its_own_class():
         assert spec.name == name and sampler_entry(name) is spec
         assert all(isinstance(getattr(spec, words), str) and getattr(spec, words)
                    for words in ("letter", "title", "label", "colour", "doc", "audit_words", "behaviour"))
+        assert isinstance(spec.audit_signature, AuditSignature)  # the audit can name every sampler
         with pytest.raises(AttributeError):  # immutable: no state of its own
             spec.distance = 3.0
     assert repr(POISSON) == "Poisson()" and SAMPLERS["wor"].__class__.__name__ == "WithoutReplacement"

@@ -5,8 +5,11 @@ PyTorch's and Opacus' loaders enter here as pure-numpy stand-ins of their index 
 (tests/stand_in_loaders.py); the same checks on the real ones are in test_torch.py (marker opacus).
 """
 
+import itertools
 import math
 import time
+from dataclasses import fields
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,7 +17,10 @@ from scipy import stats
 from stand_in_loaders import BROKEN, REAL
 
 from dpsampling import audit
+from dpsampling.auditing.verdict import matching_sampler
 from dpsampling.batches import LOADER_SAMPLERS, BatchSampler
+from dpsampling.samplers import SAMPLERS, SHUFFLE, Sampler
+from dpsampling.samplers.base import CONSTANT, CYCLIC, FIXED, MIN_SEPARATION, MULTINOMIAL, PARTITION, RATES, VARYING
 
 N, B = 2_000, 64
 
@@ -156,3 +162,60 @@ def test_a_shuffle_buffer_is_not_a_shuffle():
     for seed in range(5):
         verdict = audit(BufferShuffle(seed), dataset_size=n)
         assert verdict.sampler is None and verdict.finding("order") and verdict.bound == ("per_epoch_cap", 1)
+
+
+OBSERVABLE = {"family": (PARTITION, RATES, CYCLIC, MIN_SEPARATION), "sizes": (FIXED, MULTINOMIAL, CONSTANT, VARYING),
+              "epochs_repeat": (False, True), "index_order": (False, True)}
+"""Every value the verdict observes of each property an ``AuditSignature`` fixes."""
+
+
+def _completions(signature):
+    """Every observation the signature matches: its fixed properties, its free ones (None) set every way."""
+    fixed = {f.name: getattr(signature, f.name) for f in fields(signature) if f.name in OBSERVABLE}
+    free = [name for name, value in fixed.items() if value is None]
+    for values in itertools.product(*(OBSERVABLE[name] for name in free)):
+        yield {**fixed, **dict(zip(free, values, strict=True))}
+
+
+def test_each_audit_signature_singles_out_its_own_sampler():
+    """The verdict names the registered sampler whose signature matches what it observed: for every
+    observation a sampler's signature admits, that sampler and no other."""
+    assert all(spec.audit_signature is not None for spec in SAMPLERS.values())
+    for spec in SAMPLERS.values():
+        for observed in _completions(spec.audit_signature):
+            assert matching_sampler(observed) is spec, (spec.name, observed)
+
+
+def test_a_sampler_without_a_signature_is_never_proposed_and_overlaps_are_refused():
+    class Unsigned(Sampler):
+        __slots__ = ()
+        name = "unsigned"
+
+    class Twin(type(SHUFFLE)):  # the same signature as shuffle's
+        __slots__ = ()
+
+    unsigned = Unsigned()
+    everything = [dict(zip(OBSERVABLE, values, strict=True)) for values in itertools.product(*OBSERVABLE.values())]
+    assert all(matching_sampler(observed, (*SAMPLERS.values(), unsigned)) is not unsigned for observed in everything)
+    assert any(matching_sampler(observed) is None for observed in everything)  # e.g. rates with fixed sizes
+    shuffled = next(_completions(SHUFFLE.audit_signature))
+    with pytest.raises(ValueError, match="single out one sampler; .* matches shuffle, shuffle"):
+        matching_sampler(shuffled, (SHUFFLE, Twin()))
+
+
+def test_the_table_of_signatures_in_the_docs_is_the_classes():
+    """docs/AUDIT.md's table of audit signatures (one row per sampler, by its label) says what each
+    class's ``audit_signature`` holds."""
+    text = (Path(__file__).parents[2] / "docs" / "AUDIT.md").read_text()
+    header = "| sampler | family | batch sizes | every epoch repeats the first | ... in index order |"
+    rows = text.split(header)[1].split("\n\n")[0].strip().splitlines()[1:]
+    words = {"any": None, "yes": True, "no": False}
+    table = {}
+    for row in rows:
+        sampler, family, sizes, repeat, order = (cell.strip() for cell in row.strip("|").split("|"))
+        label = sampler.removesuffix(" (exact)")
+        table[label] = (family, words.get(sizes.split()[0], sizes.split()[0]), words[repeat.split()[0]],
+                        words[order.split()[0]], sampler != label)
+    assert table == {spec.label: (spec.audit_signature.family, spec.audit_signature.sizes,
+                                  spec.audit_signature.epochs_repeat, spec.audit_signature.index_order,
+                                  spec.audit_signature.exact) for spec in SAMPLERS.values()}

@@ -26,6 +26,11 @@ alpha / 100 (``consecutive_miss_probability``). Their tests, at alpha / k each: 
 totals Bin(n, q), examples never drawn); b-min-sep (k = 2): the waits gap - b + 1 Geometric(p),
 equal per-example rates.
 
+Within a branch the sampler named is the registered one whose ``audit_signature`` (a
+``samplers.base.AuditSignature``: its family of tests, its sizes, whether its epochs repeat, in index
+order) matches what was observed (``matching_sampler``: exactly one, else none); this module names no
+sampler. A finding against it then withdraws the name, except for an exact signature (deterministic).
+
 Then the tests of ``significance`` at alpha / k each (k: the branch's number of tests, fixed before
 any is run; Bonferroni), so that a loader that is one of the samplers is flagged with probability
 at most alpha (where the chi-square approximations hold):
@@ -58,17 +63,8 @@ import numpy as np
 from dpsampling.auditing import signatures
 from dpsampling.auditing import significance as sig
 from dpsampling.auditing.sources import Draw
-from dpsampling.samplers import (
-    B_MIN_SEP,
-    BALLS_AND_BINS,
-    CYCLIC_POISSON,
-    DETERMINISTIC,
-    FIXED_BALLS_AND_BINS,
-    POISSON,
-    SAMPLERS,
-    SHUFFLE,
-    WOR,
-)
+from dpsampling.samplers import SAMPLERS, Sampler
+from dpsampling.samplers.base import CONSTANT, CYCLIC, FIXED, MIN_SEPARATION, MULTINOMIAL, PARTITION, RATES, VARYING
 from dpsampling.validation import check_open_unit
 
 DEFAULT_ALPHA = 1e-3
@@ -136,6 +132,32 @@ class Verdict:
                 "bound), valid where examples are included independently; otherwise no guarantee from these batches")
 
 
+def matching_sampler(observed: dict, candidates=None) -> Sampler | None:
+    """The one sampler of ``candidates`` (default: the registry's) whose ``audit_signature`` matches
+    ``observed`` (``AuditSignature.matches``); None where none does (a sampler without a signature
+    never does); ValueError where several do (their signatures overlap)."""
+    found = [spec for spec in (SAMPLERS.values() if candidates is None else candidates)
+             if spec.audit_signature is not None and spec.audit_signature.matches(observed)]
+    if len(found) > 1:
+        raise ValueError(f"audit signatures must single out one sampler; {observed} matches "
+                         f"{', '.join(spec.name for spec in found)}")
+    return found[0] if found else None
+
+
+def _name(verdict: Verdict, **observed) -> Sampler | None:
+    """Name the sampler whose signature matches ``observed`` (None: none): a repeat its signature
+    requires is no finding, and an exact signature is its bound at once."""
+    spec = matching_sampler(observed)
+    if spec is None:
+        return None
+    verdict.sampler = spec.name
+    if spec.audit_signature.epochs_repeat:
+        verdict.findings = [f for f in verdict.findings if f.kind != "epochs_repeat"]
+    if spec.audit_signature.exact:
+        verdict.bound = ("sampler", spec.name)
+    return spec
+
+
 def _record(tests: list, name: str, p_value: float, level: float) -> bool:
     rejected = p_value < level
     tests.append({"test": name, "p_value": p_value, "level": level, "rejected": bool(rejected)})
@@ -198,33 +220,26 @@ def _partition(draw: Draw, used: list, verdict: Verdict, repeat: bool) -> None:
     groups = sig.groups_for(n, steps)
     sizes = [draw.sizes(e) for e in used]
     fixed = all(_fixed_sizes(s) for s in sizes)
-    in_order = bool(np.all(np.diff(draw.indices[0]) > 0))
-    deterministic = repeat and fixed and in_order
-    if deterministic:
-        verdict.sampler, verdict.bound = DETERMINISTIC.name, ("sampler", DETERMINISTIC.name)
-        verdict.findings = [f for f in verdict.findings if f.kind != "epochs_repeat"]
+    observed = {"family": PARTITION, "epochs_repeat": repeat,
+                "index_order": repeat and bool(np.all(np.diff(draw.indices[0]) > 0))}
+    named = _name(verdict, sizes=FIXED, **observed) if fixed else None
+    exact = named is not None and named.audit_signature.exact
     previous = np.arange(n, dtype=np.int64) * groups // n
     for e in used:
         current = _positions(draw, e, groups)
         both = (previous >= 0) & (current >= 0)
         p = sig.independence(previous[both], current[both], groups)
         if _record(tests, f"batch position independent of {'example index' if e == 0 else 'epoch ' + str(e - 1)} "
-                          f"(epoch {e})", p, level) and not deterministic:
+                          f"(epoch {e})", p, level) and not exact:
             what = "example index" if e == 0 else f"their batches in epoch {e - 1} (dependence across epochs)"
             verdict.findings.append(Finding("order", f"the batches of epoch {e} depend on {what}", p))
         previous = current
-    if verdict.sampler is None:
-        if fixed:
-            verdict.sampler = SHUFFLE.name
+    if not fixed:
+        p = sig.multinomial_sizes(sizes)
+        if _record(tests, "batch sizes Multinomial(n, 1/T)", p, level):
+            verdict.findings.append(Finding("sizes", "batch sizes vary, but not as Multinomial(n, 1/T)", p))
         else:
-            p = sig.multinomial_sizes(sizes)
-            if _record(tests, "batch sizes Multinomial(n, 1/T)", p, level):
-                verdict.findings.append(Finding("sizes", "batch sizes vary, but not as Multinomial(n, 1/T)", p))
-            elif repeat:  # the kept bins of fixed balls-and-bins: its signature, not a finding
-                verdict.sampler = FIXED_BALLS_AND_BINS.name
-                verdict.findings = [f for f in verdict.findings if f.kind != "epochs_repeat"]
-            else:
-                verdict.sampler = BALLS_AND_BINS.name
+            _name(verdict, sizes=MULTINOMIAL, **observed)
     missing = int(np.count_nonzero(sum(np.bincount(draw.indices[e], minlength=n) for e in used) == 0))
     left_out = [n - len(draw.indices[e]) for e in used]
     verdict.facts.update(never_drawn=missing, left_out_per_epoch=left_out)
@@ -237,7 +252,7 @@ def _partition(draw: Draw, used: list, verdict: Verdict, repeat: bool) -> None:
         if _record(tests, "examples left out of every epoch", p, level):
             verdict.findings.append(Finding("never_drawn", f"{missing} example(s) never drawn in {len(used)} epochs "
                                                            "(drop_last dropping the same examples each epoch?)", p))
-    if verdict.bound is None:  # (deterministic has its bound already)
+    if verdict.bound is None:  # (an exact signature has its bound already)
         if any(f.kind != "epochs_repeat" for f in verdict.findings):
             verdict.sampler = None
         verdict.bound = ("per_epoch_cap", 1) if verdict.sampler is None else ("sampler", verdict.sampler)
@@ -272,9 +287,10 @@ def _rates(draw: Draw, used: list, verdict: Verdict) -> None:
     if not constant and _record(tests, "batch sizes Bin(n, q)", sig.binomial_sizes(sizes, n), level):
         verdict.findings.append(Finding("sizes", "batch sizes vary, but not as Bin(n, q)", tests[-1]["p_value"]))
     others = [f for f in verdict.findings if f.kind != "epochs_repeat"]
-    verdict.sampler = None if others else (WOR.name if constant else POISSON.name)
-    if verdict.sampler is not None:
-        verdict.bound = ("sampler", verdict.sampler)
+    named = None if others else _name(verdict, family=RATES, sizes=CONSTANT if constant else VARYING,
+                                      epochs_repeat=verdict.facts["epochs_repeat"])
+    if named is not None:
+        verdict.bound = ("sampler", named.name)
     elif unequal and not constant and {f.kind for f in others} <= {"unequal_rates", "never_drawn"}:
         verdict.bound = ("largest_rate", verdict.facts["largest_rate"])
 
@@ -298,8 +314,8 @@ def _cyclic_poisson(draw: Draw, positions: np.ndarray, verdict: Verdict) -> None
     p = sig.never_drawn_binomial(missing, n, (1.0 - rate) ** draw.epochs)
     if _record(tests, "examples never drawn", p, level):
         verdict.findings.append(Finding("never_drawn", f"{missing} example(s) never drawn in {draw.epochs} epochs", p))
-    verdict.sampler = None if verdict.findings else CYCLIC_POISSON.name
-    verdict.bound = ("per_epoch_cap", 1) if verdict.findings else ("sampler", CYCLIC_POISSON.name)
+    named = None if verdict.findings else _name(verdict, family=CYCLIC, epochs_repeat=False)
+    verdict.bound = ("per_epoch_cap", 1) if named is None else ("sampler", named.name)
 
 
 def _b_min_sep(draw: Draw, gaps: np.ndarray, used: list, verdict: Verdict) -> None:
@@ -316,7 +332,8 @@ def _b_min_sep(draw: Draw, gaps: np.ndarray, used: list, verdict: Verdict) -> No
                                                 "not a fixed separation then a geometric wait", p))
     if _record(tests, "equal per-example rates", sig.equal_counts(counts), level):
         verdict.findings.append(Finding("unequal_rates", "unequal per-example rates", tests[-1]["p_value"]))
-    verdict.sampler = None if verdict.findings else B_MIN_SEP.name
+    if not verdict.findings:
+        _name(verdict, family=MIN_SEPARATION, epochs_repeat=verdict.facts["epochs_repeat"])
     per_epoch = max(len(draw.offsets[e]) - 1 for e in used)
     verdict.bound = ("per_epoch_cap", -(-per_epoch // separation))  # at most ceil(T / b) steps per epoch
 
@@ -371,4 +388,4 @@ def decide(draw: Draw, alpha: float = DEFAULT_ALPHA) -> Verdict:
     return verdict
 
 
-__all__ = ["DEFAULT_ALPHA", "Finding", "Verdict", "decide"]
+__all__ = ["DEFAULT_ALPHA", "Finding", "Verdict", "decide", "matching_sampler"]

@@ -1,5 +1,5 @@
 """The sampler registry: one class per batch sampler (``base.Sampler``: its words, plot style, pair,
-batch plan and audit words in one place), one instance each, registered here once. Nothing else
+batch plan, audit words and audit signature in one place), one instance each, registered here once. Nothing else
 names a sampler: code asks the instance (``sampler_entry(name)``, ``POISSON.name``,
 ``by_letter("W")``, ``rate_based``, ...), never compares or lists names (tests/test_layout.py).
 
@@ -11,7 +11,7 @@ its kernels inside its methods.
 
 from __future__ import annotations
 
-from dpsampling.samplers.base import CERTIFIED_LOWER, CERTIFIED_UPPER, EXACT, Sampler, check_choice
+from dpsampling.samplers.base import CERTIFIED_LOWER, CERTIFIED_UPPER, EXACT, AuditSignature, Sampler, check_choice
 from dpsampling.samplers.correlated import BMinSep, CyclicPoisson, FixedBallsAndBins
 from dpsampling.samplers.epochs import BallsAndBins, Deterministic, Shuffle
 from dpsampling.samplers.subsampled import Poisson, WithoutReplacement
@@ -81,5 +81,5 @@ def relation_help() -> str:
 
 __all__ = ["BALLS_AND_BINS", "B_MIN_SEP", "CERTIFIED_LOWER", "CERTIFIED_UPPER", "CYCLIC_POISSON", "DETERMINISTIC",
            "EXACT", "FIXED_BALLS_AND_BINS", "GENERATORS", "PAPER_RATE_BASED", "PAPER_SAMPLERS", "POISSON",
-           "RATE_BASED", "SAMPLERS", "SAMPLER_NAMES", "SHUFFLE", "VARIABLE_SIZE", "WOR", "Sampler", "by_letter",
+           "RATE_BASED", "SAMPLERS", "SAMPLER_NAMES", "SHUFFLE", "VARIABLE_SIZE", "WOR", "AuditSignature", "Sampler", "by_letter",
            "generator_entry", "legend_name", "relation_help", "sampler_entry"]

@@ -7,7 +7,8 @@ A sampler's class holds in one place:
   for issue 44's), ``title``, ``label`` (legends write ``f"{label} ({letter})"``), ``doc``, the
   methods of its bounds (``lower_method``, ``upper_method``), and the audit's words of it
   (``audit_words``: how the accountant check names its batches; ``behaviour``: what a loader
-  drawing it does, after "your loader ");
+  drawing it does, after "your loader "), and ``audit_signature`` (an ``AuditSignature``: what the
+  audit must observe to name it; None: never named);
 - its plot style: ``colour`` (and ``label``);
 - its run: ``rate_based`` (described by a sampling rate q, else by T steps per epoch and K epochs),
   ``variable_size`` (batch sizes vary: truncation applies), ``inclusion_rate(n, b, T)`` (the
@@ -37,11 +38,44 @@ registry (tests/test_layout.py).
 
 from __future__ import annotations
 
+from dataclasses import dataclass, fields
+
 from dpsampling import ADD_OR_REMOVE, RELATIONS
 
 EXACT = "exact Gaussian mechanism (chua24 Prop. 3.1)"
 CERTIFIED_LOWER = "certified lower law (Jensen)"
 CERTIFIED_UPPER = "certified upper law (convex order)"
+
+PARTITION, RATES, CYCLIC, MIN_SEPARATION = "partition", "rates", "cyclic", "min_separation"
+"""The loader audit's families of tests (``auditing.verdict``): each example at most once per epoch;
+otherwise; each example at one step of the epoch in every epoch (cyclic); participations at least
+b >= 2 steps apart (min_separation)."""
+
+FIXED, MULTINOMIAL, CONSTANT, VARYING = "fixed", "multinomial", "constant", "varying"
+"""Batch sizes as the audit observes them: partition family: fixed (differing by at most 1, or equal
+but a smaller last batch) or multinomial (varying, Multinomial(n, 1/T) not rejected); rates family:
+constant (all equal) or varying."""
+
+
+@dataclass(frozen=True)
+class AuditSignature:
+    """What the loader audit must observe to name a sampler: its ``family`` of tests and, within it,
+    the ``sizes``, whether every epoch repeats the first epoch's batches (``epochs_repeat``) and
+    whether it does so in index order (``index_order``: the first epoch's batches, in index order,
+    every epoch); None: any. ``exact``: these exact properties are its whole law (no randomness to
+    test), so no test's rejection is a finding against it. A required repeat is the sampler's own
+    behaviour, not a finding."""
+
+    family: str
+    sizes: str | None = None
+    epochs_repeat: bool | None = None
+    index_order: bool | None = None
+    exact: bool = False
+
+    def matches(self, observed: dict) -> bool:
+        """Every property it fixes is the one observed (a property not observed matches none)."""
+        return all(getattr(self, f.name) is None or observed.get(f.name, None) == getattr(self, f.name)
+                   for f in fields(self) if f.name != "exact")
 
 
 def check_choice(name: str, value, allowed):
@@ -65,6 +99,7 @@ class Sampler:
     doc: str
     audit_words: str
     behaviour: str
+    audit_signature: AuditSignature | None = None
     lower_method = CERTIFIED_LOWER
     upper_method = CERTIFIED_UPPER
     rate_based = False
@@ -120,4 +155,5 @@ class Sampler:
         return relation
 
 
-__all__ = ["CERTIFIED_LOWER", "CERTIFIED_UPPER", "EXACT", "Sampler", "check_choice"]
+__all__ = ["CERTIFIED_LOWER", "CERTIFIED_UPPER", "CONSTANT", "CYCLIC", "EXACT", "FIXED", "MIN_SEPARATION", "MULTINOMIAL",
+           "PARTITION", "RATES", "VARYING", "AuditSignature", "Sampler", "check_choice"]

@@ -9,7 +9,7 @@ parameters of its law in a ``batches.Participation``; a shorter run is a prefix 
 
 from __future__ import annotations
 
-from dpsampling.samplers.base import Sampler
+from dpsampling.samplers.base import CYCLIC, MIN_SEPARATION, MULTINOMIAL, PARTITION, AuditSignature, Sampler
 
 
 class _Correlated(Sampler):
@@ -32,6 +32,7 @@ class CyclicPoisson(_Correlated):
     audit_words = "cyclic Poisson batches"
     behaviour = ("draws cyclic Poisson batches (each example only at one step of the epoch, joining independently at "
                  "one rate)")
+    audit_signature = AuditSignature(CYCLIC, epochs_repeat=False)
 
     def run_plan(self, n, steps, cycle_length, participation, rng):
         """The T = ``cycle_length`` groups fixed by a seeded shuffle (example order[j] in group j mod T,
@@ -56,6 +57,7 @@ class BMinSep(_Correlated):
     correlated_noise = "b_min_sep"
     audit_words = "b-min-sep batches"
     behaviour = "draws b-min-sep batches (each example's participations at least b steps apart, then a geometric wait)"
+    audit_signature = AuditSignature(MIN_SEPARATION)
 
     def run_plan(self, n, steps, cycle_length, participation, rng):
         """All the run's steps as one renewal process (``batches.b_min_sep_batches``)."""
@@ -77,6 +79,7 @@ class FixedBallsAndBins(_Correlated):
     correlated_noise = "fixed_balls_and_bins"
     audit_words = "fixed balls-and-bins batches"
     behaviour = "draws fixed balls-and-bins batches (the same balls-and-bins partition every epoch)"
+    audit_signature = AuditSignature(PARTITION, MULTINOMIAL, epochs_repeat=True)  # the bins kept
 
     def inclusion_rate(self, n: int, b: int, steps: int) -> float:
         """1 / T."""

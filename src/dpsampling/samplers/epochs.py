@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 
-from dpsampling.samplers.base import EXACT, Sampler
+from dpsampling.samplers.base import EXACT, FIXED, MULTINOMIAL, PARTITION, AuditSignature, Sampler
 
 SHUFFLE_LOWER_EPOCHS = 100_000
 """The most epochs shuffle's lower bound is computed over (10**9 ran out of memory, issue 42)."""
@@ -29,6 +29,7 @@ class Deterministic(Sampler):
     lower_method = upper_method = EXACT
     audit_words = "deterministic batches"
     behaviour = "is deterministic (the same batches, in index order, every epoch)"
+    audit_signature = AuditSignature(PARTITION, FIXED, epochs_repeat=True, index_order=True, exact=True)
 
     def gaussian_weight(self, phase) -> float:
         """K / sigma^2: K epochs are one Gaussian mechanism of sensitivity sqrt(K)."""
@@ -56,6 +57,7 @@ class Shuffle(Sampler):
     tight = False
     audit_words = "shuffled batches"
     behaviour = "shuffles (every example once per epoch, fixed batch sizes)"
+    audit_signature = AuditSignature(PARTITION, FIXED, index_order=False)
 
     def closed_form(self, phase, quantity: str, values):
         """Lower: the sets E_C per direction (chua24 eq. (3)); upper: delta_D (Thm 4.1), both directions."""
@@ -107,6 +109,7 @@ class BallsAndBins(Sampler):
     correlated_noise = "balls_and_bins"
     audit_words = "balls-and-bins"
     behaviour = "draws balls-and-bins batches (every example once per epoch, multinomial sizes)"
+    audit_signature = AuditSignature(PARTITION, MULTINOMIAL, epochs_repeat=False)
 
     def inclusion_rate(self, n: int, b: int, steps: int) -> float:
         """1 / T."""

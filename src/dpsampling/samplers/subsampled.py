@@ -12,7 +12,7 @@ both (at noise sigma / distance).
 
 from __future__ import annotations
 
-from dpsampling.samplers.base import Sampler
+from dpsampling.samplers.base import CONSTANT, RATES, VARYING, AuditSignature, Sampler
 
 
 class _Subsampled(Sampler):
@@ -53,6 +53,7 @@ class Poisson(_Subsampled):
     correlated_noise = "cyclic_poisson"
     audit_words = "Poisson batches"
     behaviour = "draws Poisson batches (independent participation at one rate)"
+    audit_signature = AuditSignature(RATES, VARYING)
 
     def generator_batches(self, generator, n, steps, seed=None, batch_size=None):
         """At rate 1 / T."""
@@ -77,6 +78,7 @@ class WithoutReplacement(_Subsampled):
     distance = 2.0  # its pair is Poisson's at sigma / 2 (lebeda24 Thm 10.2)
     audit_words = "fixed-size batches without replacement"
     behaviour = "draws fixed-size batches without replacement (independent draws per step)"
+    audit_signature = AuditSignature(RATES, CONSTANT)
 
     def substitution(self, phase, quantity: str, values, accuracy: float, max_grid_points: int):
         """Bounds under substitution (lebeda24 App. D, ``certified.substitution``)."""
