@@ -139,6 +139,8 @@ def test_drop_last_in_index_order_is_deterministic_with_the_same_examples_never_
     assert verdict.sampler == "deterministic" and not verdict.matches
     assert verdict.finding("never_drawn") and verdict.facts["never_drawn"] == n % b
     assert verdict.bound == ("sampler", "deterministic")
+    # no randomness to keep fresh: not the kept bins' caveat (its signature is exact)
+    assert verdict.consequence() == "the deterministic accounting"
 
 
 def test_a_shuffle_buffer_is_not_a_shuffle():

@@ -117,7 +117,8 @@ class Verdict:
             return (f"one epoch of {value} at sigma / sqrt(K) (K passes over the same batches), valid only if the first "
                     "epoch's batches are drawn afresh for each run and never published; with a seed fixed in the code "
                     "the loader is deterministic")
-        if kind == "sampler" and self.facts.get("epochs_repeat"):  # fixed bins: drawn once, kept
+        signature = SAMPLERS[value].audit_signature if kind == "sampler" else None
+        if signature is not None and signature.epochs_repeat and not signature.exact:  # fixed bins: drawn once, kept
             return (f"the {value} accounting (with DP-SGD noise one balls-and-bins epoch at sigma / sqrt(K)), valid only "
                     "if the bins are drawn afresh for each run and never published; with a seed fixed in the code the "
                     "loader is deterministic")
