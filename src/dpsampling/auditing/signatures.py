@@ -10,7 +10,9 @@ statistics the verdict tests them with.
   have put some example in two consecutive steps (``consecutive_miss_probability``).
 
 Each signature is a property of the batches seen (no false alarm for the sampler that has it); the
-guards below bound the chance that a loader without it shows it by coincidence.
+guards below bound the chance that a loader without it shows it by coincidence. They choose the
+verdict's family of tests (cyclic, min_separation); the sampler named is the one whose class's
+``audit_signature`` matches (``verdict.matching_sampler``).
 """
 
 from __future__ import annotations

@@ -296,8 +296,8 @@ def _rates(draw: Draw, used: list, verdict: Verdict) -> None:
         verdict.bound = ("largest_rate", verdict.facts["largest_rate"])
 
 
-def _cyclic_poisson(draw: Draw, positions: np.ndarray, verdict: Verdict) -> None:
-    """The cyclic Poisson branch (module docstring): each example's presence in each epoch i.i.d.
+def _cyclic(draw: Draw, positions: np.ndarray, verdict: Verdict) -> None:
+    """The cyclic branch (cyclic Poisson, module docstring): each example's presence in each epoch i.i.d.
     Bernoulli(q), tested at alpha / 3 each."""
     n, tests, level = draw.dataset_size, verdict.tests, verdict.alpha / 3
     drawn = positions >= 0
@@ -319,8 +319,8 @@ def _cyclic_poisson(draw: Draw, positions: np.ndarray, verdict: Verdict) -> None
     verdict.bound = ("per_epoch_cap", 1) if named is None else ("sampler", named.name)
 
 
-def _b_min_sep(draw: Draw, gaps: np.ndarray, used: list, verdict: Verdict) -> None:
-    """The b-min-sep branch (module docstring): geometric waits and equal rates, at alpha / 2 each."""
+def _min_separation(draw: Draw, gaps: np.ndarray, used: list, verdict: Verdict) -> None:
+    """The min_separation branch (b-min-sep, module docstring): geometric waits and equal rates, at alpha / 2 each."""
     n, tests, level = draw.dataset_size, verdict.tests, verdict.alpha / 2
     separation = int(gaps.min())
     renewal_rate, p = signatures.geometric_gaps(gaps, separation)
@@ -368,7 +368,7 @@ def decide(draw: Draw, alpha: float = DEFAULT_ALPHA) -> Verdict:
             positions = signatures.presence(draw)
             twice, fixed = signatures.fixed_positions(positions)
             if fixed and twice >= signatures.positions_needed(verdict.facts["steps_per_epoch"], alpha):
-                _cyclic_poisson(draw, positions, verdict)
+                _cyclic(draw, positions, verdict)
                 return verdict
         _partition(draw, used, verdict, repeat)
         return verdict
@@ -383,7 +383,7 @@ def decide(draw: Draw, alpha: float = DEFAULT_ALPHA) -> Verdict:
     steps = sum(len(draw.offsets[e]) - 1 for e in used)
     rate = float(sum(c.sum() for c in counts)) / (n * steps)
     if gaps.size and gaps.min() >= 2 and signatures.consecutive_miss_probability(n, steps, rate) <= alpha / 100:
-        _b_min_sep(draw, gaps, used, verdict)
+        _min_separation(draw, gaps, used, verdict)
         return verdict
     _rates(draw, used, verdict)
     return verdict
