@@ -30,6 +30,12 @@ NO_DOOR = {
         "with_max": "array shape", "direction_gaps": "array arithmetic", "sensitivity_rounding": "a rounding bound",
         "settled": "whether bounds already computed answer a question",
     },
+    "dpsampling.accountants.certified.substitution": {
+        **dict.fromkeys(("DISTANCE", "UPPER_METHOD", "RDP_METHOD", "LOWER_METHOD"), "a constant"),
+        **dict.fromkeys(("atom_at_one", "top_index"), "arithmetic of raw parameters"),
+        **dict.fromkeys(("symmetric_step", "symmetric_laws"), "the laws of the pair at raw parameters, no bounds"),
+        "SubstitutionPhase": "the pair's description (its bounds only through the private engine)",
+    },
     "dpsampling.accountants.reference": {},
     "dpsampling.accountants.reference.pld": {
         **dict.fromkeys(("DISCRETIZATION", "METHOD", "MIN_DISCRETIZATION"), "a constant"),

@@ -82,9 +82,9 @@ class WithoutReplacement(_Subsampled):
 
     def substitution(self, phase, quantity: str, values, accuracy: float, max_grid_points: int):
         """Bounds under substitution (lebeda24 App. D, ``certified.substitution``)."""
-        from dpsampling.accountants.certified.substitution import substitution_bounds
+        from dpsampling.accountants.certified.substitution import _substitution_bounds
 
-        return substitution_bounds(phase, quantity, values, accuracy, max_grid_points)
+        return _substitution_bounds(phase, quantity, values, accuracy, max_grid_points)
 
     def generator_batches(self, generator, n, steps, seed=None, batch_size=None):
         """Batches of ``batch_size`` (default n // T, at least 1)."""

@@ -148,7 +148,7 @@ class SubstitutionPhase:
     spec = _PairSpec()
 
 
-def substitution_bounds(phase, quantity: str, values: np.ndarray, accuracy: float, max_grid_points: int):
+def _substitution_bounds(phase, quantity: str, values: np.ndarray, accuracy: float, max_grid_points: int):
     """((n, 3, 2) bounds, (lower, upper) methods, attrs) of a validated WOR phase under substitution,
     every direction the same (the relation is symmetric). Upper: the smaller of (P*, Q*)^T's
     certified upper bound (module docstring) and dp-accounting's RDP bound for WOR under
