@@ -1,26 +1,21 @@
 """The Snakemake workflow: lint, a dry run of the whole DAG, config validation, a tiny real run."""
 
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
-from workflow_runs import ROOT
+import yaml
+from snakemake.utils import update_config
+from workflow_runs import ROOT, copy_workflow
 
 from dpsampling.io import read_table
 from dpsampling.papers.registry import CLAIMS
 from dpsampling.pipeline.claims import CLAIM_COLUMNS
+from dpsampling.pipeline.config import ConfigError, check_config
 
 pytestmark = pytest.mark.workflow
-
-
-def _copy_workflow(target: Path) -> Path:
-    for name in ("Snakefile", "workflow", "scripts", "config", ".test"):
-        source = ROOT / name
-        (shutil.copytree if source.is_dir() else shutil.copy)(source, target / name)
-    return target
 
 
 def _snakemake(directory: Path, *args, check=False):
@@ -41,7 +36,7 @@ def test_lint_is_clean():
 
 
 def test_dry_run_of_the_whole_dag_schedules_every_experiment(tmp_path):
-    directory = _copy_workflow(tmp_path)
+    directory = copy_workflow(tmp_path)
     result = _snakemake(directory, "-n")
     assert result.returncode == 0, result.stderr
     for figure in ("fig1", "fig2", "fig3", "fig4", "fig5", "fig6", "fig7", "thm41"):
@@ -51,7 +46,7 @@ def test_dry_run_of_the_whole_dag_schedules_every_experiment(tmp_path):
     assert "rule claims:" in result.stdout
 
 
-@pytest.mark.parametrize("bad, message", [
+BAD_CONFIGS = [
     ("chua24: {fig1: {steps: 0}}", "config chua24.fig1.steps: must be >= 1; got 0"),
     ("chua24: {fig3: {sigma: -0.5}}", "config chua24.fig3.sigma: must be > 0; got -0.5"),
     ("chua24: {fig1: {delta: 1.5}}", "config chua24.fig1.delta: must be < 1; got 1.5"),
@@ -64,9 +59,24 @@ def test_dry_run_of_the_whole_dag_schedules_every_experiment(tmp_path):
     ("chua25: {fig1: {data: {source: criteo_pctr}}}", "config chua25.fig1.data.path: must be of type string; got None"),
     ("chua25: {fig1: {optimizer: rmsprop}}", "config chua25.fig1.optimizer: must be one of sgd, adam; got 'rmsprop'"),
     ("chua25: {fig1: {model: forest}}", "config chua25.fig1.model: must be one of logistic, mlp; got 'forest'"),
-])
+]
+SNAKEMAKE_CASES = BAD_CONFIGS[::4]  # each costs a Snakemake start (~3 s); its check is check_config, as below
+
+
+@pytest.mark.parametrize("bad, message", BAD_CONFIGS)
+def test_bad_config_is_refused_by_the_snakefiles_check(bad, message):
+    """The Snakefile's own check (check_config on config/config.yaml updated with the --configfile,
+    as Snakemake merges them), in this process."""
+    config = yaml.safe_load((ROOT / "config/config.yaml").read_text())
+    update_config(config, yaml.safe_load(bad))
+    with pytest.raises(ConfigError) as error:
+        check_config(config, ROOT / "workflow/schemas/config.schema.yaml")
+    assert message in str(error.value)
+
+
+@pytest.mark.parametrize("bad, message", SNAKEMAKE_CASES)
 def test_bad_config_stops_before_any_job(tmp_path, bad, message):
-    directory = _copy_workflow(tmp_path)
+    directory = copy_workflow(tmp_path)
     (directory / "bad.yaml").write_text(bad + "\n")
     result = _snakemake(directory, "--configfile", "bad.yaml")
     assert result.returncode != 0

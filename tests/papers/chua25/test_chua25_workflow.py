@@ -6,15 +6,16 @@ simulator stands in for the GPU); device cuda without a GPU stops before any job
 statistics storage gives the very same delta table, and with it an eps-grid change redraws the
 shards.
 
-The Snakemake jobs run with NUMBA_DISABLE_JIT=1: every sampling job is a new process and would
-otherwise spend seconds compiling the kernels for a few hundred samples. The kernels are tested
-compiled, against numpy references, in tests/test_ballsbins_*.py; here the plumbing is tested
-(with the JIT disabled the kernels are plain Python, bit-identical at these sizes).
+The results read are the tiny full run's (``tiny_full_run``, conftest.py: its default target makes
+every chua25 result, with the kernels compiled). The Snakemake jobs these tests run again run with
+NUMBA_DISABLE_JIT=1: every sampling job is a new process and would otherwise spend seconds compiling
+the kernels for a few hundred samples. With the JIT disabled the kernels are plain Python, claimed
+bit-identical at these sizes: the reruns (one core, statistics storage) are compared bit for bit
+with the compiled run's losses and delta tables, so they test that claim too.
 """
 
 import hashlib
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -22,23 +23,16 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from workflow_runs import copy_workflow
 
 from dpsampling.accountants import ballsbins as bb
 from dpsampling.io import read_metadata, read_table, write_table
 
-ROOT = Path(__file__).resolve().parents[3]
 pytestmark = pytest.mark.workflow
 TARGETS = ["chua25_fig2", "chua25_fig3", "chua25_fig4", "chua25_epochs", "chua25_props", "chua25_trunc", "chua25_b_vs_p"]
 CONFIG = [".test/config/config.yaml"]
 SHARD = "results/chua25_fig2/samples/search_b8192/remove/order_statistics/shard-1.parquet"
 TIMING = ["sampling_seconds", "sampling_cpu_seconds"]
-
-
-def _copy(target: Path) -> Path:
-    for name in ("Snakefile", "workflow", "scripts", "config", ".test"):
-        source = ROOT / name
-        (shutil.copytree if source.is_dir() else shutil.copy)(source, target / name)
-    return target
 
 
 def _snakemake(directory: Path, *args, cores=2, configfiles=CONFIG, simulator=False):
@@ -68,11 +62,10 @@ def _jobs(result) -> dict:
 
 
 @pytest.fixture(scope="module")
-def run(tmp_path_factory):
-    directory = _copy(tmp_path_factory.mktemp("chua25_privacy"))
-    result = _snakemake(directory, *TARGETS)
-    assert result.returncode == 0, result.stderr[-4000:]
-    return directory
+def run(tiny_full_run):
+    """The tiny full run, read only (its Snakemake calls here are dry runs); a test that runs jobs
+    copies it."""
+    return tiny_full_run
 
 
 def test_every_result_is_written_with_its_metadata(run):
@@ -145,9 +138,7 @@ def test_a_new_shard_samples_only_itself(run, tmp_path):
 
 
 def test_a_shard_with_other_metadata_is_refused(run, tmp_path):
-    copy = _copy(tmp_path)
-    shutil.copytree(run / "results", copy / "results")
-    shutil.copytree(run / ".snakemake", copy / ".snakemake")
+    copy = copy_workflow(tmp_path, with_results_of=run)
     frame, document = read_table(copy / SHARD)
     write_table(frame, copy / SHARD, dict(document["parameters"], sigma=0.9))  # same losses, other sigma
     os.utime(copy / "results/chua25_fig2/delta.parquet", (1, 1))  # older than the shard: the merge reruns
@@ -158,7 +149,7 @@ def test_a_shard_with_other_metadata_is_refused(run, tmp_path):
 
 
 def test_one_core_gives_identical_results(run, tmp_path):
-    copy = _copy(tmp_path)
+    copy = copy_workflow(tmp_path)
     result = _snakemake(copy, "results/chua25_fig2/delta.parquet", cores=1)
     assert result.returncode == 0, result.stderr[-3000:]
     for shard in sorted((run / "results/chua25_fig2/samples").rglob("*.parquet")):
@@ -171,7 +162,7 @@ def test_one_core_gives_identical_results(run, tmp_path):
 
 
 def test_orders_outside_the_steps_stop_before_any_job(tmp_path):
-    copy = _copy(tmp_path)
+    copy = copy_workflow(tmp_path)
     (copy / "bad.yaml").write_text('chua25:\n  fig2:\n    panels:\n      - {name: pctr_b1024, sigma: 0.3, steps: 100, '
                                    'orders: "1..100"}\n')
     result = _snakemake(copy, "chua25_fig2", configfiles=[*CONFIG, "bad.yaml"])
@@ -187,7 +178,7 @@ def test_switching_the_device_reruns_nothing(run):
 
 
 def test_device_cuda_without_a_gpu_stops_before_any_job(tmp_path):
-    copy = _copy(tmp_path)
+    copy = copy_workflow(tmp_path)
     result = _snakemake(copy, "chua25_fig2", "--config", "device=cuda")
     if result.returncode == 0:
         pytest.skip("a CUDA GPU is visible")
@@ -199,7 +190,7 @@ def test_device_cuda_without_a_gpu_stops_before_any_job(tmp_path):
 
 
 def test_statistics_storage_gives_the_same_delta_table_and_seals_the_grid(run, tmp_path):
-    copy = _copy(tmp_path)
+    copy = copy_workflow(tmp_path)
     (copy / "statistics.yaml").write_text("chua25:\n  fig2:\n    storage: statistics\n")
     configfiles = [*CONFIG, "statistics.yaml"]
     result = _snakemake(copy, "results/chua25_fig2/delta.parquet", configfiles=configfiles)
