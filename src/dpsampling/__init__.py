@@ -24,8 +24,8 @@ ADD_OR_REMOVE = ("add", "remove", "add_or_remove")
 """The relations of the remove/add dominating pairs (every sampler has them)."""
 
 _FACE = {
-    # SAMPLERS: the batch sampler names shared by the code, the CLI and the config schema, in the
-    # order of their registry (``dpsampling.samplers.SAMPLER_NAMES``)
+    # SAMPLERS: the sampler registry, name -> the one instance of its class (``dpsampling.samplers``),
+    # in registry order: the names the code, the CLI and the config schema share
     "SAMPLERS": "dpsampling.samplers",
     "Phase": "dpsampling.accountants.run",
     "Accountant": "dpsampling.accountants.accountant",

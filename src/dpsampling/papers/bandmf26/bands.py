@@ -48,7 +48,7 @@ from dpsampling.samplers import B_MIN_SEP, BALLS_AND_BINS, CYCLIC_POISSON, POISS
 from dpsampling.versions import algorithm_version
 
 EXPERIMENT_ID = "bandmf26_bands"
-SAMPLERS = (BALLS_AND_BINS.name, CYCLIC_POISSON.name, B_MIN_SEP.name)
+COMPARED_SAMPLERS = (BALLS_AND_BINS.name, CYCLIC_POISSON.name, B_MIN_SEP.name)
 MONTE_CARLO_SAMPLERS = (BALLS_AND_BINS.name, B_MIN_SEP.name)
 """The samplers the library has a Monte Carlo for (cyclic Poisson: certified only, bands <= cycle)."""
 CERTIFIED, MONTE_CARLO = "certified", "monte carlo"
@@ -89,7 +89,7 @@ def matrix_run(spec: dict, sampler: str, bands: int) -> MatrixRun:
         return MatrixRun(coefficients, sampler, sigma, steps, cycle_length=bands, sampling_rate=bands / k)
     if kind == MIN_SEP:
         return MatrixRun(coefficients, sampler, sigma, steps, min_separation=bands, sampling_rate=1.0 / (k - bands + 1))
-    raise ValueError(f"sampler must be one of {', '.join(SAMPLERS)}; got {sampler!r}")
+    raise ValueError(f"sampler must be one of {', '.join(COMPARED_SAMPLERS)}; got {sampler!r}")
 
 
 def _setting_columns(run: MatrixRun) -> dict:
@@ -114,7 +114,7 @@ def monte_carlo_parameters(spec: dict, seed: int, sampler: str) -> dict:
 def point_seed(seed: int, sampler: str, bands: int) -> int:
     """The seed of one (sampler, bands) point: SeedSequence((seed, crc32(experiment)), (sampler, bands))."""
     sequence = np.random.SeedSequence(entropy=(int(seed), zlib.crc32(EXPERIMENT_ID.encode())),
-                                      spawn_key=(SAMPLERS.index(sampler), int(bands)))
+                                      spawn_key=(COMPARED_SAMPLERS.index(sampler), int(bands)))
     return int(sequence.generate_state(1)[0])
 
 
@@ -169,7 +169,7 @@ def certified_points(spec: dict, progress=print) -> pd.DataFrame:
     participation every k steps, disjoint shifts of norm 1), when k is among the bands."""
     delta, accuracy, rows = float(spec["delta"]), float(spec["accuracy"]), []
     k, epochs, sigma = int(spec["steps_per_epoch"]), int(spec["epochs"]), float(spec["sigma"])
-    for sampler in SAMPLERS:
+    for sampler in COMPARED_SAMPLERS:
         for bands in spec["bands"]:
             run = matrix_run(spec, sampler, bands)
             phases = certified_phases(run)
@@ -196,8 +196,8 @@ def eps_table(spec: dict, monte_carlo: list[pd.DataFrame], progress=print) -> pd
 
 # --- the figure ---------------------------------------------------------------------------------
 
-COLORS = dict(zip(SAMPLERS, ("tab:blue", "tab:orange", "tab:green")))
-LABELS = dict(zip(SAMPLERS, ("balls-and-bins (cycle k)", "cyclic Poisson (cycle b, rate b/k)",
+COLORS = dict(zip(COMPARED_SAMPLERS, ("tab:blue", "tab:orange", "tab:green")))
+LABELS = dict(zip(COMPARED_SAMPLERS, ("balls-and-bins (cycle k)", "cyclic Poisson (cycle b, rate b/k)",
                              "b-min-sep (separation b, rate 1/(k-b+1))")))
 
 
@@ -207,7 +207,7 @@ def plot(table: pd.DataFrame, spec: dict, pdf, png) -> None:
     eps_lower: the interval holds with probability >= 1 - 4 beta)."""
     fig, ax = plt.subplots(figsize=(6.4, 4.4))
     beta = float(spec["beta"])
-    for sampler in SAMPLERS:
+    for sampler in COMPARED_SAMPLERS:
         rows = table[table["sampler"] == sampler].sort_values("bands")
         certified, mc = rows[rows["method"] == CERTIFIED], rows[rows["method"] == MONTE_CARLO]
         if len(certified):
