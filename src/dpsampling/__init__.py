@@ -24,8 +24,8 @@ ADD_OR_REMOVE = ("add", "remove", "add_or_remove")
 """The relations of the remove/add dominating pairs (every sampler has them)."""
 
 _FACE = {
-    # SAMPLERS: the sampler registry, name -> the one instance of its class (``dpsampling.samplers``),
-    # in registry order: the names the code, the CLI and the config schema share
+    # SAMPLERS: the samplers' names shared by the code, the CLI and the config schema, in registry
+    # order (``dpsampling.samplers.SAMPLER_NAMES``; the registry itself is ``dpsampling.samplers.SAMPLERS``)
     "SAMPLERS": "dpsampling.samplers",
     "Phase": "dpsampling.accountants.run",
     "Accountant": "dpsampling.accountants.accountant",

@@ -14,6 +14,7 @@ from scipy import stats
 
 from dpsampling import batches
 from dpsampling.accountants.closed_form.truncation import max_batch_size, truncation_delta
+from dpsampling.batches import generators
 
 P_REJECT = 1e-6
 
@@ -47,7 +48,7 @@ def test_group_by_bin_kernel_matches_numpy_stable_argsort():
     rng = np.random.default_rng(0)
     for n, steps in [(1, 1), (10, 3), (1000, 17), (5000, 1)]:
         bins = rng.integers(0, steps, size=n)
-        order, offsets = batches._group_by_bin(bins, steps)
+        order, offsets = generators._group_by_bin(bins, steps)
         np.testing.assert_array_equal(order, np.argsort(bins, kind="stable"))
         np.testing.assert_array_equal(offsets, np.concatenate([[0], np.cumsum(np.bincount(bins, minlength=steps))]))
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import importlib
 
-_GENERATORS = ("BatchPlan", "_group_by_bin", "b_min_sep_batches", "balls_and_bins_batches",
+_GENERATORS = ("BatchPlan", "b_min_sep_batches", "balls_and_bins_batches",
                "balls_and_bins_sequential_batches", "cyclic_poisson_batches", "deterministic_batches",
                "fixed_balls_and_bins_batches", "pad_or_truncate", "poisson_batches", "shuffle_batches", "wor_batches")
 _LOADER = ("LOADER_SAMPLERS", "PAD_INDEX", "BatchSampler", "PaddedBatch", "PaddedDataset", "Participation",
