@@ -4,6 +4,7 @@ import math
 
 import numpy as np
 import pytest
+from reference_training import reference_clipped_gradient_sum
 from scipy import stats
 
 from dpsampling.training import data, model, sgd
@@ -33,10 +34,30 @@ def test_gradient_kernel_matches_numpy_reference(clip):
     batch = rng.integers(0, 200, 40)
     weights = rng.choice([0.0, 1.0], 40, p=[0.2, 0.8])
     out = np.empty_like(theta)
-    model._clipped_gradient_sum(theta, (dataset.labels, dataset.numeric, dataset.categorical), batch, weights, clip,
-                                16, out)
+    model.Model().clipped_gradient_sum(theta, dataset, batch, weights, clip, out)
     np.testing.assert_allclose(out, _naive_clipped_sum(theta, dataset, batch, weights, clip), rtol=1e-10, atol=1e-12)
+    before = np.empty_like(theta)  # and bit for bit as the kernel over the three arrays computed it
+    reference_clipped_gradient_sum(theta, (dataset.labels, dataset.numeric, dataset.categorical), batch, weights, clip,
+                                   16, before)
+    np.testing.assert_array_equal(out, before)
     assert any(len(set(row)) < len(row) for row in dataset.categorical[batch]), "the test should exercise collisions"
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_gradient_kernel_equals_the_three_array_reference_bit_for_bit(seed):
+    """Reading one row per example (``Dataset.rows``, its norm precomputed) changes no bit."""
+    rng = np.random.default_rng(seed)
+    dataset = data.synthetic_ctr(3000, seed=seed, buckets=[16, 64, 1024, 2**14][seed],
+                                 numeric_features=[4, 0, 7, 4][seed], categorical_features=[6, 3, 9, 6][seed])
+    theta = rng.normal(0, [0.1, 1.0, 3.0, 0.5][seed], model.parameter_count(dataset.buckets, dataset.numeric.shape[1]))
+    for clip in (0.01, 1.0, math.inf):
+        batch = rng.integers(0, len(dataset), 500)
+        weights = rng.choice([0.0, 1.0, 0.25], 500)
+        out, before = np.empty_like(theta), np.empty_like(theta)
+        model.Model().clipped_gradient_sum(theta, dataset, batch, weights, clip, out)
+        reference_clipped_gradient_sum(theta, (dataset.labels, dataset.numeric, dataset.categorical), batch, weights,
+                                       clip, dataset.buckets, before)
+        np.testing.assert_array_equal(out, before)
 
 
 def test_auc_matches_the_mann_whitney_statistic():

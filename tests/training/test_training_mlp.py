@@ -70,8 +70,12 @@ def test_kernel_matches_clipped_numpy_gradients(clip):
         g = _gradient(theta, dataset, i, HIDDEN)
         expected += weight * g * min(1.0, clip / np.linalg.norm(g))
     out = np.empty_like(theta)
-    loss = Model("mlp", HIDDEN).clipped_gradient_sum(theta, dataset, batch, weights, clip, out)
+    Model("mlp", HIDDEN).clipped_gradient_sum(theta, dataset, batch, weights, clip, out)
     np.testing.assert_allclose(out, expected, rtol=1e-10, atol=1e-13)
+    again = np.empty_like(theta)
+    loss = mlp.mlp_clipped_gradient_sum(theta, (dataset.labels, dataset.numeric, dataset.categorical), batch, weights,
+                                        clip, 16, HIDDEN, again)
+    np.testing.assert_array_equal(again, out)
     mean_loss = sum(w * _loss(theta, dataset, i, HIDDEN) for i, w in zip(batch, weights)) / weights.sum()
     assert loss == pytest.approx(mean_loss, rel=1e-10)
     assert any(len(set(row)) < len(row) for row in dataset.categorical[batch]), "the test should exercise collisions"

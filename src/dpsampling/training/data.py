@@ -23,11 +23,13 @@ from __future__ import annotations
 
 import zlib
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from dpsampling.training.features import example_rows
 from dpsampling.validation import check_int_at_least, check_open_unit
 
 PCTR_COLUMNS = ["label"] + [f"I{i}" for i in range(1, 14)] + [f"C{i}" for i in range(1, 27)]
@@ -50,6 +52,12 @@ class Dataset:
 
     def __len__(self) -> int:
         return len(self.labels)
+
+    @cached_property
+    def rows(self) -> np.ndarray:
+        """[label | numeric | hashed ids | squared feature norm] per example, built once
+        (``features.example_rows``): what the logistic model's gradient reads."""
+        return example_rows(self.labels, self.numeric, self.categorical)
 
     def take(self, index) -> Dataset:
         return Dataset(self.labels[index], self.numeric[index], self.categorical[index], self.buckets)

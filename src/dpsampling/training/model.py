@@ -18,7 +18,6 @@ import numpy as np
 from scipy import stats
 
 from dpsampling.training import mlp
-from dpsampling.training.features import bucket_square_norm
 from dpsampling.validation import check_choice, check_int_at_least
 
 
@@ -38,39 +37,33 @@ def _logit(theta, numeric, categorical, i, buckets):
 
 
 @numba.njit(cache=True)
-def _clipped_gradient_sum(theta, data, batch, weights, clip_norm, buckets, out):
-    """out = sum_i weights_i * clip(g_i) over the batch (out is zeroed first); returns the mean loss.
-    ``data`` = (labels, numeric, categorical)."""
-    labels, numeric, categorical = data
+def _clipped_gradient_sum(theta, rows, numeric_features, batch, weights, clip_norm, buckets, out):
+    """out = sum_i weights_i * clip(g_i) over the batch (out is zeroed first), ``rows`` the
+    dataset's ``Dataset.rows`` ([y | u | ids | ||x||^2] per example, ``numeric_features`` = d)."""
     out[:] = 0.0
-    d = numeric.shape[1]
-    k = categorical.shape[1]
-    loss = 0.0
-    total = 0.0
+    d = numeric_features
+    k = rows.shape[1] - d - 2
     for s in range(batch.shape[0]):
         weight = weights[s]
         if weight == 0.0:
             continue
         i = batch[s]
-        z = _logit(theta, numeric, categorical, i, buckets)
-        p = 1.0 / (1.0 + math.exp(-z))
-        residual = p - labels[i]
-        # squared norm of x_i: bucket multiplicities squared + numeric + bias
-        squared = 1.0 + bucket_square_norm(categorical, i)
+        z = theta[buckets + d]
+        for j in range(k):
+            z += theta[int(rows[i, 1 + d + j])]
         for j in range(d):
-            squared += numeric[i, j] * numeric[i, j]
-        norm = abs(residual) * math.sqrt(squared)
+            z += theta[buckets + j] * rows[i, 1 + j]
+        p = 1.0 / (1.0 + math.exp(-z))
+        residual = p - rows[i, 0]
+        norm = abs(residual) * math.sqrt(rows[i, 1 + d + k])
         scale = weight * residual
         if norm > clip_norm:
             scale *= clip_norm / norm
         for j in range(k):
-            out[categorical[i, j]] += scale
+            out[int(rows[i, 1 + d + j])] += scale
         for j in range(d):
-            out[buckets + j] += scale * numeric[i, j]
+            out[buckets + j] += scale * rows[i, 1 + j]
         out[buckets + d] += scale
-        loss += weight * (max(z, 0.0) - z * labels[i] + math.log1p(math.exp(-abs(z))))
-        total += weight
-    return loss / total if total > 0 else 0.0
 
 
 @numba.njit(cache=True, parallel=True)
@@ -113,13 +106,14 @@ class Model:
             return np.zeros(self.parameter_count(dataset.buckets, d))
         return mlp.initial_parameters(dataset.buckets, d, dataset.categorical.shape[1], self.hidden_units, rng)
 
-    def clipped_gradient_sum(self, theta, dataset, batch, weights, clip_norm: float, out) -> float:
-        """out = sum over the batch of weight_i clip_C(grad_i); returns the mean loss."""
-        data = (dataset.labels, dataset.numeric, dataset.categorical)
-        arrays = (theta, data, batch, weights, clip_norm, dataset.buckets)
+    def clipped_gradient_sum(self, theta, dataset, batch, weights, clip_norm: float, out) -> None:
+        """out = sum over the batch of weight_i clip_C(grad_i)."""
         if self.kind == "logistic":
-            return _clipped_gradient_sum(*arrays, out)
-        return mlp.mlp_clipped_gradient_sum(*arrays, self.hidden_units, out)
+            _clipped_gradient_sum(theta, dataset.rows, dataset.numeric.shape[1], batch, weights, clip_norm,
+                                  dataset.buckets, out)
+        else:
+            data = (dataset.labels, dataset.numeric, dataset.categorical)
+            mlp.mlp_clipped_gradient_sum(theta, data, batch, weights, clip_norm, dataset.buckets, self.hidden_units, out)
 
     def predict_logits(self, theta, dataset) -> np.ndarray:
         if self.kind == "logistic":
