@@ -46,6 +46,10 @@ try:  # an output folder that is a file or not writable: one line, before any jo
 except OSError as error:
     sys.exit(f"Cannot write the outputs, nothing was run:\n{error}")
 experiment_spec = spec_lookup(config)
+# the rules whose jobs are the DAG's longest (minutes at quick scale: Fig. 1's trainings, the certified
+# bounds of chua24 Fig. 4 and chua25 epochs, lebeda24 Conj. 12) start first, so no long job is left to run
+# alone on one core at the end; the order changes no result
+LONG_JOB_PRIORITY = 10
 EXPERIMENT_TARGETS = experiment_targets(config)  # {experiment id: files}, from the experiment modules
 # code_of("scripts/<name>.py"): the script and the package modules it imports, transitively (relative
 # paths): a cheap rule reruns when any of them changes. Cached expensive rules take none of them

@@ -18,6 +18,7 @@ rule compute_chua24_bounds:
         "logs/{experiment}/compute_bounds.log",
     benchmark:
         "benchmarks/{experiment}/compute_bounds.tsv"
+    priority: LONG_JOB_PRIORITY
     threads: 1
     resources:
         mem_mb=2000,

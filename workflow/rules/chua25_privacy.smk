@@ -90,6 +90,7 @@ rule compute_chua25_bounds:
         "logs/{experiment}/compute_bounds.log",
     benchmark:
         "benchmarks/{experiment}/compute_bounds.tsv"
+    priority: LONG_JOB_PRIORITY
     threads: 1
     resources:
         mem_mb=2000,

@@ -17,6 +17,7 @@ rule train_chua25_fig1:
         "logs/chua25_fig1/train_{panel}.log",
     benchmark:
         "benchmarks/chua25_fig1/train_{panel}.tsv"
+    priority: LONG_JOB_PRIORITY
     threads: 1
     resources:
         mem_mb=4000,

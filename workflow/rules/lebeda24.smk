@@ -249,6 +249,7 @@ rule search_lebeda24_conj12:
         "logs/lebeda24_conj12/search.log",
     benchmark:
         "benchmarks/lebeda24_conj12/search.tsv"
+    priority: LONG_JOB_PRIORITY
     threads: 1
     resources:
         mem_mb=2000,
