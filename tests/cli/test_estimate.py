@@ -156,6 +156,24 @@ def test_the_command_prints_every_experiment_and_the_total(tmp_path, capsys):
     assert "chua24_fig2" in table and "chua25_fig1" in table and "On 4 cores" in table
 
 
+def test_papers_calibrated_in_worker_processes_give_the_work_of_one_process(tmp_path):
+    """Each paper calibrated in a worker process of its own (``calibrated_works``): the same
+    experiments, in the same order, with the same units of work as ``estimate`` in this process,
+    and an experiment without a cost entry still listed."""
+    import argparse
+
+    from dpsampling.cli.estimate import calibrated_works, papers_of
+
+    config = {**_shared(TINY), "chua24": {"fig2": TINY["chua24"]["fig2"]},
+              "lebeda24": {"rr": TINY["lebeda24"]["rr"], "fig9": {"samples": 1}}}
+    assert papers_of(config_experiments(config)) == [["chua24_fig2"], ["lebeda24_fig9", "lebeda24_rr"]]
+    args = argparse.Namespace(no_benchmarks=True, gpu_benchmark=None)
+    works, unknown = calibrated_works(tmp_path, config, args)
+    alone, unknown_alone = estimate(config, Rates(tmp_path, use_benchmarks=False), COSTS)
+    assert [(w.experiment, w.units, w.unit) for w in works] == [(w.experiment, w.units, w.unit) for w in alone]
+    assert unknown == unknown_alone == ["lebeda24_fig9"]
+
+
 def test_unregistered_experiments_are_listed_not_guessed():
     config = dict(QUICK, lebeda24={"fig9": {"samples": 10}})
     works, unknown = estimate(config, FixedRates(), COSTS)

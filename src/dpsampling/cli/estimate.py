@@ -6,8 +6,9 @@ config files merged, ``attrs`` the jobs counted, the totals and the experiments 
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import os
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from pathlib import Path
 
 from dpsampling.cli.main import OneLineParser
@@ -92,6 +93,39 @@ def load_config(directory: Path, configfiles: list) -> dict:
     return config
 
 
+def papers_of(experiments: list[str]) -> list[list[str]]:
+    """The experiments grouped by paper (``<paper>_<name>``), in order: a paper's calibrations
+    share their cache (one method's rate, one job start per paper), the papers' do not."""
+    groups: dict[str, list[str]] = {}
+    for experiment in experiments:
+        groups.setdefault(JobStarts.paper(experiment), []).append(experiment)
+    return list(groups.values())
+
+
+def paper_works(directory: Path, config: dict, experiments: list[str], use_benchmarks: bool, gpu_benchmark):
+    """``estimate`` of one paper's ``experiments`` with calibration caches of their own (a worker
+    process's task; its job starts, when a previous run's benchmarks need them, timed here)."""
+    rates = Rates(directory, use_benchmarks=use_benchmarks, progress=log, gpu_benchmark=gpu_benchmark,
+                  job_start=JobStarts())
+    return estimate(config, rates, COSTS, experiments=experiments)
+
+
+def calibrated_works(directory: Path, config: dict, args) -> tuple[list, list[str]]:
+    """Every experiment's work, the papers calibrated side by side in up to ``os.cpu_count()``
+    worker processes (each paper's calibrations are CPU-bound and independent of the others'),
+    in this process when there is one paper or one core."""
+    groups = papers_of(config_experiments(config))
+    settings = (not args.no_benchmarks, args.gpu_benchmark)
+    workers = min(len(groups), os.cpu_count() or 1)
+    if workers <= 1:
+        parts = [paper_works(directory, config, group, *settings) for group in groups]
+    else:
+        context = multiprocessing.get_context("spawn")  # no fork of a process whose threads run
+        with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+            parts = list(pool.map(paper_works, *zip(*[(directory, config, group, *settings) for group in groups])))
+    return [w for works, _ in parts for w in works], [u for _, unknown in parts for u in unknown]
+
+
 def run(args) -> int:
     if args.cores is None or args.cores < 1:
         raise ValueError(f"--cores must be an integer >= 1; got {args.cores!r}")
@@ -100,18 +134,15 @@ def run(args) -> int:
         raise ValueError(f"--directory must be the workflow folder (with a Snakefile); got {args.directory!r}")
     config = load_config(directory, args.configfile)
     # the dry run (a Snakemake process, tens of seconds at paper scale) and the job starts (a new
-    # Python per experiment) run in other processes while this one calibrates: their wall time
+    # Python per paper) run in other processes while the papers are calibrated: their wall time
     # overlaps the calibration's instead of adding to it
-    log("counting the jobs (snakemake --forceall --dry-run) and timing the start of one job per experiment, "
+    log("counting the jobs (snakemake --forceall --dry-run) and timing the start of one job per paper, "
         "beside the calibration ...")
     starts = JobStarts()
     with ThreadPoolExecutor(max_workers=2) as pool:
         dry_run = pool.submit(benchmarked_jobs, directory, [Path(f).resolve() for f in args.configfile])
         timed = pool.submit(starts.measure, config_experiments(config))
-        # a previous run's benchmarks are read less the start of its jobs: those wait for the timing
-        started = lambda experiment: (timed.result(), starts(experiment))[1]  # noqa: E731
-        works, unknown = estimate(config, Rates(directory, use_benchmarks=not args.no_benchmarks, progress=log,
-                                                gpu_benchmark=args.gpu_benchmark, job_start=started), COSTS)
+        works, unknown = calibrated_works(directory, config, args)
         jobs, counted = dry_run.result()
         timed.result()
     works = with_job_starts(works, jobs, starts)

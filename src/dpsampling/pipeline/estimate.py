@@ -427,15 +427,15 @@ def estimator_for(experiment: str, costs: dict[str, Callable]):
 
 
 def estimate(config: dict, rates: Rates, costs: dict[str, Callable],
-             jobs: dict | None = None) -> tuple[list[Work], list[str]]:
-    """(Work of each experiment of the config with an entry in the cost table ``costs`` ({config
-    block: work_and_rate}; the papers': ``dpsampling.papers.registry.COSTS``), experiments
-    without one). ``jobs``:
+             jobs: dict | None = None, experiments: list[str] | None = None) -> tuple[list[Work], list[str]]:
+    """(Work of each experiment of the config (or of ``experiments`` among them) with an entry in
+    the cost table ``costs`` ({config block: work_and_rate}; the papers':
+    ``dpsampling.papers.registry.COSTS``), experiments without one). ``jobs``:
     experiment -> its benchmarked jobs (``benchmarked_jobs``), each costing ``rates.job_start``
     to start; the Numba compilation measured while calibrating an experiment is recorded apart
     (``Work.compile_seconds``)."""
     works, unknown = [], []
-    for experiment in config_experiments(config):
+    for experiment in config_experiments(config) if experiments is None else experiments:
         function = estimator_for(experiment, costs)
         if function is None:
             unknown.append(experiment)
