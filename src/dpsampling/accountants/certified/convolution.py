@@ -43,24 +43,36 @@ def _convolve(a: np.ndarray, b: np.ndarray | None, size: int) -> np.ndarray:
 
 
 @njit(cache=True)
-def _keep_best(best, log_best, log_bound, tilted, log_shift, log_rounding, theta, h):
-    """Entry i from ``tilted`` (the convolution of the normalised g^theta-tilted arrays; the
-    untilted entry is tilted[i] exp(log_shift - theta offset_i)) where its rounding bound,
-    log_rounding - theta offset_i in logs, is below the best so far; ``log_best`` keeps the
-    entry's log (which survives where the entry underflows)."""
-    n = best.size
+def _keep_best(winners, log_bound, tilted, log_shift, log_rounding, theta, h):
+    """Entry i's winning tilt so far: the one whose rounding bound, log_rounding - theta offset_i in
+    logs (offset_i = log g_i / g_last <= 0), is below the best so far (the first of equals);
+    ``winners`` keeps its tilted entry (of the convolution of the normalised g^theta-tilted
+    arrays), log_shift and theta, untilted once at the end (``_untilt``)."""
+    n = log_bound.size
     for i in range(n):
         offset = (i - (n - 1)) * h  # log of g_i / g_{n-1} <= 0
         candidate = log_rounding - theta * offset
         if candidate < log_bound[i]:
             log_bound[i] = candidate
-            if tilted[i] > 0.0:
-                log_best[i] = math.log(tilted[i]) + log_shift - theta * offset
-                # no overflow, compiled or not (NUMBA_DISABLE_JIT: math.exp raises past 709.78)
-                best[i] = math.exp(log_best[i]) if log_best[i] < 709.0 else math.inf
-            else:
-                log_best[i] = -math.inf
-                best[i] = 0.0
+            winners[0, i] = tilted[i]
+            winners[1, i] = log_shift
+            winners[2, i] = theta
+
+
+@njit(cache=True)
+def _untilt(winners, h):
+    """The entries and their logs from their winning tilts (``_keep_best``): tilted_i exp(log_shift
+    - theta offset_i); the log survives where the entry underflows (0 and -inf where none won)."""
+    n = winners.shape[1]
+    best = np.zeros(n)
+    log_best = np.full(n, -math.inf)
+    for i in range(n):
+        if winners[0, i] > 0.0:
+            offset = (i - (n - 1)) * h
+            log_best[i] = math.log(winners[0, i]) + winners[1, i] - winners[2, i] * offset
+            # no overflow, compiled or not (NUMBA_DISABLE_JIT: math.exp raises past 709.78)
+            best[i] = math.exp(log_best[i]) if log_best[i] < 709.0 else math.inf
+    return best, log_best
 
 
 def _log_entries(a: np.ndarray) -> np.ndarray:
@@ -126,8 +138,7 @@ def tilted_convolve(a: np.ndarray, b: np.ndarray | None, h: float) -> tuple[np.n
     underflows over a range of hundreds in log g."""
     n = a.size + (a.size if b is None else b.size) - 1
     size = rounding.fft_size(n)
-    best = np.zeros(n)
-    log_best = np.full(n, -np.inf)
+    winners = np.zeros((3, n))  # per entry: the winning tilt's entry, log_shift, theta (``_keep_best``)
     log_bound = np.full(n, np.inf)
     largest_log = 0.0
     log_a, log_b = _log_entries(a), None if b is None else _log_entries(b)
@@ -147,7 +158,8 @@ def tilted_convolve(a: np.ndarray, b: np.ndarray | None, h: float) -> tuple[np.n
             shift = top_a + top_b
             largest_log = max(largest_log, abs(top_a) + abs(top_b) + abs(theta) * (n - 1) * h)
             if 0.0 < bound < math.inf:
-                _keep_best(best, log_best, log_bound, products[k], shift, math.log(bound) + shift, theta, h)
+                _keep_best(winners, log_bound, products[k], shift, math.log(bound) + shift, theta, h)
+    best, log_best = _untilt(winners, h)
     with np.errstate(over="ignore"):
         bound = np.exp(np.minimum(log_bound, 700.0))
     best = np.maximum(best, 0.0)
