@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from accountants.certified import reference_convolution as reference
 
-from dpsampling.accountants.certified import convolution
+from dpsampling.accountants.certified import convolution, rounding
 
 
 def _bump(rng, n, h):
@@ -92,3 +92,19 @@ def test_tilts_split_over_fft_batches_are_bit_identical(monkeypatch, batch):
         if a.size > 4_100 or not np.any(a > 0) or (b is not None and not np.any(b > 0)):
             continue
         _assert_identical(convolution.tilted_convolve(a, b, h), reference.tilted_convolve(a, b, h))
+
+
+@pytest.mark.parametrize("length", [3, 9, 129, 8_193, 40_000])
+def test_norms_and_bounds_of_stacked_rows_are_the_references_row_by_row(length):
+    """``rounding.norms`` and ``rounding.convolution_bound`` on a stack of rows (np.sum over the
+    last axis, the sums of squares row by row) give bit for bit the reference's per-row values."""
+    rng = np.random.default_rng(length)
+    x = np.exp(-rng.uniform(0.0, 745.0, (5, length)))
+    y = rng.random((5, length)) ** 3
+    size = rounding.fft_size(2 * length - 1)
+    one, two = rounding.norms(x)
+    bounds, bounds_xy = rounding.convolution_bound(x, None, size), rounding.convolution_bound(x, y, size)
+    for k in range(x.shape[0]):
+        assert (one[k], two[k]) == reference.norms(x[k]) == rounding.norms(x[k])
+        assert bounds[k] == reference.convolution_bound(x[k], None, size)
+        assert bounds_xy[k] == reference.convolution_bound(x[k], y[k], size)

@@ -76,17 +76,17 @@ def _untilt(winners, h):
 
 
 def _log_entries(a: np.ndarray) -> np.ndarray:
-    """log a (-inf at 0): computed once per array, shared by its tilts (``_normalised_tilt``)."""
+    """log a (-inf at 0): computed once per array, shared by its tilts (``_normalised_tilts``)."""
     with np.errstate(divide="ignore"):
         return np.log(a)
 
 
-def _normalised_tilt(log_a: np.ndarray, theta: float, h: float) -> tuple[np.ndarray, float]:
-    """a_i exp(theta x_i) / M and log M, M its largest entry (x_i = (i - last) h <= 0), from log a:
-    no underflow however long the range."""
-    log_tilted = log_a + theta * (np.arange(log_a.size) - (log_a.size - 1)) * h
-    top = float(np.max(log_tilted))
-    return np.exp(log_tilted - top), top
+def _normalised_tilts(log_a: np.ndarray, thetas: np.ndarray, h: float) -> tuple[np.ndarray, list[float]]:
+    """Rows a_i exp(theta x_i) / M and their log M, M the row's largest entry (x_i = (i - last) h
+    <= 0), one per theta, from log a: no underflow however long the range."""
+    log_tilted = log_a + (thetas[:, None] * (np.arange(log_a.size) - (log_a.size - 1))) * h
+    tops = np.max(log_tilted, axis=1)
+    return np.exp(log_tilted - tops[:, None]), tops.tolist()
 
 
 def _slope_tilts(a: np.ndarray, h: float) -> list[float]:
@@ -145,16 +145,14 @@ def tilted_convolve(a: np.ndarray, b: np.ndarray | None, h: float) -> tuple[np.n
     thetas = _tilts(a, b, h)
     rows = max(1, BATCH_ENTRIES // size)
     for start in range(0, len(thetas), rows):
-        chunk = thetas[start:start + rows]
-        tilted_a = [_normalised_tilt(log_a, theta, h) for theta in chunk]
-        tilted_b = None if b is None else [_normalised_tilt(log_b, theta, h) for theta in chunk]
-        products = _convolve(np.stack([t for t, _ in tilted_a]),
-                             None if b is None else np.stack([t for t, _ in tilted_b]), size)
-        for k, theta in enumerate(chunk):
-            ta, top_a = tilted_a[k]
-            tb, top_b = (None, top_a) if b is None else tilted_b[k]
-            # PROOF Lemma 2: each tilted FFT product
-            bound = rounding.convolution_bound(ta, tb, size)
+        chunk = np.array(thetas[start:start + rows])
+        tilted_a, tops_a = _normalised_tilts(log_a, chunk, h)
+        tilted_b, tops_b = (None, tops_a) if b is None else _normalised_tilts(log_b, chunk, h)
+        products = _convolve(tilted_a, tilted_b, size)
+        # PROOF Lemma 2: each tilted FFT product
+        bounds = rounding.convolution_bound(tilted_a, tilted_b, size).tolist()
+        for k, theta in enumerate(chunk.tolist()):
+            top_a, top_b, bound = tops_a[k], tops_b[k], bounds[k]
             shift = top_a + top_b
             largest_log = max(largest_log, abs(top_a) + abs(top_b) + abs(theta) * (n - 1) * h)
             if 0.0 < bound < math.inf:
