@@ -108,3 +108,19 @@ def test_norms_and_bounds_of_stacked_rows_are_the_references_row_by_row(length):
         assert (one[k], two[k]) == reference.norms(x[k]) == rounding.norms(x[k])
         assert bounds[k] == reference.convolution_bound(x[k], None, size)
         assert bounds_xy[k] == reference.convolution_bound(x[k], y[k], size)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_gradient_is_numpys_bit_for_bit(seed):
+    """``convolution._gradient`` against np.gradient(f, x) on log-laws at their supports: contiguous
+    (x = k h, spacings equal or not after rounding), with gaps, uniform by construction, 3 points and more."""
+    rng = np.random.default_rng(seed)
+    for size in [3, 4, 5, 17, 300, 5_000]:
+        for h in WIDTHS:
+            support = np.arange(size) + int(rng.integers(0, 1000))
+            gappy = np.sort(rng.choice(4 * size, size, replace=False))
+            for x in (support * h, gappy * h, np.arange(size) * 0.25):
+                f = np.log(_with_zeros(rng, size, h) + 1e-300) * rng.uniform(0.5, 2.0)
+                slope = np.gradient(f, x)
+                assert np.array_equal(convolution._gradient(f, x), slope)
+                assert np.array_equal(convolution._gradient(slope, x), np.gradient(slope, x))

@@ -98,10 +98,35 @@ def _slope_tilts(a: np.ndarray, h: float) -> list[float]:
         return []
     la = np.log(a[support])
     x = support * h
-    slope = np.gradient(la, x)
-    curvature = np.abs(np.gradient(slope, x))
+    slope = _gradient(la, x)
+    curvature = np.abs(_gradient(slope, x))
     floor = 1.0 / max(x[-1] - x[0], h) ** 2
     return [float(t) for t in _spaced(-slope, np.sqrt(np.maximum(curvature, floor)) * TILT_SPACING)]
+
+
+@njit(cache=True)
+def _gradient(f, x):
+    """df/dx at the points x (increasing, at least 3), as np.gradient(f, x) (edge_order 1) computes it,
+    bit for bit, without its overhead: one-sided differences at the ends; inside, with spacings
+    d1 = x_i - x_(i-1), d2 = x_(i+1) - x_i, (f_(i+1) - f_(i-1)) / (2 d1) where every spacing
+    equals the first, else -d2 / (d1 (d1 + d2)) f_(i-1) + (d2 - d1) / (d1 d2) f_i + d1 / (d2 (d1 + d2)) f_(i+1)."""
+    n = f.size
+    dx = x[1:] - x[:-1]
+    uniform = True
+    for i in range(1, n - 1):
+        if dx[i] != dx[0]:
+            uniform = False
+            break
+    out = np.empty(n)
+    for i in range(1, n - 1):
+        if uniform:
+            out[i] = (f[i + 1] - f[i - 1]) / (2.0 * dx[0])
+        else:
+            d1, d2 = dx[i - 1], dx[i]
+            out[i] = (-d2 / (d1 * (d1 + d2))) * f[i - 1] + ((d2 - d1) / (d1 * d2)) * f[i] + (d1 / (d2 * (d1 + d2))) * f[i + 1]
+    out[0] = (f[1] - f[0]) / dx[0]
+    out[n - 1] = (f[n - 1] - f[n - 2]) / dx[n - 2]
+    return out
 
 
 @njit(cache=True)
