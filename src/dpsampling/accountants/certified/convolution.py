@@ -84,9 +84,24 @@ def _log_entries(a: np.ndarray) -> np.ndarray:
 def _normalised_tilts(log_a: np.ndarray, thetas: np.ndarray, h: float) -> tuple[np.ndarray, list[float]]:
     """Rows a_i exp(theta x_i) / M and their log M, M the row's largest entry (x_i = (i - last) h
     <= 0), one per theta, from log a: no underflow however long the range."""
-    log_tilted = log_a + (thetas[:, None] * (np.arange(log_a.size) - (log_a.size - 1))) * h
-    tops = np.max(log_tilted, axis=1)
-    return np.exp(log_tilted - tops[:, None]), tops.tolist()
+    log_tilted, tops = _log_tilts(log_a, thetas, h)
+    return np.exp(log_tilted, out=log_tilted), tops.tolist()
+
+
+@njit(cache=True)
+def _log_tilts(log_a, thetas, h):
+    """Rows log a_i + (theta (i - last)) h - top, top the row's largest (before the subtraction), and the tops."""
+    last = log_a.size - 1
+    rows = np.empty((thetas.size, log_a.size))
+    tops = np.empty(thetas.size)
+    for k in range(thetas.size):
+        top = -math.inf
+        for i in range(log_a.size):
+            rows[k, i] = log_a[i] + (thetas[k] * float(i - last)) * h
+            top = max(top, rows[k, i])
+        rows[k] -= top
+        tops[k] = top
+    return rows, tops
 
 
 def _slope_tilts(a: np.ndarray, h: float) -> list[float]:
