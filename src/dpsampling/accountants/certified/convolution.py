@@ -138,7 +138,8 @@ def _gradient(f, x):
             out[i] = (f[i + 1] - f[i - 1]) / (2.0 * dx[0])
         else:
             d1, d2 = dx[i - 1], dx[i]
-            out[i] = (-d2 / (d1 * (d1 + d2))) * f[i - 1] + ((d2 - d1) / (d1 * d2)) * f[i] + (d1 / (d2 * (d1 + d2))) * f[i + 1]
+            before, here, after = -d2 / (d1 * (d1 + d2)), (d2 - d1) / (d1 * d2), d1 / (d2 * (d1 + d2))
+            out[i] = before * f[i - 1] + here * f[i] + after * f[i + 1]
     out[0] = (f[1] - f[0]) / dx[0]
     out[n - 1] = (f[n - 1] - f[n - 2]) / dx[n - 2]
     return out
