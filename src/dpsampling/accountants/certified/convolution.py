@@ -43,38 +43,65 @@ def _convolve(a: np.ndarray, b: np.ndarray | None, size: int) -> np.ndarray:
 
 
 @njit(cache=True)
-def _keep_best(best, log_best, log_bound, tilted, log_shift, log_rounding, theta, h):
-    """Entry i from ``tilted`` (the convolution of the normalised g^theta-tilted arrays; the
-    untilted entry is tilted[i] exp(log_shift - theta offset_i)) where its rounding bound,
-    log_rounding - theta offset_i in logs, is below the best so far; ``log_best`` keeps the
-    entry's log (which survives where the entry underflows)."""
-    n = best.size
+def _keep_best(winners, log_bound, tilted, log_shift, log_rounding, theta, h):
+    """Entry i's winning tilt so far: the one whose rounding bound, log_rounding - theta offset_i in
+    logs (offset_i = log g_i / g_last <= 0), is below the best so far (the first of equals);
+    ``winners`` keeps its tilted entry (of the convolution of the normalised g^theta-tilted
+    arrays), log_shift and theta, untilted once at the end (``_untilt``)."""
+    n = log_bound.size
     for i in range(n):
         offset = (i - (n - 1)) * h  # log of g_i / g_{n-1} <= 0
         candidate = log_rounding - theta * offset
         if candidate < log_bound[i]:
             log_bound[i] = candidate
-            if tilted[i] > 0.0:
-                log_best[i] = math.log(tilted[i]) + log_shift - theta * offset
-                # no overflow, compiled or not (NUMBA_DISABLE_JIT: math.exp raises past 709.78)
-                best[i] = math.exp(log_best[i]) if log_best[i] < 709.0 else math.inf
-            else:
-                log_best[i] = -math.inf
-                best[i] = 0.0
+            winners[0, i] = tilted[i]
+            winners[1, i] = log_shift
+            winners[2, i] = theta
+
+
+@njit(cache=True)
+def _untilt(winners, h):
+    """The entries and their logs from their winning tilts (``_keep_best``): tilted_i exp(log_shift
+    - theta offset_i); the log survives where the entry underflows (0 and -inf where none won)."""
+    n = winners.shape[1]
+    best = np.zeros(n)
+    log_best = np.full(n, -math.inf)
+    for i in range(n):
+        if winners[0, i] > 0.0:
+            offset = (i - (n - 1)) * h
+            log_best[i] = math.log(winners[0, i]) + winners[1, i] - winners[2, i] * offset
+            # no overflow, compiled or not (NUMBA_DISABLE_JIT: math.exp raises past 709.78)
+            best[i] = math.exp(log_best[i]) if log_best[i] < 709.0 else math.inf
+    return best, log_best
 
 
 def _log_entries(a: np.ndarray) -> np.ndarray:
-    """log a (-inf at 0): computed once per array, shared by its tilts (``_normalised_tilt``)."""
+    """log a (-inf at 0): computed once per array, shared by its tilts (``_normalised_tilts``)."""
     with np.errstate(divide="ignore"):
         return np.log(a)
 
 
-def _normalised_tilt(log_a: np.ndarray, theta: float, h: float) -> tuple[np.ndarray, float]:
-    """a_i exp(theta x_i) / M and log M, M its largest entry (x_i = (i - last) h <= 0), from log a:
-    no underflow however long the range."""
-    log_tilted = log_a + theta * (np.arange(log_a.size) - (log_a.size - 1)) * h
-    top = float(np.max(log_tilted))
-    return np.exp(log_tilted - top), top
+def _normalised_tilts(log_a: np.ndarray, thetas: np.ndarray, h: float) -> tuple[np.ndarray, list[float]]:
+    """Rows a_i exp(theta x_i) / M and their log M, M the row's largest entry (x_i = (i - last) h
+    <= 0), one per theta, from log a: no underflow however long the range."""
+    log_tilted, tops = _log_tilts(log_a, thetas, h)
+    return np.exp(log_tilted, out=log_tilted), tops.tolist()
+
+
+@njit(cache=True)
+def _log_tilts(log_a, thetas, h):
+    """Rows log a_i + (theta (i - last)) h - top, top the row's largest (before the subtraction), and the tops."""
+    last = log_a.size - 1
+    rows = np.empty((thetas.size, log_a.size))
+    tops = np.empty(thetas.size)
+    for k in range(thetas.size):
+        top = -math.inf
+        for i in range(log_a.size):
+            rows[k, i] = log_a[i] + (thetas[k] * float(i - last)) * h
+            top = max(top, rows[k, i])
+        rows[k] -= top
+        tops[k] = top
+    return rows, tops
 
 
 def _slope_tilts(a: np.ndarray, h: float) -> list[float]:
@@ -86,10 +113,36 @@ def _slope_tilts(a: np.ndarray, h: float) -> list[float]:
         return []
     la = np.log(a[support])
     x = support * h
-    slope = np.gradient(la, x)
-    curvature = np.abs(np.gradient(slope, x))
+    slope = _gradient(la, x)
+    curvature = np.abs(_gradient(slope, x))
     floor = 1.0 / max(x[-1] - x[0], h) ** 2
     return [float(t) for t in _spaced(-slope, np.sqrt(np.maximum(curvature, floor)) * TILT_SPACING)]
+
+
+@njit(cache=True)
+def _gradient(f, x):
+    """df/dx at the points x (increasing, at least 3), as np.gradient(f, x) (edge_order 1) computes it,
+    bit for bit, without its overhead: one-sided differences at the ends; inside, with spacings
+    d1 = x_i - x_(i-1), d2 = x_(i+1) - x_i, (f_(i+1) - f_(i-1)) / (2 d1) where every spacing
+    equals the first, else -d2 / (d1 (d1 + d2)) f_(i-1) + (d2 - d1) / (d1 d2) f_i + d1 / (d2 (d1 + d2)) f_(i+1)."""
+    n = f.size
+    dx = x[1:] - x[:-1]
+    uniform = True
+    for i in range(1, n - 1):
+        if dx[i] != dx[0]:
+            uniform = False
+            break
+    out = np.empty(n)
+    for i in range(1, n - 1):
+        if uniform:
+            out[i] = (f[i + 1] - f[i - 1]) / (2.0 * dx[0])
+        else:
+            d1, d2 = dx[i - 1], dx[i]
+            before, here, after = -d2 / (d1 * (d1 + d2)), (d2 - d1) / (d1 * d2), d1 / (d2 * (d1 + d2))
+            out[i] = before * f[i - 1] + here * f[i] + after * f[i + 1]
+    out[0] = (f[1] - f[0]) / dx[0]
+    out[n - 1] = (f[n - 1] - f[n - 2]) / dx[n - 2]
+    return out
 
 
 @njit(cache=True)
@@ -126,28 +179,26 @@ def tilted_convolve(a: np.ndarray, b: np.ndarray | None, h: float) -> tuple[np.n
     underflows over a range of hundreds in log g."""
     n = a.size + (a.size if b is None else b.size) - 1
     size = rounding.fft_size(n)
-    best = np.zeros(n)
-    log_best = np.full(n, -np.inf)
+    winners = np.zeros((3, n))  # per entry: the winning tilt's entry, log_shift, theta (``_keep_best``)
     log_bound = np.full(n, np.inf)
     largest_log = 0.0
     log_a, log_b = _log_entries(a), None if b is None else _log_entries(b)
     thetas = _tilts(a, b, h)
     rows = max(1, BATCH_ENTRIES // size)
     for start in range(0, len(thetas), rows):
-        chunk = thetas[start:start + rows]
-        tilted_a = [_normalised_tilt(log_a, theta, h) for theta in chunk]
-        tilted_b = None if b is None else [_normalised_tilt(log_b, theta, h) for theta in chunk]
-        products = _convolve(np.stack([t for t, _ in tilted_a]),
-                             None if b is None else np.stack([t for t, _ in tilted_b]), size)
-        for k, theta in enumerate(chunk):
-            ta, top_a = tilted_a[k]
-            tb, top_b = (None, top_a) if b is None else tilted_b[k]
-            # PROOF Lemma 2: each tilted FFT product
-            bound = rounding.convolution_bound(ta, tb, size)
+        chunk = np.array(thetas[start:start + rows])
+        tilted_a, tops_a = _normalised_tilts(log_a, chunk, h)
+        tilted_b, tops_b = (None, tops_a) if b is None else _normalised_tilts(log_b, chunk, h)
+        products = _convolve(tilted_a, tilted_b, size)
+        # PROOF Lemma 2: each tilted FFT product
+        bounds = rounding.convolution_bound(tilted_a, tilted_b, size).tolist()
+        for k, theta in enumerate(chunk.tolist()):
+            top_a, top_b, bound = tops_a[k], tops_b[k], bounds[k]
             shift = top_a + top_b
             largest_log = max(largest_log, abs(top_a) + abs(top_b) + abs(theta) * (n - 1) * h)
             if 0.0 < bound < math.inf:
-                _keep_best(best, log_best, log_bound, products[k], shift, math.log(bound) + shift, theta, h)
+                _keep_best(winners, log_bound, products[k], shift, math.log(bound) + shift, theta, h)
+    best, log_best = _untilt(winners, h)
     with np.errstate(over="ignore"):
         bound = np.exp(np.minimum(log_bound, 700.0))
     best = np.maximum(best, 0.0)

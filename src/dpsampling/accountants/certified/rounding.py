@@ -45,41 +45,48 @@ def fft_size(n: int) -> int:
 
 
 @njit(cache=True)
-def _sum_of_squares(x):
-    """sum x_i^2 as a running sum in one thread (BLAS's threaded dot stalls for milliseconds
-    where the cores are busy, e.g. beside another job)."""
-    squares = 0.0
-    for v in x:
-        squares += v * v
-    return squares
+def _sums_of_squares(rows):
+    """sum_j x_ij^2 for each row i, a running sum in one thread (BLAS's threaded dot stalls for
+    milliseconds where the cores are busy, e.g. beside another job)."""
+    out = np.empty(rows.shape[0])
+    for i in range(rows.shape[0]):
+        squares = 0.0
+        for v in rows[i]:
+            squares += v * v
+        out[i] = squares
+    return out
 
 
-def norms(x: np.ndarray) -> tuple[float, float]:
-    """Upper bounds on |x|_1 and |x|_2 of a non-negative array, their own rounding included: a sum
-    of n non-negative terms (any order) is within gamma(n - 1) of its value, of n squares within
-    gamma(n) plus 2^-1074 per square for underflow (Higham Sec. 3.1); the square root and the
-    inflation round once each."""
+def norms(x: np.ndarray) -> tuple:
+    """Upper bounds on |x|_1 and |x|_2 of a non-negative array (floats), or of each row of a stack of
+    them (the last axis; arrays), their own rounding included: a sum of n non-negative terms (any
+    order) is within gamma(n - 1) of its value, of n squares within gamma(n) plus 2^-1074 per square
+    for underflow (Higham Sec. 3.1); the square root and the inflation round once each."""
     # PROOF Lemma 1: |x|_1 and |x|_2 with their own rounding
-    inflate = 1.0 + gamma(x.size + 2)
-    squares = _sum_of_squares(np.ascontiguousarray(x, dtype=np.float64)) + x.size * 2.0**-1074
-    return float(np.sum(x)) * inflate, math.sqrt(squares) * inflate
+    length = x.shape[-1]
+    inflate = 1.0 + gamma(length + 2)
+    rows = np.ascontiguousarray(x, dtype=np.float64).reshape(-1, length)
+    squares = _sums_of_squares(rows) + length * 2.0**-1074
+    one, two = np.sum(x, axis=-1) * inflate, np.sqrt(squares) * inflate
+    return (float(one), float(two[0])) if x.ndim == 1 else (one, two)
 
 
-def convolution_bound(x: np.ndarray, y: np.ndarray | None, size: int) -> float:
+def convolution_bound(x: np.ndarray, y: np.ndarray | None, size: int):
     """docs/PROOF.md Lemma 2: a bound on |c^ - c|_inf for the FFT convolution of x >= 0 and y >= 0 (y None: x * x)
-    at FFT length ``size``."""
+    at FFT length ``size``; a float, or one per row for stacks of rows (the last axis)."""
     # PROOF Lemma 2: an FFT convolution's bound
     eta = fft_eta(size)
     x1, x2 = norms(x)
     y1, y2 = (x1, x2) if y is None else norms(y)
     s1, s2 = x1 * y2, x2 * y1
-    m = min(s1, s2)
+    m = np.minimum(s1, s2)
     d = eta * (s1 + s2) + eta * eta * math.sqrt(size) * x2 * y2
     d = d + COMPLEX_PRODUCT * (m + d)
     # PROOF Lemma 2: underflow (M4 R3): entries of x, y computed by an exp with a subnormal result
     # (2^-1074 each, times the other array's 1-norm) and the complex products' (2^-1074 per entry)
     d = d + 2.0**-1073 * (x1 + y1 + 1.0)
-    return ((1.0 + eta) * d + eta * m) * (1.0 + 4 * U)
+    bound = ((1.0 + eta) * d + eta * m) * (1.0 + 4 * U)
+    return float(bound) if x.ndim == 1 else bound
 
 
 def tilt_rounding(largest_log: float) -> float:
