@@ -102,9 +102,10 @@ def test_the_sampler_name_check_finds_every_literal():
     assert _sampler_name_literals('"""Poisson or wor batches."""\ny = f"{a} wor"\nz = POISSON.name\n', names) == []
 
 
-LAZY_PACKAGES = ("dpsampling.batches",)
+LAZY_PACKAGES = ("dpsampling.batches", "dpsampling.accountants.ballsbins")
 """Packages whose ``__init__`` loads their modules on first use (``batches``: a sampler's class
-imports the generators without the loader, which imports the registry)."""
+imports the generators without the loader, which imports the registry; ``accountants.ballsbins``:
+a job that parses an order list or reads a shard does not load the kernels, Numba or SciPy)."""
 
 
 def _lazy_package_imports(source: str, name: str, is_package: bool = False) -> list[int]:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass, replace
 
-from dpsampling.accountants.ballsbins import parse_orders
+from dpsampling.accountants.ballsbins.orders import parse_orders
 
 FIG4_LEFT_ORDERS = "1..400,410..1000/10,1100..10000/100,11000..50000/1000"
 

@@ -23,7 +23,7 @@ from importlib import metadata
 
 import numpy as np
 
-from dpsampling.accountants.ballsbins import parse_orders
+from dpsampling.accountants.ballsbins.orders import parse_orders
 from dpsampling.benchmark.cases import Case
 
 PACKAGE = "random-allocation"

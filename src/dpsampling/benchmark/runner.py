@@ -44,7 +44,8 @@ import numpy as np
 import pandas as pd
 from scipy.stats import ks_2samp
 
-from dpsampling.accountants.ballsbins import LossLaw, estimate_delta, sample_losses
+from dpsampling.accountants.ballsbins.estimates import estimate_delta
+from dpsampling.accountants.ballsbins.sampling import LossLaw, sample_losses
 from dpsampling.benchmark.cases import CASES, Case
 from dpsampling.io import environment_versions, write_atomically
 

@@ -23,7 +23,7 @@ FIG1_GENERATORS = (SHUFFLE.name, POISSON.name, BALLS_AND_BINS.name)
 
 
 def _ballsbins_sample(method: str) -> list[np.ndarray]:
-    from dpsampling.accountants.ballsbins import LossLaw, sample_losses
+    from dpsampling.accountants.ballsbins.sampling import LossLaw, sample_losses
 
     orders = "1..3,5" if "order" in method else None
     importance_epsilon = 0.5 if "importance" in method else None

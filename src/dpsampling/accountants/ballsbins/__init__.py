@@ -11,49 +11,44 @@ delta_B(eps) = max(remove, add) with remove = D_{e^eps}(P_B||Q_B), add = D_{e^ep
 - ``orders``: the order-list text form "1..500,510..1000/10";
 - ``storage``: Parquet shards of loss samples or of their statistics on an eps grid;
 - ``device``: the entry point choosing CPU or CUDA (``cuda``: the GPU kernels, optional).
+
+Everything is importable from here, as ``ballsbins.sample_losses``, each module loaded on first
+use (``device.sample_losses`` and ``device.loss_statistics`` as ``sample_losses_on`` and
+``loss_statistics_on``): ``orders`` alone does not load Numba, ``lower_bound`` alone not the
+kernels. Package code imports the modules themselves (tests/test_layout.py).
 """
 
-from dpsampling.accountants.ballsbins.device import DEVICES, device_problem, resolve_device
-from dpsampling.accountants.ballsbins.device import loss_statistics as loss_statistics_on
-from dpsampling.accountants.ballsbins.device import sample_losses as sample_losses_on
-from dpsampling.accountants.ballsbins.estimates import (
-    DeltaEstimate,
-    bernoulli_kl,
-    combine_estimates,
-    estimate_delta,
-    estimate_from_frame,
-    kl_upper_confidence_bound,
-)
-from dpsampling.accountants.ballsbins.importance import importance_threshold, log_importance_probability
-from dpsampling.accountants.ballsbins.lower_bound import lower_bound_delta
-from dpsampling.accountants.ballsbins.orders import format_orders, parse_orders, validate_orders
-from dpsampling.accountants.ballsbins.sampling import (
-    DEFAULT_SAMPLES_PER_CHUNK,
-    METHODS,
-    LossLaw,
-    LossSamples,
-    as_seed_sequence,
-    physical_memory_bytes,
-    sample_importance_losses,
-    sample_importance_order_statistics_losses,
-    sample_losses,
-    sample_naive_losses,
-    sample_order_statistics_losses,
-)
-from dpsampling.accountants.ballsbins.storage import (
-    read_loss_samples,
-    read_loss_statistics,
-    write_loss_samples,
-    write_loss_statistics,
-)
+from __future__ import annotations
 
-__all__ = [
-    "DEFAULT_SAMPLES_PER_CHUNK", "DEVICES", "METHODS", "DeltaEstimate", "LossLaw", "LossSamples", "as_seed_sequence",
-    "bernoulli_kl", "combine_estimates", "device_problem", "estimate_delta", "estimate_from_frame",
-    "format_orders", "importance_threshold",
-    "kl_upper_confidence_bound", "log_importance_probability", "loss_statistics_on", "lower_bound_delta",
-    "parse_orders", "physical_memory_bytes", "read_loss_samples", "read_loss_statistics", "resolve_device",
-    "sample_importance_losses", "sample_importance_order_statistics_losses", "sample_losses",
-    "sample_losses_on", "sample_naive_losses", "sample_order_statistics_losses", "validate_orders",
-    "write_loss_samples", "write_loss_statistics",
-]
+import importlib
+
+_PACKAGE = "dpsampling.accountants.ballsbins"
+_NAMES = {
+    "device": ("DEVICES", "device_problem", "resolve_device"),
+    "estimates": ("DeltaEstimate", "bernoulli_kl", "combine_estimates", "estimate_delta", "estimate_from_frame",
+                  "kl_upper_confidence_bound"),
+    "importance": ("importance_threshold", "log_importance_probability"),
+    "lower_bound": ("lower_bound_delta",),
+    "orders": ("format_orders", "parse_orders", "validate_orders"),
+    "sampling": ("DEFAULT_SAMPLES_PER_CHUNK", "METHODS", "LossLaw", "LossSamples", "as_seed_sequence",
+                 "physical_memory_bytes", "sample_importance_losses", "sample_importance_order_statistics_losses",
+                 "sample_losses", "sample_naive_losses", "sample_order_statistics_losses"),
+    "storage": ("read_loss_samples", "read_loss_statistics", "write_loss_samples", "write_loss_statistics"),
+}
+_RENAMED = {"loss_statistics_on": ("device", "loss_statistics"), "sample_losses_on": ("device", "sample_losses")}
+_SOURCE = {**{name: (module, name) for module, names in _NAMES.items() for name in names}, **_RENAMED}
+"""name -> (module of this package, its name there)."""
+
+
+def __getattr__(name):
+    if name in _SOURCE:
+        module, attribute = _SOURCE[name]
+        return getattr(importlib.import_module(f"{_PACKAGE}.{module}"), attribute)
+    raise AttributeError(f"module {_PACKAGE!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted([*globals(), *_SOURCE])
+
+
+__all__ = sorted(_SOURCE)

@@ -39,7 +39,6 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from dpsampling.accountants.ballsbins._kernels import chunking
 from dpsampling.accountants.ballsbins.estimates import DeltaEstimate, _check_grid
 from dpsampling.accountants.ballsbins.sampling import (
     DEFAULT_SAMPLES_PER_CHUNK,
@@ -153,6 +152,8 @@ def _launch_chunks(chunk_size, samples, samples_per_chunk, bytes_per_chunk, free
 
 def _run(setup, chunk_size, epsilons):
     """Launch the kernels chunk after chunk; raw losses (epsilons None) or statistics."""
+    from dpsampling.accountants.ballsbins._kernels import chunking  # here: Numba loads with the first launch
+
     cuda = _numba_cuda()
     _cuda = importlib.import_module("dpsampling.accountants.ballsbins._cuda")  # device code: needs numba.cuda
     samples, per_chunk = setup["samples"], setup["samples_per_chunk"]

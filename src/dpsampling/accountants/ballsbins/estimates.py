@@ -23,7 +23,6 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from dpsampling.accountants.ballsbins import _kernels
 from dpsampling.accountants.ballsbins.sampling import LossSamples
 from dpsampling.validation import check_int_at_least, check_open_unit
 
@@ -128,6 +127,9 @@ def estimate_delta(samples, epsilons, *, log_weight: float = 0.0,
                    minimum_epsilon: float = -math.inf) -> DeltaEstimate:
     """Statistics of [1 - e^{eps - L}]_+ at every eps. ``samples``: LossSamples (its weight and
     minimum eps are used) or a 1-d array of losses (then pass them explicitly)."""
+    # here, not at the top: Numba loads with the first reduction, not with a job that reads statistics
+    from dpsampling.accountants.ballsbins import _kernels
+
     if isinstance(samples, LossSamples):
         losses = samples.losses
         log_weight = samples.log_weight

@@ -36,10 +36,12 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.special import log_ndtr
 
 from dpsampling import DIRECTIONS
+from dpsampling.lazy import lazy_import
 from dpsampling.validation import check_choice, check_int_at_least, check_positive
+
+special = lazy_import("scipy.special")  # loaded by the first importance law (~0.2 CPU s): naive sampling never pays it
 
 
 def _finite(name: str, value) -> float:
@@ -71,7 +73,7 @@ def importance_threshold(sigma, steps, epsilon, direction) -> float:
 def log_importance_probability(sigma, steps, epsilon, direction) -> float:
     """log P(E_eps) under the sampling distribution (Q_B for add, P_1 for remove)."""
     threshold = importance_threshold(sigma, steps, epsilon, direction)
-    log_cdf = float(log_ndtr(threshold / float(sigma)))
+    log_cdf = float(special.log_ndtr(threshold / float(sigma)))
     if direction == "add":
         return int(steps) * log_cdf
     mass = -math.expm1(int(steps) * log_cdf)
@@ -81,7 +83,7 @@ def log_importance_probability(sigma, steps, epsilon, direction) -> float:
 def _kernel_threshold_parameter(sigma, steps, epsilon, direction) -> float:
     """What the kernels take: add -> log Phi(C/sigma); remove -> 1 - Phi(C/sigma)^T."""
     threshold = importance_threshold(sigma, steps, epsilon, direction)
-    log_cdf = float(log_ndtr(threshold / float(sigma)))
+    log_cdf = float(special.log_ndtr(threshold / float(sigma)))
     if direction == "add":
         return log_cdf
     mass = -math.expm1(int(steps) * log_cdf)

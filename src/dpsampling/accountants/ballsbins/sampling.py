@@ -39,7 +39,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from dpsampling import DIRECTIONS
-from dpsampling.accountants.ballsbins import _kernels
 from dpsampling.accountants.ballsbins.importance import (
     _finite,
     _kernel_threshold_parameter,
@@ -174,6 +173,9 @@ class LossLaw:
         """For a checked law: the kernels' ``params`` and ``settings`` (``_kernels.kernel_scalars``),
         ``orders`` and ``log_weights`` (None for the coordinate methods) and the importance
         ``log_weight`` = log P(E) (0 without importance sampling)."""
+        # here, not at the top: Numba loads with the first draw, not with every module that names a law
+        from dpsampling.accountants.ballsbins import _kernels
+
         threshold = parameter = log_weight = 0.0
         importance = self.method.startswith("importance")
         if importance:
@@ -193,6 +195,8 @@ class LossLaw:
 def run_cpu_kernel(inputs: dict, states: np.ndarray, samples: int, samples_per_chunk: int,
                    out: np.ndarray) -> None:
     """Fill ``out`` with the ``samples`` losses of the chunks ``states`` (``LossLaw.kernel_inputs``)."""
+    from dpsampling.accountants.ballsbins import _kernels  # here: Numba loads with the first draw
+
     settings = _kernels.chunking(inputs["settings"], samples, samples_per_chunk)
     if inputs["orders"] is None:
         _kernels.coordinate_kernel(inputs["params"], settings, states, out)

@@ -39,7 +39,13 @@ import numpy as np
 import pandas as pd
 
 from dpsampling import DIRECTIONS, progress
-from dpsampling.accountants import ballsbins as bb
+from dpsampling.accountants.ballsbins.device import resolve_device
+from dpsampling.accountants.ballsbins.device import sample_losses as sample_losses_on
+from dpsampling.accountants.ballsbins.estimates import estimate_delta
+from dpsampling.accountants.ballsbins.importance import log_importance_probability
+from dpsampling.accountants.ballsbins.lower_bound import lower_bound_delta
+from dpsampling.accountants.ballsbins.orders import validate_orders
+from dpsampling.accountants.ballsbins.sampling import DEFAULT_SAMPLES_PER_CHUNK, METHODS, LossLaw
 from dpsampling.accountants.closed_form.gaussian import gaussian_epsilon
 from dpsampling.validation import (
     check_array,
@@ -68,7 +74,7 @@ class BallsBinsOptions:
     estimator: str = "naive"  # a key or a value of METHOD_NAMES (the Monte Carlo estimator)
     orders: str | None = None  # e.g. "1..500,510..1000/10"; required for order statistics
     epsilon_step: float = 0.01  # eps grid step of eps queries
-    samples_per_chunk: int = bb.DEFAULT_SAMPLES_PER_CHUNK
+    samples_per_chunk: int = DEFAULT_SAMPLES_PER_CHUNK
     device: str = "cpu"  # cpu, cuda or auto (ballsbins.device): where the samples are drawn; same numbers
 
     def as_dict(self) -> dict:
@@ -77,7 +83,7 @@ class BallsBinsOptions:
 
 def _library_method(estimator: str) -> str:
     method = METHOD_NAMES.get(estimator, estimator)
-    return check_choice("estimator", method, bb.METHODS)
+    return check_choice("estimator", method, METHODS)
 
 
 def _check(sigma, steps, epochs, options: BallsBinsOptions, query: str) -> tuple:
@@ -90,13 +96,13 @@ def _check(sigma, steps, epochs, options: BallsBinsOptions, query: str) -> tuple
     check_open_unit("error_prob", options.error_prob)
     check_positive("epsilon_step", options.epsilon_step)
     method = _library_method(options.estimator)
-    bb.resolve_device(options.device)  # ValueError (one line) for cuda without a GPU, before any sampling
+    resolve_device(options.device)  # ValueError (one line) for cuda without a GPU, before any sampling
     orders = None
     if "order_statistics" in method:
         if options.orders is None:
             raise ValueError(f"orders must be given for estimator {options.estimator} (e.g. '1..500,510..1000/10'); "
                              "got none")
-        orders = bb.validate_orders(options.orders, steps)
+        orders = validate_orders(options.orders, steps)
     elif options.orders is not None:
         raise ValueError(f"orders must be omitted unless estimator is order-stats or importance+order-stats; "
                          f"got orders with estimator {options.estimator}")
@@ -116,13 +122,13 @@ def _seed(options: BallsBinsOptions, direction: str, index: int = 0) -> np.rando
 
 def _draw(law, options: BallsBinsOptions, index: int = 0):
     """Loss samples of ``law`` (a ``LossLaw``) with the options' size, stream and device."""
-    return bb.sample_losses_on(law, options.samples, seed=_seed(options, law.direction, index),
-                               samples_per_chunk=options.samples_per_chunk, device=options.device)
+    return sample_losses_on(law, options.samples, seed=_seed(options, law.direction, index),
+                            samples_per_chunk=options.samples_per_chunk, device=options.device)
 
 
 def _estimate_columns(samples, eps, error_prob) -> dict:
     """Monte Carlo mean, its standard error and the KL upper confidence bound of delta at each eps."""
-    estimate = bb.estimate_delta(samples, eps)
+    estimate = estimate_delta(samples, eps)
     return {"estimate": estimate.mean(), "stderr": estimate.standard_error(),
             "upper": estimate.upper_confidence_bound(error_prob)}
 
@@ -131,12 +137,12 @@ def _importance_columns(method, sigma, steps, eps, direction, orders, options) -
     """One sample set per eps, drawn on its own event E_eps (Alg. 5)."""
     columns = {k: np.zeros(eps.size) for k in ("estimate", "stderr", "upper", "log_weight")}
     for j, value in enumerate(eps):
-        log_weight = bb.log_importance_probability(sigma, steps, value, direction)
+        log_weight = log_importance_probability(sigma, steps, value, direction)
         if math.exp(log_weight) <= 1e-300:  # delta <= P(E_eps) (the integrand vanishes off E)
             columns["upper"][j] = math.exp(log_weight)
             columns["log_weight"][j] = log_weight
             continue
-        samples = _draw(bb.LossLaw(method, sigma, steps, direction, orders, value), options, j)
+        samples = _draw(LossLaw(method, sigma, steps, direction, orders, value), options, j)
         for name, values in _estimate_columns(samples, [value], options.error_prob).items():
             columns[name][j] = values[0]
         columns["log_weight"][j] = log_weight
@@ -152,13 +158,13 @@ def ballsbins_delta_table(sigma, steps, epsilons, epochs: int = 1, options: Ball
     frame = pd.DataFrame({"epsilon": eps})
     for direction in progress.steps(DIRECTIONS, f"Monte Carlo ({options.samples:,} samples per direction)"):
         if epochs == 1:
-            frame[f"{direction}_delta_lower"] = bb.lower_bound_delta(sigma, steps, eps, direction)
+            frame[f"{direction}_delta_lower"] = lower_bound_delta(sigma, steps, eps, direction)
         else:
             frame[f"{direction}_delta_lower"] = np.nan
         if method.startswith("importance"):
             columns = _importance_columns(method, sigma, steps, eps, direction, orders, options)
         else:
-            samples = _draw(bb.LossLaw(method, sigma, steps, direction, orders, epochs=epochs), options)
+            samples = _draw(LossLaw(method, sigma, steps, direction, orders, epochs=epochs), options)
             columns = _estimate_columns(samples, eps, options.error_prob)
         for name in ("estimate", "stderr", "upper"):
             frame[f"{direction}_delta_{name}"] = columns[name]
@@ -177,7 +183,7 @@ def _epsilon_upper(grid, ucb, delta, epsilon_cap) -> float:
 def _epsilon_lower(sigma, steps, delta, direction, epsilon_cap) -> float:
     """Largest eps (to bisection precision, from below) with lower bound (6) > delta; 0 if none."""
     def lower(e):
-        return float(bb.lower_bound_delta(sigma, steps, [e], direction)[0])
+        return float(lower_bound_delta(sigma, steps, [e], direction)[0])
 
     if lower(0.0) <= delta:
         return 0.0
@@ -204,8 +210,8 @@ def ballsbins_epsilon_table(sigma, steps, deltas, epochs: int = 1, options: Ball
     frame = pd.DataFrame({"delta": deltas, "epsilon_deterministic": caps,
                           "epsilon_step": options.epsilon_step})
     for direction in progress.steps(DIRECTIONS, f"Monte Carlo ({options.samples:,} samples per direction)"):
-        samples = _draw(bb.LossLaw(method, sigma, steps, direction, orders, epochs=epochs), options)
-        ucb = bb.estimate_delta(samples, grid).upper_confidence_bound(options.error_prob)
+        samples = _draw(LossLaw(method, sigma, steps, direction, orders, epochs=epochs), options)
+        ucb = estimate_delta(samples, grid).upper_confidence_bound(options.error_prob)
         frame[f"{direction}_epsilon_upper"] = [_epsilon_upper(grid, ucb, d, cap) for d, cap in zip(deltas, caps)]
         if epochs == 1:
             frame[f"{direction}_epsilon_lower"] = [_epsilon_lower(sigma, steps, d, direction, cap)

@@ -35,10 +35,9 @@ import zlib
 import numpy as np
 import pandas as pd
 
-from dpsampling.accountants.accountant import Accountant
 from dpsampling.accountants.closed_form.gaussian import gaussian_epsilon_bounds
-from dpsampling.accountants.matrix import MatrixRun, certified_phases, delta_estimates
-from dpsampling.accountants.matrix.run import CYCLIC, EPOCH_BINS, KINDS, MIN_SEP
+from dpsampling.accountants.matrix.reduction import certified_phases
+from dpsampling.accountants.matrix.run import CYCLIC, EPOCH_BINS, KINDS, MIN_SEP, MatrixRun
 from dpsampling.accountants.run import Phase
 from dpsampling.papers.experiment import Experiment, figure_files
 from dpsampling.pipeline.claims.base import Claim, Missing
@@ -135,6 +134,9 @@ def monte_carlo_epsilons(table: pd.DataFrame, delta: float) -> tuple[float, floa
 def monte_carlo_points(parameters: dict, progress=print) -> pd.DataFrame:
     """One row per b of ``parameters["bands"]``: the Monte Carlo eps interval of the sampler's run
     (``error_probability``: that of each end, 2 beta)."""
+    # here, not at the top: Numba is the sampling job's import, not the registry's
+    from dpsampling.accountants.matrix.montecarlo import delta_estimates
+
     spec, sampler, rows = parameters, parameters["sampler"], []
     for bands in spec["bands"]:
         run = matrix_run(spec, sampler, bands)
@@ -154,6 +156,9 @@ def monte_carlo_points(parameters: dict, progress=print) -> pd.DataFrame:
 
 def _certified_row(setting: dict, phases, delta: float, accuracy: float) -> dict:
     """The engine's eps bracket at ``delta``, max over both directions (add_or_remove)."""
+    # here, not at the top: the engine is the table job's import, not the registry's
+    from dpsampling.accountants.accountant import Accountant
+
     bounds = Accountant(phases, accuracy=accuracy).epsilon_bounds([delta])
     row = bounds[bounds["direction"] == "max"].iloc[0]
     return {**setting, "method": CERTIFIED, "delta": delta, "epsilon_lower": float(row["epsilon_lower"]),

@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from dpsampling.accountants import ballsbins as bb
+from dpsampling.accountants.ballsbins.orders import parse_orders
 from dpsampling.pipeline.claims.base import Missing, OffPaperSetting
 from dpsampling.samplers import BALLS_AND_BINS
 
@@ -29,7 +29,7 @@ def require_paper_setting(frame, paper_panels: dict, panel: str):
         if key == "orders":
             given = rows.loc[rows["orders"].fillna("") != "", "orders"]
             ours = given.iloc[0] if not given.empty else ""
-            same = bool(ours) and bb.parse_orders(ours).tolist() == bb.parse_orders(value).tolist()
+            same = bool(ours) and parse_orders(ours).tolist() == parse_orders(value).tolist()
         else:
             ours = rows[key].iloc[0]
             same = bool(np.isclose(float(ours), float(value)))

@@ -32,27 +32,27 @@ CALIBRATION_STEPS = 500_000  # kernel steps timed per method (the cost per step 
 
 
 def _steps_per_sample(sample_set) -> float:
-    from dpsampling.accountants import ballsbins as bb
+    from dpsampling.accountants.ballsbins.orders import parse_orders
 
     if sample_set.orders is not None:
-        return float(len(bb.parse_orders(sample_set.orders)) + 1)
+        return float(len(parse_orders(sample_set.orders)) + 1)
     return float(sample_set.steps * sample_set.epochs)
 
 
 def _method_rate(sample_set, rates: Rates):
     """(CPU seconds per kernel step, source) of the set's method at the set's own setting."""
-    from dpsampling.accountants import ballsbins as bb
+    from dpsampling.accountants.ballsbins.sampling import LossLaw, sample_losses
 
     per_sample = _steps_per_sample(sample_set)
     samples = max(5, int(CALIBRATION_STEPS / per_sample))
-    law = bb.LossLaw(sample_set.method, sample_set.sigma, sample_set.steps, sample_set.direction,
-                     sample_set.orders, sample_set.importance_epsilon, sample_set.epochs)
+    law = LossLaw(sample_set.method, sample_set.sigma, sample_set.steps, sample_set.direction,
+                  sample_set.orders, sample_set.importance_epsilon, sample_set.epochs)
     key = (f"{sample_set.experiment} {sample_set.method} {sample_set.direction} "
            f"(sigma {sample_set.sigma:g}, T {sample_set.steps}, {samples} samples)")
 
     def timing():
-        bb.sample_losses(law, 1, seed=0)  # compile (or load the cache) outside the clock
-        return cpu_seconds(lambda: bb.sample_losses(law, samples, seed=1)), samples * per_sample
+        sample_losses(law, 1, seed=0)  # compile (or load the cache) outside the clock
+        return cpu_seconds(lambda: sample_losses(law, samples, seed=1)), samples * per_sample
 
     return rates.calibrate(key, timing)
 

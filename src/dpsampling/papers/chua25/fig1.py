@@ -20,15 +20,16 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
+from dpsampling.lazy import lazy_import
 from dpsampling.papers.chua25.cost import chua25_fig1_work
-from dpsampling.papers.chua25.utility import model_of
 from dpsampling.papers.chua25.workflow import UTILITY_RULES, chua25_tests
 from dpsampling.papers.experiment import Experiment, figure_files
 from dpsampling.pipeline.claims.base import Claim, Missing
 from dpsampling.pipeline.plotting import SAMPLER_COLOR, SAMPLER_LETTER, departures_text, plt, save_figure
 from dpsampling.samplers import BALLS_AND_BINS, POISSON, SHUFFLE
+
+stats = lazy_import("scipy.stats")  # loaded by the first test (~0.4 CPU s): the registry imports this module
 
 EXPERIMENT_ID = "chua25_fig1"
 
@@ -43,6 +44,9 @@ def panels(config: dict) -> list[str]:
 
 def plot(runs: pd.DataFrame, parameters: dict, path_pdf, path_png) -> None:
     """chua25 Fig. 1: test AUC (mean +- std over seeds, learning rate chosen on validation AUC)."""
+    # here, not at the top: the training code (Numba, SciPy) is the plot job's import, not the registry's
+    from dpsampling.papers.chua25.utility import model_of
+
     chosen = runs[runs["selected"]]
     summary = (chosen.groupby(["panel", "generator", "batch_size", "sigma"], as_index=False)["test_auc"]
                .agg(mean="mean", std="std"))

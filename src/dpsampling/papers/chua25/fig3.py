@@ -18,9 +18,9 @@ import sys
 
 import numpy as np
 import pandas as pd
-from scipy.optimize import brentq
 
-from dpsampling.accountants import ballsbins as bb
+from dpsampling.accountants.ballsbins.importance import log_importance_probability
+from dpsampling.lazy import lazy_import
 from dpsampling.papers.chua25.claims import mc_row, require_paper_setting
 from dpsampling.papers.chua25.plots import (
     B_BOUND6,
@@ -38,6 +38,8 @@ from dpsampling.papers.chua25.samples import SampleSet, name_of, series_sets
 from dpsampling.papers.chua25.timing import Comparison, Side, timing_measure, timing_table
 from dpsampling.papers.chua25.workflow import chua25_tests, monte_carlo_experiment
 from dpsampling.pipeline.claims.base import Claim, Missing
+
+optimize = lazy_import("scipy.optimize")  # loaded by the claim that solves for eps (~0.12 CPU s)
 
 EXPERIMENT_ID = "chua25_fig3"
 
@@ -109,7 +111,7 @@ def _importance_weight(panel, epsilon):
         weight = math.exp(float(rows["log_weight"].iloc[0]))
         notes = [f"P_1(E_eps) = 1 - Phi(C/sigma)^T, remove event of Section 4, sigma = {sigma:g}, T = {steps}"]
         for stated in (3.75e-3, 1.66e-4):
-            solved = brentq(lambda e, stated=stated: bb.log_importance_probability(sigma, steps, e, "remove") - math.log(stated), 0, 50)
+            solved = optimize.brentq(lambda e, stated=stated: log_importance_probability(sigma, steps, e, "remove") - math.log(stated), 0, 50)
             notes.append(f"it equals {stated:g} at eps = {solved:.4f}")
         return weight, "; ".join(notes)
     return measure

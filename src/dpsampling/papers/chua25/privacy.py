@@ -26,8 +26,10 @@ import math
 import numpy as np
 import pandas as pd
 
-from dpsampling.accountants import ballsbins as bb
-from dpsampling.accountants.accountant import Accountant
+from dpsampling.accountants.ballsbins.estimates import DeltaEstimate, combine_estimates, estimate_delta
+from dpsampling.accountants.ballsbins.lower_bound import lower_bound_delta
+from dpsampling.accountants.ballsbins.orders import parse_orders
+from dpsampling.accountants.ballsbins.storage import read_loss_samples, read_loss_statistics
 from dpsampling.accountants.run import Phase
 from dpsampling.io import read_metadata
 from dpsampling.papers.accounting import delta_table, exact, paper_phase
@@ -56,19 +58,19 @@ def epsilon_grid(spec: dict) -> np.ndarray:
     return np.unique(np.concatenate([points, extra]))
 
 
-def shard_estimate(path, expected: dict, grid: np.ndarray) -> bb.DeltaEstimate:
+def shard_estimate(path, expected: dict, grid: np.ndarray) -> DeltaEstimate:
     """The statistics of one shard at ``grid``: evaluated on its losses (``samples`` storage) or
     read (``statistics`` storage, whose grid must be ``grid`` exactly). ``expected``: the identity
     the shard must have (checked; never the storage, the eps grid of a losses shard or the device)."""
     recorded = read_metadata(path)["parameters"]
     if recorded.get("storage", "samples") == "statistics":
-        estimate = bb.read_loss_statistics(path, expected)
+        estimate = read_loss_statistics(path, expected)
         if not np.array_equal(estimate.epsilons, grid):
             raise ValueError(f"{path} holds statistics at other eps values than requested (file has "
                              f"{estimate.epsilons.size} values from {estimate.epsilons[0]:g} to {estimate.epsilons[-1]:g}, "
                              f"requested {grid.size} from {grid[0]:g} to {grid[-1]:g}): its sample set must be redrawn")
         return estimate
-    return bb.estimate_delta(bb.read_loss_samples(path, expected), grid)
+    return estimate_delta(read_loss_samples(path, expected), grid)
 
 
 def _set_estimate(sample_set: SampleSet, config_seed: int, epsilons: np.ndarray):
@@ -86,7 +88,7 @@ def _set_estimate(sample_set: SampleSet, config_seed: int, epsilons: np.ndarray)
         threads.add(int(recorded.get("threads", 0)))
         devices.add(str(recorded.get("device", "cpu")))
         log_weight = estimate.log_weight
-    return bb.combine_estimates(estimates), seconds, sorted(threads), log_weight, sorted(devices)
+    return combine_estimates(estimates), seconds, sorted(threads), log_weight, sorted(devices)
 
 
 def merge_delta(sets: list[SampleSet], config_seed: int, epsilons, error_prob: float, progress=None) -> pd.DataFrame:
@@ -100,7 +102,7 @@ def merge_delta(sets: list[SampleSet], config_seed: int, epsilons, error_prob: f
                      f"{sample_set.shards} shard(s), {seconds['sampling_cpu_seconds']:.1f} CPU s of sampling "
                      f"on {', '.join(devices)}")
         frame = estimate.to_frame(error_prob).rename(columns={"upper_confidence_bound": "ucb"})
-        n_orders = 0 if sample_set.orders is None else int(bb.parse_orders(sample_set.orders).size)
+        n_orders = 0 if sample_set.orders is None else int(parse_orders(sample_set.orders).size)
         frame = frame.assign(panel=sample_set.panel, series=sample_set.series, method=sample_set.method,
                              direction=sample_set.direction, sigma=sample_set.sigma, steps=sample_set.steps,
                              epochs=sample_set.epochs, orders=sample_set.orders or "", n_orders=n_orders,
@@ -155,6 +157,9 @@ def certified_settings(chua25: dict, spec: dict) -> dict:
 
 def certified_bounds(sigma: float, steps: int, epochs: int, eps, certified: dict) -> tuple[dict, dict]:
     """Certified delta_B bounds {bound: {direction: values}} and the record of how they were computed."""
+    # here, not at the top: the engine is the bounds job's import, not the merge jobs' or the registry's
+    from dpsampling.accountants.accountant import Accountant
+
     phase = Phase(BALLS_AND_BINS.name, sigma, steps_per_epoch=steps, epochs=epochs)
     frame = Accountant(phase, accuracy=float(certified["accuracy"]),
                        max_grid_points=int(certified["max_grid_points"])).delta_bounds(eps)
@@ -197,7 +202,7 @@ def setting_bounds(sigma: float, steps: int, epochs: int, eps, curves, settings:
         if curve in SAMPLERS:
             frames += _sampler_rows(curve, sigma, steps, epochs, eps, float(settings["pld"]["relative_accuracy"]), base)
     if BOUND6_CURVE in curves and epochs == 1:
-        lower = {d: bb.lower_bound_delta(sigma, steps, eps, d) for d in ("remove", "add")}
+        lower = {d: lower_bound_delta(sigma, steps, eps, d) for d in ("remove", "add")}
         lower["max"] = np.maximum(lower["remove"], lower["add"])
         frames += _rows(base, BALLS_AND_BINS.name, "bound (6)", "lower", eps, lower)
     if CERTIFIED_CURVE in curves:

@@ -53,7 +53,7 @@ import sys
 import numpy as np
 import pandas as pd
 
-from dpsampling.accountants import ballsbins as bb
+from dpsampling.accountants.ballsbins.estimates import kl_upper_confidence_bound
 from dpsampling.papers.chua25.plots import (
     B_BOUND6,
     B_CERTIFIED_LOWER,
@@ -106,7 +106,7 @@ def kl_lower_confidence_bound(mean, count, beta):
     """Smallest p in [0, mean] with count KL(mean || p) <= log(1/beta): 1 - UCB(1 - mean), since
     KL(q || p) = KL(1 - q || 1 - p); below delta with probability <= beta (Hoeffding, as Thm 4.1)."""
     mean = np.asarray(mean, dtype=float)
-    return 1.0 - bb.kl_upper_confidence_bound(1.0 - mean, count, beta)
+    return 1.0 - kl_upper_confidence_bound(1.0 - mean, count, beta)
 
 
 def _curve(summary, sampler, method, bound):

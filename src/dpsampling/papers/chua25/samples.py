@@ -39,7 +39,13 @@ import numpy as np
 import pandas as pd
 
 from dpsampling import DIRECTIONS
-from dpsampling.accountants import ballsbins as bb
+from dpsampling.accountants.ballsbins.device import loss_statistics as loss_statistics_on
+from dpsampling.accountants.ballsbins.device import resolve_device
+from dpsampling.accountants.ballsbins.device import sample_losses as sample_losses_on
+from dpsampling.accountants.ballsbins.estimates import DeltaEstimate
+from dpsampling.accountants.ballsbins.orders import parse_orders, validate_orders
+from dpsampling.accountants.ballsbins.sampling import DEFAULT_SAMPLES_PER_CHUNK, LossLaw, LossSamples
+from dpsampling.accountants.ballsbins.storage import write_loss_statistics
 from dpsampling.io import write_table
 from dpsampling.versions import algorithm_version
 
@@ -115,13 +121,13 @@ def expected_shard_metadata(parameters: dict) -> dict:
     """What the metadata of a shard drawn with ``parameters`` must say (checked by the merge)."""
     seed = shard_seed(parameters["config_seed"], parameters["experiment"], parameters["panel"],
                       parameters["direction"], parameters["series"], parameters["shard"])
-    orders = None if parameters["orders"] is None else bb.parse_orders(parameters["orders"]).tolist()
+    orders = None if parameters["orders"] is None else parse_orders(parameters["orders"]).tolist()
     expected = {key: parameters[key] for key in ("experiment", "panel", "series", "shard", "method",
                                                  "direction", "sigma", "steps", "epochs", "samples",
                                                  "algorithm_version")}
     expected.update(orders=orders, importance_epsilon=parameters["importance_epsilon"],
                     seed_entropy=str(seed.entropy), seed_spawn_key=list(seed.spawn_key),
-                    samples_per_chunk=bb.DEFAULT_SAMPLES_PER_CHUNK)
+                    samples_per_chunk=DEFAULT_SAMPLES_PER_CHUNK)
     if parameters.get("storage") == "statistics":
         expected.update(storage="statistics", epsilons=list(parameters["epsilons"]))
     return expected
@@ -151,7 +157,7 @@ def config_problems(chua25: dict) -> list[str]:
             if "orders" not in setting:
                 continue
             try:
-                bb.validate_orders(setting["orders"], setting["steps"])
+                validate_orders(setting["orders"], setting["steps"])
             except ValueError as error:
                 problems.append(f"config chua25.{name}.panels[{i}].orders: {error}")
     return problems
@@ -165,21 +171,21 @@ def find_sample_set(sets: list[SampleSet], panel: str, direction: str, series: s
 
 
 def _draw(parameters: dict, samples: int, seed, device: str):
-    law = bb.LossLaw(*(parameters[k] for k in ("method", "sigma", "steps", "direction", "orders",
-                                               "importance_epsilon", "epochs")))
+    law = LossLaw(*(parameters[k] for k in ("method", "sigma", "steps", "direction", "orders",
+                                            "importance_epsilon", "epochs")))
     if parameters.get("storage") == "statistics":
-        return bb.loss_statistics_on(law, samples, parameters["epsilons"], seed=seed, device=device)
-    return bb.sample_losses_on(law, samples, seed=seed, device=device)
+        return loss_statistics_on(law, samples, parameters["epsilons"], seed=seed, device=device)
+    return sample_losses_on(law, samples, seed=seed, device=device)
 
 
-def sample_shard(parameters: dict, device: str = "cpu") -> tuple[bb.LossSamples | bb.DeltaEstimate, dict]:
+def sample_shard(parameters: dict, device: str = "cpu") -> tuple[LossSamples | DeltaEstimate, dict]:
     """Draw one shard on ``device`` (cpu, cuda or auto): the losses (``samples`` storage) or their
     statistics on the shard's eps grid (``statistics``), and the sampling time (compilation
     excluded: the kernel is first run on one sample): wall seconds and CPU seconds of this process
     (all threads; on a busy machine the CPU time is the fairer measure), and the device that ran."""
     seed = shard_seed(parameters["config_seed"], parameters["experiment"], parameters["panel"],
                       parameters["direction"], parameters["series"], parameters["shard"])
-    device = bb.resolve_device(device)
+    device = resolve_device(device)
     _draw(parameters, 1, 0, device)  # compile outside the clock
     start, start_cpu = time.perf_counter(), time.process_time()
     result = _draw(parameters, parameters["samples"], seed, device)
@@ -187,27 +193,27 @@ def sample_shard(parameters: dict, device: str = "cpu") -> tuple[bb.LossSamples 
                     "sampling_cpu_seconds": time.process_time() - start_cpu, "device": device}
 
 
-def _statistics_metadata(estimate: bb.DeltaEstimate, parameters: dict) -> dict:
+def _statistics_metadata(estimate: DeltaEstimate, parameters: dict) -> dict:
     """What ``LossSamples.parameters`` says of a losses shard, for a statistics shard."""
     seed = shard_seed(parameters["config_seed"], parameters["experiment"], parameters["panel"],
                       parameters["direction"], parameters["series"], parameters["shard"])
-    orders = None if parameters["orders"] is None else bb.parse_orders(parameters["orders"]).tolist()
+    orders = None if parameters["orders"] is None else parse_orders(parameters["orders"]).tolist()
     return {"method": parameters["method"], "direction": parameters["direction"], "sigma": float(parameters["sigma"]),
             "steps": int(parameters["steps"]), "epochs": int(parameters["epochs"]), "orders": orders,
             "importance_epsilon": parameters["importance_epsilon"], "log_weight": float(estimate.log_weight),
             "seed_entropy": str(seed.entropy), "seed_spawn_key": [int(k) for k in seed.spawn_key],
-            "samples_per_chunk": bb.DEFAULT_SAMPLES_PER_CHUNK, "samples": int(parameters["samples"]),
+            "samples_per_chunk": DEFAULT_SAMPLES_PER_CHUNK, "samples": int(parameters["samples"]),
             "storage": "statistics", "epsilons": [float(e) for e in estimate.epsilons]}
 
 
-def write_shard(result: bb.LossSamples | bb.DeltaEstimate, parameters: dict, timing: dict, threads: int,
+def write_shard(result: LossSamples | DeltaEstimate, parameters: dict, timing: dict, threads: int,
                 path) -> None:
     """The losses (or their statistics) with the sampling parameters, the set's identity, the timing
     and the device in the metadata."""
     identity = {k: parameters[k] for k in ("experiment", "panel", "series", "shard", "config_seed", "algorithm_version")}
     record = {key: float(value) for key, value in timing.items() if key != "device"}
     record.update(threads=int(threads), device=timing.get("device", "cpu"))
-    if isinstance(result, bb.DeltaEstimate):
-        bb.write_loss_statistics(result, path, dict(_statistics_metadata(result, parameters), **identity, **record))
+    if isinstance(result, DeltaEstimate):
+        write_loss_statistics(result, path, dict(_statistics_metadata(result, parameters), **identity, **record))
     else:
         write_table(pd.DataFrame({"loss": result.losses}), path, dict(result.parameters(), **identity, **record))

@@ -24,7 +24,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from dpsampling.accountants import ballsbins as bb
+from dpsampling.accountants.ballsbins.device import sample_losses as sample_losses_on
+from dpsampling.accountants.ballsbins.sampling import LossLaw
 from dpsampling.pipeline.claims.base import Missing, Undecided
 
 REPEATS = 7
@@ -55,14 +56,14 @@ class Comparison:
 
 def _laws(side: Side, panel: dict) -> list:
     orders = panel.get("orders") if "order_statistics" in side.method else None
-    return [bb.LossLaw(side.method, float(panel["sigma"]), int(panel["steps"]), direction, orders,
-                       side.importance_epsilon) for direction in DIRECTIONS]
+    return [LossLaw(side.method, float(panel["sigma"]), int(panel["steps"]), direction, orders,
+                    side.importance_epsilon) for direction in DIRECTIONS]
 
 
 def _cpu_seconds(laws, samples: int, seed: int) -> float:
     start = time.process_time()
     for law in laws:
-        bb.sample_losses_on(law, samples, seed=seed, device="cpu")
+        sample_losses_on(law, samples, seed=seed, device="cpu")
     return time.process_time() - start
 
 

@@ -11,18 +11,23 @@ from __future__ import annotations
 
 import math
 import zlib
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from dpsampling.accountants.closed_form.truncation import max_batch_size
-from dpsampling.training import data as data_lib
-from dpsampling.training.model import Model
-from dpsampling.training.sgd import TRUNCATED_GENERATORS, TrainingSettings, evaluate_auc, steps_per_epoch, train
+
+if TYPE_CHECKING:  # the training code is imported by the functions that run it (load_data, model_of, run_panel)
+    from dpsampling.training.model import Model
 
 
 def load_data(spec: dict, seed: int):
     """(train, validation, test) from the config's data block."""
+    # here and below, not at the top: the training code (Numba, SciPy) is the training job's import,
+    # not the combine job's
+    from dpsampling.training import data as data_lib
+
     source = spec["source"]
     if source == "synthetic":
         full = data_lib.synthetic_ctr(spec["rows"], seed=seed, buckets=spec["buckets"])
@@ -38,6 +43,8 @@ def load_data(spec: dict, seed: int):
 
 def model_of(spec: dict) -> Model:
     """The configured model (logistic regression unless ``model: mlp``)."""
+    from dpsampling.training.model import Model
+
     return Model(spec.get("model", Model.kind), spec.get("hidden_units", Model.hidden_units)).validate()
 
 
@@ -60,6 +67,8 @@ def _seed(root: int, *parts) -> int:
 
 def run_panel(panel: str, spec: dict, root_seed: int, progress=None) -> pd.DataFrame:
     """Every (generator, batch, sigma, learning rate, seed) run of one panel, one row each."""
+    from dpsampling.training.sgd import TRUNCATED_GENERATORS, TrainingSettings, evaluate_auc, steps_per_epoch, train
+
     train_set, validation, test = load_data(spec["data"], root_seed)
     rows = []
     settings = panel_settings(panel, spec)

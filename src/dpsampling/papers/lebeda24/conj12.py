@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import pandas as pd
 
-from dpsampling.accountants.accountant import Accountant
 from dpsampling.accountants.frames import wide
 from dpsampling.accountants.run import Phase
 from dpsampling.papers.lebeda24.cost import COARSENING, median, same_spec
@@ -38,6 +37,9 @@ def conjecture12(spec: dict, progress=print) -> pd.DataFrame:
     gap ``spec["accuracy"]``). A row is an *apparent* counterexample when add_delta_upper >
     remove_delta_upper (1 + RTOL) + ATOL (the same bound for both directions) and a *certain* one
     when add_delta_lower > remove_delta_upper + ATOL (rigorous bounds)."""
+    # here, not at the top: the engine is the search job's import, not the registry's
+    from dpsampling.accountants.accountant import Accountant
+
     epsilons = grid(spec["epsilon_grid"])
     frames = []
     for sigma in spec["sigmas"]:

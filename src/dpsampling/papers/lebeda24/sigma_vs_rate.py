@@ -13,7 +13,6 @@ import math
 import numpy as np
 import pandas as pd
 
-from dpsampling.accountants.calibrate import calibrate_sigma
 from dpsampling.accountants.run import Phase
 from dpsampling.papers.lebeda24.plots import SAMPLER_NAME
 from dpsampling.papers.lebeda24.subsampled import POISSON, WOR
@@ -46,6 +45,9 @@ def sigma_vs_rate_curve(spec: dict, sampler: str, epsilon: float, progress=print
     WOR is Poisson's pair at sigma / 2 (the registry's distance), so with the face's one bisection
     start sigma_W = 2 sigma_P holds to the last bit; the claim checks that the two curves keep it.
     """
+    # here, not at the top: the engine is the calibration job's import, not the registry's
+    from dpsampling.accountants.calibrate import calibrate_sigma
+
     rows = []
     for rate in sorted(spec["rates"]):
         phase = Phase(sampler, 1.0, steps=spec["steps"], sampling_rate=rate)

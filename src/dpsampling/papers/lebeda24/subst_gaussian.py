@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import pandas as pd
 
-from dpsampling.accountants.accountant import Accountant
 from dpsampling.accountants.run import Phase
 from dpsampling.papers.lebeda24 import substitution_curves as substitution
 from dpsampling.papers.lebeda24.cost import whole_work
@@ -42,6 +41,9 @@ def subst_gaussian(spec: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
     delta_lower (max of those), rdp_wor_substitution (dp-accounting's WOR replace-one bound),
     rdp_pair (RDP of the remove/add pair, the caption's 'RDP for scale'). single_step: the two
     single-step curves and their maximum over a grid of eps that includes negative values."""
+    # here, not at the top: the engine is the table job's import, not the registry's
+    from dpsampling.accountants.accountant import Accountant
+
     eps = grid(spec["epsilon_grid"])
     accuracy = float(spec["relative_accuracy"])
     phase = Phase(SUBSTITUTION_SAMPLER, spec["sigma"], steps=spec["steps"], sampling_rate=spec["sampling_rate"])
