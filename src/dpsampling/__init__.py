@@ -11,7 +11,7 @@ costs, ``dpsampling.accountants``); every accountant reports both adjacency dire
 use, so ``import dpsampling`` stays light.
 """
 
-import importlib
+from dpsampling.lazy import lazy_attributes
 
 __version__ = "0.1.0"
 
@@ -43,14 +43,7 @@ _FACE = {
 }
 
 
-def __getattr__(name):
-    if name in _FACE:
-        return getattr(importlib.import_module(_FACE[name]), "SAMPLER_NAMES" if name == "SAMPLERS" else name)
-    raise AttributeError(f"module 'dpsampling' has no attribute {name!r}")
-
-
-def __dir__():
-    return sorted([*globals(), *_FACE])
-
+__getattr__, __dir__ = lazy_attributes(__name__, {
+    name: (module, "SAMPLER_NAMES" if name == "SAMPLERS" else name) for name, module in _FACE.items()})
 
 __all__ = ["ADD_OR_REMOVE", "DIRECTIONS", "RELATIONS", "__version__", *_FACE]

@@ -7,6 +7,7 @@ visible where a reader looks for it, and off every default path.
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 import sys
 
@@ -29,3 +30,21 @@ def lazy_import(name: str):
     if parent:  # as the import system does: the submodule is an attribute of its package
         setattr(sys.modules[parent], child, module)
     return module
+
+
+def lazy_attributes(package: str, sources: dict[str, tuple[str, str]]):
+    """(``__getattr__``, ``__dir__``) of a package whose names load with their module on first
+    use (PEP 562): ``sources`` maps each name to (the module that holds it, its name there). The
+    package's own code imports those modules directly, never through the package (tests/test_layout.py)."""
+
+    def __getattr__(name):
+        if name in sources:
+            module, attribute = sources[name]
+            return getattr(importlib.import_module(module), attribute)
+        raise AttributeError(f"module {package!r} has no attribute {name!r}")
+
+    def __dir__():
+        return sorted([*vars(sys.modules[package]), *sources])
+
+    return __getattr__, __dir__
+

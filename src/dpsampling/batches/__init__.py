@@ -13,7 +13,7 @@ registry).
 
 from __future__ import annotations
 
-import importlib
+from dpsampling.lazy import lazy_attributes
 
 _GENERATORS = ("BatchPlan", "b_min_sep_batches", "balls_and_bins_batches",
                "balls_and_bins_sequential_batches", "cyclic_poisson_batches", "deterministic_batches",
@@ -24,14 +24,6 @@ _MODULE = {**dict.fromkeys(_GENERATORS, "dpsampling.batches.generators"),
            **dict.fromkeys(_LOADER, "dpsampling.batches.loader")}
 
 
-def __getattr__(name):
-    if name in _MODULE:
-        return getattr(importlib.import_module(_MODULE[name]), name)
-    raise AttributeError(f"module 'dpsampling.batches' has no attribute {name!r}")
-
-
-def __dir__():
-    return sorted([*globals(), *_MODULE])
-
+__getattr__, __dir__ = lazy_attributes(__name__, {name: (module, name) for name, module in _MODULE.items()})
 
 __all__ = sorted(_MODULE)

@@ -20,7 +20,7 @@ kernels. Package code imports the modules themselves (tests/test_layout.py).
 
 from __future__ import annotations
 
-import importlib
+from dpsampling.lazy import lazy_attributes
 
 _PACKAGE = "dpsampling.accountants.ballsbins"
 _NAMES = {
@@ -40,15 +40,7 @@ _SOURCE = {**{name: (module, name) for module, names in _NAMES.items() for name 
 """name -> (module of this package, its name there)."""
 
 
-def __getattr__(name):
-    if name in _SOURCE:
-        module, attribute = _SOURCE[name]
-        return getattr(importlib.import_module(f"{_PACKAGE}.{module}"), attribute)
-    raise AttributeError(f"module {_PACKAGE!r} has no attribute {name!r}")
-
-
-def __dir__():
-    return sorted([*globals(), *_SOURCE])
-
+__getattr__, __dir__ = lazy_attributes(_PACKAGE, {name: (f"{_PACKAGE}.{module}", attribute)
+                                                for name, (module, attribute) in _SOURCE.items()})
 
 __all__ = sorted(_SOURCE)

@@ -6,7 +6,7 @@ face's Phase, or None); ``delta_estimates`` / ``sample_losses`` (Monte Carlo wit
 (importance sampling, remove direction, every Monte Carlo sampler); ``calibrate_matrix_sigma``.
 """
 
-import importlib
+from dpsampling.lazy import lazy_attributes
 
 _NAMES = {
     "MatrixCalibration": "dpsampling.accountants.matrix.bisection",
@@ -25,14 +25,6 @@ _NAMES = {
 ``matrix.run``; none of them may pull in the calibration, which imports the face)."""
 
 
-def __getattr__(name):
-    if name in _NAMES:
-        return getattr(importlib.import_module(_NAMES[name]), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__():
-    return sorted([*globals(), *_NAMES])
-
+__getattr__, __dir__ = lazy_attributes(__name__, {name: (module, name) for name, module in _NAMES.items()})
 
 __all__ = sorted(_NAMES)
