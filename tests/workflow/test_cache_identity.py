@@ -8,12 +8,26 @@ import shutil
 from pathlib import Path
 
 import pytest
-from workflow_runs import TINY, copy_workflow, jobs_in, snakemake
+from workflow_runs import ROOT, TINY, copy_workflow, jobs_in, snakemake
 
 from dpsampling.io import read_metadata
 
 pytestmark = pytest.mark.workflow
 EXPENSIVE_RULES = {"sample_chua25_losses", "sample_lebeda24_losses", "sample_bandmf26_bands", "train_chua25_fig1"}
+
+
+def test_every_cheap_rule_takes_its_code_as_input():
+    """Every rule that runs a script, but the expensive ones (identified by parameters and algorithm
+    versions; each runs the script named after it), lists its import closure as an input
+    (``code=code_of...``): else editing the code it runs would not rerun it."""
+    text = "".join(path.read_text() for path in sorted((ROOT / "workflow/rules").glob("*.smk")))
+    scripts = {}
+    for block in re.split(r"^(?=rule\b)", text, flags=re.MULTILINE):
+        script = re.search(r"^    script:\n\s+\"[./]*/scripts/(\w+)\.py\"", block, re.MULTILINE)
+        if block.startswith("rule") and script:
+            scripts[script.group(1)] = bool(re.search(r"^        code=code_of", block, re.MULTILINE))
+    assert len(scripts) > 20 and EXPENSIVE_RULES <= set(scripts)
+    assert sorted(name for name, has_code in scripts.items() if not has_code and name not in EXPENSIVE_RULES) == []
 
 
 def _package_copy(directory: Path, edit=None) -> dict:

@@ -137,8 +137,10 @@ rule calibrate_lebeda24_sigma:
 
 
 rule combine_lebeda24_sigma:
+    """The five sigma-vs-rate curves in one table."""
     input:
         curves=lebeda24_sigma_vs_rate.curve_files(config),
+        code=code_of("scripts/combine_lebeda24_sigma.py"),
     output:
         "results/lebeda24_sigma_vs_rate/sigma.parquet",
     params:

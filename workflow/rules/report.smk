@@ -36,6 +36,7 @@ rule report_html:
     nested snakemake with this run's config, once every flagged figure and table exists."""
     input:
         "results/REPORT.md",
+        code=code_of("scripts/write_report_html.py"),
     output:
         "results/report.html",
     params:
