@@ -61,6 +61,17 @@ def test_code_inputs_are_the_relative_import_closure(tmp_path, monkeypatch):
     assert not any("numpy" in f for f in files)
 
 
+def test_a_lazy_import_of_a_package_module_is_in_the_closure(tmp_path, monkeypatch):
+    """``lazy_import("dpsampling...")`` runs the module at first use: editing it must rerun the rule."""
+    script = tmp_path / "script.py"
+    script.write_text('from dpsampling.lazy import lazy_import\n'
+                      'trunc = lazy_import("dpsampling.papers.chua25.trunc")\nscipy = lazy_import("scipy.special")\n')
+    monkeypatch.chdir(tmp_path)
+    names = {Path(f).as_posix().split("src/")[-1] for f in import_closure(script)}
+    assert {"dpsampling/lazy.py", "dpsampling/papers/chua25/trunc.py", "dpsampling/papers/chua25/__init__.py"} <= names
+    assert not any("scipy" in name for name in names)
+
+
 def test_a_script_importing_a_module_follows_its_imports():
     """The claims script reaches every paper's claims module through the registry (a hand-written
     list used to name only claims/)."""

@@ -2,7 +2,9 @@
 
 dp-accounting takes about a second to import and only the reference paths need it; declaring it
 with ``lazy_import("dp_accounting")`` at the top of the module that uses it keeps the import
-visible where a reader looks for it, and off every default path.
+visible where a reader looks for it, and off every default path. The same for the package's own
+heavy modules (the engine, the kernels, the training code): a job that never reads them never runs
+them, and a rule's code inputs still list them (``pipeline.code_inputs`` reads these calls).
 """
 
 from __future__ import annotations

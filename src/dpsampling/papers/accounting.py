@@ -29,7 +29,10 @@ import pandas as pd
 from dpsampling.accountants.frames import QUANTITY, wide
 from dpsampling.accountants.relations import DIRECTION_NAMES
 from dpsampling.accountants.run import Phase
+from dpsampling.lazy import lazy_import
 from dpsampling.samplers import EXACT, sampler_entry
+
+_accountant = lazy_import("dpsampling.accountants.accountant")  # the engine: loaded by the first query, not by the registry
 
 PLD_METHOD = "certified"
 """What the ``pld_method`` column says: the certified engine (the face's default method)."""
@@ -60,10 +63,7 @@ def rdp_upper(phase: Phase, quantity: str, values, relation: str = "add_or_remov
     """RDP upper bound (the relation's headline) of a rate-based phase: the face's reference method
     ``method="rdp"`` (dp-accounting, Mironov 2017 conversion: Poisson's RDP at sigma / distance;
     under substitution WOR's replace-one RDP, Wang et al. 2019)."""
-    # here, not at the top: the engine is the table job's import, not the registry's
-    from dpsampling.accountants.accountant import Accountant
-
-    accountant = Accountant(phase, relation=relation, method="rdp")
+    accountant = _accountant.Accountant(phase, relation=relation, method="rdp")
     frame = accountant.delta_bounds(values) if quantity == "delta" else accountant.epsilon_bounds(values)
     return wide(frame)[f"{quantity}_upper"].to_numpy()
 
@@ -83,10 +83,7 @@ def _engine_accuracy(frame: pd.DataFrame, quantity: str, n: int) -> np.ndarray:
 def bounds_table(phase: Phase, quantity: str, values, *, relation: str = "add_or_remove",
                  accuracy: float = 0.01, refine: str = "all") -> pd.DataFrame:
     """``quantity`` ("delta" or "epsilon") bounds of ``phase`` at ``values`` (module docstring)."""
-    # here, not at the top: the engine is the table job's import, not the registry's
-    from dpsampling.accountants.accountant import Accountant
-
-    accountant = Accountant(phase, relation=relation, accuracy=min(accuracy, 0.5), refine=refine)
+    accountant = _accountant.Accountant(phase, relation=relation, accuracy=min(accuracy, 0.5), refine=refine)
     values = np.asarray(values, dtype=float)
     frame = accountant.delta_bounds(values) if quantity == "delta" else accountant.epsilon_bounds(values)
     n = values.size

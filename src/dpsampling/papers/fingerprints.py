@@ -15,20 +15,22 @@ import hashlib
 
 import numpy as np
 
+from dpsampling.lazy import lazy_import
 from dpsampling.samplers import B_MIN_SEP, BALLS_AND_BINS, PAPER_RATE_BASED, POISSON, SHUFFLE
 from dpsampling.versions import VERSIONS, algorithm_version
+
+_sampling = lazy_import("dpsampling.accountants.ballsbins.sampling")  # the kernels: loaded by the first draw
 
 FIG1_GENERATORS = (SHUFFLE.name, POISSON.name, BALLS_AND_BINS.name)
 """chua25 Fig. 1's generators (its config's default): shuffle, Poisson, balls-and-bins."""
 
 
 def _ballsbins_sample(method: str) -> list[np.ndarray]:
-    from dpsampling.accountants.ballsbins.sampling import LossLaw, sample_losses
 
     orders = "1..3,5" if "order" in method else None
     importance_epsilon = 0.5 if "importance" in method else None
     epochs = (1,) if "importance" in method else (1, 2)
-    return [sample_losses(LossLaw(method, 0.7, 20, direction, orders, importance_epsilon, k), 64,
+    return [_sampling.sample_losses(_sampling.LossLaw(method, 0.7, 20, direction, orders, importance_epsilon, k), 64,
                           seed=12345).losses
             for direction in ("remove", "add") for k in epochs]
 

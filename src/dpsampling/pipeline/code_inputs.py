@@ -43,11 +43,14 @@ def _module_name(path: Path) -> tuple[str, bool]:
 
 def imported_modules(path: Path, name: str | None = None, is_package: bool = False) -> set[str]:
     """Every ``dpsampling`` module that the file at ``path`` imports (at any depth in its body),
-    with the submodules named by ``from package import submodule``."""
+    with the submodules named by ``from package import submodule`` and the modules it declares with
+    ``lazy_import("dpsampling...")`` (``dpsampling.lazy``: loaded at first use, run all the same)."""
     tree = ast.parse(Path(path).read_text(), filename=str(path))
     found: set[str] = set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
+        if _lazy_import_name(node):
+            found.add(_lazy_import_name(node))
+        elif isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
             if node.level:
@@ -69,6 +72,14 @@ def imported_modules(path: Path, name: str | None = None, is_package: bool = Fal
             if module_file(".".join(parts[:depth])) is not None:
                 modules.add(".".join(parts[:depth]))
     return modules
+
+
+def _lazy_import_name(node) -> str | None:
+    """The module a ``lazy_import("name")`` call names (a string constant), else None."""
+    if not (isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant)):
+        return None
+    function = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", None)
+    return node.args[0].value if function == "lazy_import" and isinstance(node.args[0].value, str) else None
 
 
 @cache

@@ -48,7 +48,10 @@ from dpsampling.accountants.ballsbins.sampling import (
     _result,
     as_seed_sequence,
 )
+from dpsampling.lazy import lazy_import
 from dpsampling.validation import check_int_at_least
+
+_kernels = lazy_import("dpsampling.accountants.ballsbins._kernels")  # Numba: loaded by the first draw or reduction
 
 CUDA_KERNEL_VERSION = 1
 RNG = ("xoshiro256** per chunk of samples_per_chunk samples, one GPU thread per chunk, states "
@@ -152,8 +155,6 @@ def _launch_chunks(chunk_size, samples, samples_per_chunk, bytes_per_chunk, free
 
 def _run(setup, chunk_size, epsilons):
     """Launch the kernels chunk after chunk; raw losses (epsilons None) or statistics."""
-    from dpsampling.accountants.ballsbins._kernels import chunking  # here: Numba loads with the first launch
-
     cuda = _numba_cuda()
     _cuda = importlib.import_module("dpsampling.accountants.ballsbins._cuda")  # device code: needs numba.cuda
     samples, per_chunk = setup["samples"], setup["samples_per_chunk"]
@@ -184,7 +185,7 @@ def _run(setup, chunk_size, epsilons):
                 d_orders = []
             for first in range(0, n_chunks, launch):
                 count = min(launch, n_chunks - first)
-                d_settings = cuda.to_device(chunking(setup["settings"], samples, per_chunk, first))
+                d_settings = cuda.to_device(_kernels.chunking(setup["settings"], samples, per_chunk, first))
                 d_states = cuda.to_device(states[first:first + count])
                 d_sums = cuda.device_array((2, grid.size, count if statistics else 1))
                 d_out = cuda.device_array(1 if statistics else min(

@@ -24,7 +24,10 @@ import numpy as np
 import pandas as pd
 
 from dpsampling.accountants.ballsbins.sampling import LossSamples
+from dpsampling.lazy import lazy_import
 from dpsampling.validation import check_int_at_least, check_open_unit
+
+_kernels = lazy_import("dpsampling.accountants.ballsbins._kernels")  # Numba: loaded by the first draw or reduction
 
 
 def _check_grid(epsilons) -> np.ndarray:
@@ -127,9 +130,6 @@ def estimate_delta(samples, epsilons, *, log_weight: float = 0.0,
                    minimum_epsilon: float = -math.inf) -> DeltaEstimate:
     """Statistics of [1 - e^{eps - L}]_+ at every eps. ``samples``: LossSamples (its weight and
     minimum eps are used) or a 1-d array of losses (then pass them explicitly)."""
-    # here, not at the top: Numba loads with the first reduction, not with a job that reads statistics
-    from dpsampling.accountants.ballsbins import _kernels
-
     if isinstance(samples, LossSamples):
         losses = samples.losses
         log_weight = samples.log_weight

@@ -46,7 +46,10 @@ from dpsampling.accountants.ballsbins.importance import (
     log_importance_probability,
 )
 from dpsampling.accountants.ballsbins.orders import validate_orders
+from dpsampling.lazy import lazy_import
 from dpsampling.validation import check_choice, check_int_at_least, check_positive
+
+_kernels = lazy_import("dpsampling.accountants.ballsbins._kernels")  # Numba: loaded by the first draw or reduction
 
 METHODS = ("naive", "importance", "order_statistics", "importance_order_statistics")
 DEFAULT_SAMPLES_PER_CHUNK = 1024
@@ -173,9 +176,6 @@ class LossLaw:
         """For a checked law: the kernels' ``params`` and ``settings`` (``_kernels.kernel_scalars``),
         ``orders`` and ``log_weights`` (None for the coordinate methods) and the importance
         ``log_weight`` = log P(E) (0 without importance sampling)."""
-        # here, not at the top: Numba loads with the first draw, not with every module that names a law
-        from dpsampling.accountants.ballsbins import _kernels
-
         threshold = parameter = log_weight = 0.0
         importance = self.method.startswith("importance")
         if importance:
@@ -195,8 +195,6 @@ class LossLaw:
 def run_cpu_kernel(inputs: dict, states: np.ndarray, samples: int, samples_per_chunk: int,
                    out: np.ndarray) -> None:
     """Fill ``out`` with the ``samples`` losses of the chunks ``states`` (``LossLaw.kernel_inputs``)."""
-    from dpsampling.accountants.ballsbins import _kernels  # here: Numba loads with the first draw
-
     settings = _kernels.chunking(inputs["settings"], samples, samples_per_chunk)
     if inputs["orders"] is None:
         _kernels.coordinate_kernel(inputs["params"], settings, states, out)

@@ -39,12 +39,16 @@ from dpsampling.accountants.closed_form.gaussian import gaussian_epsilon_bounds
 from dpsampling.accountants.matrix.reduction import certified_phases
 from dpsampling.accountants.matrix.run import CYCLIC, EPOCH_BINS, KINDS, MIN_SEP, MatrixRun
 from dpsampling.accountants.run import Phase
+from dpsampling.lazy import lazy_import
 from dpsampling.papers.experiment import Experiment, figure_files
 from dpsampling.pipeline.claims.base import Claim, Missing
 from dpsampling.pipeline.estimate import Rates, Work, cpu_seconds
 from dpsampling.pipeline.plotting import departures_text, plt, save_figure
 from dpsampling.samplers import B_MIN_SEP, BALLS_AND_BINS, CYCLIC_POISSON, POISSON
 from dpsampling.versions import algorithm_version
+
+_montecarlo = lazy_import("dpsampling.accountants.matrix.montecarlo")  # Numba: loaded by the sampling job
+_accountant = lazy_import("dpsampling.accountants.accountant")  # the engine: loaded by the first query, not by the registry
 
 EXPERIMENT_ID = "bandmf26_bands"
 COMPARED_SAMPLERS = (BALLS_AND_BINS.name, CYCLIC_POISSON.name, B_MIN_SEP.name)
@@ -134,14 +138,11 @@ def monte_carlo_epsilons(table: pd.DataFrame, delta: float) -> tuple[float, floa
 def monte_carlo_points(parameters: dict, progress=print) -> pd.DataFrame:
     """One row per b of ``parameters["bands"]``: the Monte Carlo eps interval of the sampler's run
     (``error_probability``: that of each end, 2 beta)."""
-    # here, not at the top: Numba is the sampling job's import, not the registry's
-    from dpsampling.accountants.matrix.montecarlo import delta_estimates
-
     spec, sampler, rows = parameters, parameters["sampler"], []
     for bands in spec["bands"]:
         run = matrix_run(spec, sampler, bands)
         seed = point_seed(spec["seed"], sampler, bands)
-        table = delta_estimates(run, epsilon_grid(spec), samples=int(spec["samples"]), beta=float(spec["beta"]),
+        table = _montecarlo.delta_estimates(run, epsilon_grid(spec), samples=int(spec["samples"]), beta=float(spec["beta"]),
                                 seed=seed)
         lower, estimate, upper = monte_carlo_epsilons(table, float(spec["delta"]))
         rows.append({**_setting_columns(run), "method": MONTE_CARLO, "delta": float(spec["delta"]),
@@ -156,10 +157,7 @@ def monte_carlo_points(parameters: dict, progress=print) -> pd.DataFrame:
 
 def _certified_row(setting: dict, phases, delta: float, accuracy: float) -> dict:
     """The engine's eps bracket at ``delta``, max over both directions (add_or_remove)."""
-    # here, not at the top: the engine is the table job's import, not the registry's
-    from dpsampling.accountants.accountant import Accountant
-
-    bounds = Accountant(phases, accuracy=accuracy).epsilon_bounds([delta])
+    bounds = _accountant.Accountant(phases, accuracy=accuracy).epsilon_bounds([delta])
     row = bounds[bounds["direction"] == "max"].iloc[0]
     return {**setting, "method": CERTIFIED, "delta": delta, "epsilon_lower": float(row["epsilon_lower"]),
             "epsilon_estimate": math.nan, "epsilon_upper": float(row["epsilon_upper"]), "samples": 0,

@@ -25,14 +25,17 @@ from __future__ import annotations
 
 import numpy as np
 
+from dpsampling.accountants.ballsbins.orders import parse_orders
+from dpsampling.lazy import lazy_import
 from dpsampling.pipeline.estimate import Rates, Work, affine_in_points, cpu_seconds
+
+_sampling = lazy_import("dpsampling.accountants.ballsbins.sampling")  # the kernels: loaded by the first draw
 
 CERTIFIED_COARSENING = 4.0  # certified accuracy timed 4x coarser, seconds scaled by 4 (see docstring)
 CALIBRATION_STEPS = 500_000  # kernel steps timed per method (the cost per step does not depend on the count)
 
 
 def _steps_per_sample(sample_set) -> float:
-    from dpsampling.accountants.ballsbins.orders import parse_orders
 
     if sample_set.orders is not None:
         return float(len(parse_orders(sample_set.orders)) + 1)
@@ -41,18 +44,17 @@ def _steps_per_sample(sample_set) -> float:
 
 def _method_rate(sample_set, rates: Rates):
     """(CPU seconds per kernel step, source) of the set's method at the set's own setting."""
-    from dpsampling.accountants.ballsbins.sampling import LossLaw, sample_losses
 
     per_sample = _steps_per_sample(sample_set)
     samples = max(5, int(CALIBRATION_STEPS / per_sample))
-    law = LossLaw(sample_set.method, sample_set.sigma, sample_set.steps, sample_set.direction,
+    law = _sampling.LossLaw(sample_set.method, sample_set.sigma, sample_set.steps, sample_set.direction,
                   sample_set.orders, sample_set.importance_epsilon, sample_set.epochs)
     key = (f"{sample_set.experiment} {sample_set.method} {sample_set.direction} "
            f"(sigma {sample_set.sigma:g}, T {sample_set.steps}, {samples} samples)")
 
     def timing():
-        sample_losses(law, 1, seed=0)  # compile (or load the cache) outside the clock
-        return cpu_seconds(lambda: sample_losses(law, samples, seed=1)), samples * per_sample
+        _sampling.sample_losses(law, 1, seed=0)  # compile (or load the cache) outside the clock
+        return cpu_seconds(lambda: _sampling.sample_losses(law, samples, seed=1)), samples * per_sample
 
     return rates.calibrate(key, timing)
 

@@ -29,6 +29,8 @@ from dpsampling.pipeline.claims.base import Claim, Missing
 from dpsampling.pipeline.plotting import SAMPLER_COLOR, SAMPLER_LETTER, departures_text, plt, save_figure
 from dpsampling.samplers import BALLS_AND_BINS, POISSON, SHUFFLE
 
+_utility = lazy_import("dpsampling.papers.chua25.utility")  # the training code: loaded by the plot job
+
 stats = lazy_import("scipy.stats")  # loaded by the first test (~0.4 CPU s): the registry imports this module
 
 EXPERIMENT_ID = "chua25_fig1"
@@ -44,9 +46,6 @@ def panels(config: dict) -> list[str]:
 
 def plot(runs: pd.DataFrame, parameters: dict, path_pdf, path_png) -> None:
     """chua25 Fig. 1: test AUC (mean +- std over seeds, learning rate chosen on validation AUC)."""
-    # here, not at the top: the training code (Numba, SciPy) is the plot job's import, not the registry's
-    from dpsampling.papers.chua25.utility import model_of
-
     chosen = runs[runs["selected"]]
     summary = (chosen.groupby(["panel", "generator", "batch_size", "sigma"], as_index=False)["test_auc"]
                .agg(mean="mean", std="std"))
@@ -78,10 +77,10 @@ def plot(runs: pd.DataFrame, parameters: dict, path_pdf, path_png) -> None:
     seeds = int(chosen["seed"].nunique()) if not chosen.empty else 0
     departs = ([f"{data.get('source')} data (the paper: Criteo pCTR and Search Conversion Log)"]
                if not str(data.get("source", "")).startswith("criteo") else [])
-    departs += [f"{model_of(spec).label} (the paper: a five-layer network with embeddings)"] \
+    departs += [f"{_utility.model_of(spec).label} (the paper: a five-layer network with embeddings)"] \
         if spec.get("model", "logistic") == "logistic" else []
     footer = (departures_text(departs) + f"chua25_fig1 on {data.get('source')} data ({int(runs['train_rows'].iloc[0]):,} training rows), 1 epoch, "
-              f"{seeds} seeds, {model_of(spec).label}, {spec.get('optimizer')} with learning rate chosen per point from "
+              f"{seeds} seeds, {_utility.model_of(spec).label}, {spec.get('optimizer')} with learning rate chosen per point from "
               f"{spec.get('learning_rates')} on validation AUC; clip norm {spec.get('clip_norm')}; P and B truncated to B "
               f"with delta' <= {spec.get('truncation', {}).get('delta')} at eps = {spec.get('truncation', {}).get('epsilon')}.")
     save_figure(fig, footer, path_pdf, path_png, rect=(0, 0.07, 1, 1))

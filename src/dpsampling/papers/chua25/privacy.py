@@ -32,10 +32,13 @@ from dpsampling.accountants.ballsbins.orders import parse_orders
 from dpsampling.accountants.ballsbins.storage import read_loss_samples, read_loss_statistics
 from dpsampling.accountants.run import Phase
 from dpsampling.io import read_metadata
+from dpsampling.lazy import lazy_import
 from dpsampling.papers.accounting import delta_table, exact, paper_phase
 from dpsampling.papers.chua24.curves import table_methods
 from dpsampling.papers.chua25.samples import SampleSet, expected_shard_metadata
 from dpsampling.samplers import BALLS_AND_BINS, SAMPLERS, sampler_entry
+
+_accountant = lazy_import("dpsampling.accountants.accountant")  # the engine: loaded by the first query, not by the registry
 
 CERTIFIED_METHOD = "pld (certified)"
 CERTIFIED_CURVE = "certified"
@@ -157,11 +160,8 @@ def certified_settings(chua25: dict, spec: dict) -> dict:
 
 def certified_bounds(sigma: float, steps: int, epochs: int, eps, certified: dict) -> tuple[dict, dict]:
     """Certified delta_B bounds {bound: {direction: values}} and the record of how they were computed."""
-    # here, not at the top: the engine is the bounds job's import, not the merge jobs' or the registry's
-    from dpsampling.accountants.accountant import Accountant
-
     phase = Phase(BALLS_AND_BINS.name, sigma, steps_per_epoch=steps, epochs=epochs)
-    frame = Accountant(phase, accuracy=float(certified["accuracy"]),
+    frame = _accountant.Accountant(phase, accuracy=float(certified["accuracy"]),
                        max_grid_points=int(certified["max_grid_points"])).delta_bounds(eps)
     values = {}
     for bound in ("upper", "lower"):

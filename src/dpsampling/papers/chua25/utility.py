@@ -17,35 +17,35 @@ import numpy as np
 import pandas as pd
 
 from dpsampling.accountants.closed_form.truncation import max_batch_size
+from dpsampling.lazy import lazy_import
 
-if TYPE_CHECKING:  # the training code is imported by the functions that run it (load_data, model_of, run_panel)
+if TYPE_CHECKING:
     from dpsampling.training.model import Model
+
+# the training code (Numba, SciPy): loaded by the training job's first use, not by the combine and plot jobs
+_data = lazy_import("dpsampling.training.data")
+_model = lazy_import("dpsampling.training.model")
+_sgd = lazy_import("dpsampling.training.sgd")
 
 
 def load_data(spec: dict, seed: int):
     """(train, validation, test) from the config's data block."""
-    # here and below, not at the top: the training code (Numba, SciPy) is the training job's import,
-    # not the combine job's
-    from dpsampling.training import data as data_lib
-
     source = spec["source"]
     if source == "synthetic":
-        full = data_lib.synthetic_ctr(spec["rows"], seed=seed, buckets=spec["buckets"])
+        full = _data.synthetic_ctr(spec["rows"], seed=seed, buckets=spec["buckets"])
         chronological = True
     elif source == "criteo_pctr":
-        full, chronological = data_lib.load_criteo_pctr(spec["path"], buckets=spec["buckets"]), True
+        full, chronological = _data.load_criteo_pctr(spec["path"], buckets=spec["buckets"]), True
     else:
-        full, chronological = data_lib.load_criteo_search(spec["path"], buckets=spec["buckets"]), False
-    rest, test = data_lib.split(full, spec["test_fraction"], chronological, seed)
-    train_set, validation = data_lib.split(rest, spec["validation_fraction"], chronological, seed + 1)
+        full, chronological = _data.load_criteo_search(spec["path"], buckets=spec["buckets"]), False
+    rest, test = _data.split(full, spec["test_fraction"], chronological, seed)
+    train_set, validation = _data.split(rest, spec["validation_fraction"], chronological, seed + 1)
     return train_set, validation, test
 
 
 def model_of(spec: dict) -> Model:
     """The configured model (logistic regression unless ``model: mlp``)."""
-    from dpsampling.training.model import Model
-
-    return Model(spec.get("model", Model.kind), spec.get("hidden_units", Model.hidden_units)).validate()
+    return _model.Model(spec.get("model", _model.Model.kind), spec.get("hidden_units", _model.Model.hidden_units)).validate()
 
 
 def panel_settings(panel: str, spec: dict) -> list[tuple[int, float]]:
@@ -67,14 +67,12 @@ def _seed(root: int, *parts) -> int:
 
 def run_panel(panel: str, spec: dict, root_seed: int, progress=None) -> pd.DataFrame:
     """Every (generator, batch, sigma, learning rate, seed) run of one panel, one row each."""
-    from dpsampling.training.sgd import TRUNCATED_GENERATORS, TrainingSettings, evaluate_auc, steps_per_epoch, train
-
     train_set, validation, test = load_data(spec["data"], root_seed)
     rows = []
     settings = panel_settings(panel, spec)
     model = model_of(spec)
     for k, (batch, sigma) in enumerate(settings):
-        steps = steps_per_epoch(len(train_set), batch)
+        steps = _sgd.steps_per_epoch(len(train_set), batch)
         limit = max_batch_size(len(train_set), batch, steps, spec["truncation"]["epsilon"], spec["truncation"]["delta"])
         if progress:
             progress(f"{panel}: batch {batch}, sigma {sigma:g} ({k + 1}/{len(settings)}), B = {limit}")
@@ -82,15 +80,15 @@ def run_panel(panel: str, spec: dict, root_seed: int, progress=None) -> pd.DataF
             for rate in spec["learning_rates"]:
                 for repeat in range(spec["seeds"]):
                     private = sigma > 0
-                    run = TrainingSettings(
+                    run = _sgd.TrainingSettings(
                         generator, batch, sigma=sigma, clip_norm=spec["clip_norm"] if private else math.inf,
                         learning_rate=rate, optimizer=spec["optimizer"], model=model,
-                        max_batch_size=limit if generator in TRUNCATED_GENERATORS else None)
-                    theta, info = train(train_set, run, _seed(root_seed, "chua25_fig1", panel, generator, batch,
+                        max_batch_size=limit if generator in _sgd.TRUNCATED_GENERATORS else None)
+                    theta, info = _sgd.train(train_set, run, _seed(root_seed, "chua25_fig1", panel, generator, batch,
                                                               sigma, rate, repeat))
                     rows.append(dict(panel=panel, generator=generator, batch_size=batch, sigma=sigma,
-                                     learning_rate=rate, seed=repeat, validation_auc=evaluate_auc(theta, validation, model),
-                                     test_auc=evaluate_auc(theta, test, model), steps=info["steps"], max_batch_size=limit,
+                                     learning_rate=rate, seed=repeat, validation_auc=_sgd.evaluate_auc(theta, validation, model),
+                                     test_auc=_sgd.evaluate_auc(theta, test, model), steps=info["steps"], max_batch_size=limit,
                                      truncated_batches=info["truncated_batches"],
                                      truncation_delta_eps10=info.get("truncation_delta_eps10", 0.0),
                                      train_rows=len(train_set)))

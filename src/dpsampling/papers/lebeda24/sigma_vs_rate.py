@@ -14,12 +14,15 @@ import numpy as np
 import pandas as pd
 
 from dpsampling.accountants.run import Phase
+from dpsampling.lazy import lazy_import
 from dpsampling.papers.lebeda24.plots import SAMPLER_NAME
 from dpsampling.papers.lebeda24.subsampled import POISSON, WOR
 from dpsampling.papers.lebeda24.workflow import lebeda24_experiment
 from dpsampling.pipeline.claims.base import Claim, Missing
 from dpsampling.pipeline.estimate import Rates, Work, cpu_seconds
 from dpsampling.pipeline.plotting import departures_text, plt, save_figure
+
+_calibrate = lazy_import("dpsampling.accountants.calibrate")  # the engine: loaded by the first calibration
 
 EXPERIMENT_ID = "lebeda24_sigma_vs_rate"
 RESULTS = ["sigma.parquet"]
@@ -45,13 +48,10 @@ def sigma_vs_rate_curve(spec: dict, sampler: str, epsilon: float, progress=print
     WOR is Poisson's pair at sigma / 2 (the registry's distance), so with the face's one bisection
     start sigma_W = 2 sigma_P holds to the last bit; the claim checks that the two curves keep it.
     """
-    # here, not at the top: the engine is the calibration job's import, not the registry's
-    from dpsampling.accountants.calibrate import calibrate_sigma
-
     rows = []
     for rate in sorted(spec["rates"]):
         phase = Phase(sampler, 1.0, steps=spec["steps"], sampling_rate=rate)
-        found = calibrate_sigma(phase, epsilon, spec["delta"], relation=RELATION, rtol=spec["rtol"], refine="relation")
+        found = _calibrate.calibrate_sigma(phase, epsilon, spec["delta"], relation=RELATION, rtol=spec["rtol"], refine="relation")
         rows.append({"sampler": sampler, "relation": RELATION, "bound": "upper", "epsilon": epsilon,
                      "delta": spec["delta"], "sampling_rate": rate, "steps": spec["steps"], "rtol": spec["rtol"],
                      "accuracy": found.accuracy, "method": found.method, "sigma": found.sigma,
