@@ -280,36 +280,31 @@ def _direct_entries(a, b, indices, out, bound):
     kernel(a, b[::-1].copy(), indices, out, bound)
 
 
+@njit(cache=True, fastmath={"reassoc", "contract"})
+def _dot(x, y):
+    """sum_k x_k y_k in whatever order the compiler vectorizes it (reassociation and fused
+    multiply-adds allowed, no other fast-math flag): PROOF.md Lemma 4 holds for every order."""
+    total = 0.0
+    for k in range(x.size):
+        total += x[k] * y[k]
+    return total
+
+
 @njit(cache=True)
 def _direct_entry(a, reversed_b, n):
     """(sum_i a_i b_(n - i), its error bound) for non-negative a, b (b given reversed): gamma(m + 1)
     times the sum for m products (relative: no FFT), plus 2^-1074 per product for underflow
-    (Higham Sec. 2.3). The products are summed in four running sums (in blocks of four, the
-    last m mod 4 into the first), then the four in order: a product passes through at most
-    1 + (floor(m / 4) + m mod 4 - 1) + 3 <= m + 1 roundings for m >= 4, and at most m for m < 4
-    (the other sums are 0 and add exactly), and for non-negative terms a summation tree of depth d
-    is within gamma(d) of the exact sum (Higham Lemma 3.1, Sec. 4.2): gamma(m + 1) holds as for one
-    running sum; the four sums only break the chain of dependent additions (twice the throughput)."""
+    (Higham Sec. 2.3), for any order of the additions (PROOF.md Lemma 4): every binary summation
+    tree of m terms has at most m - 1 additions on a path, an addition of the starting 0 is exact and
+    a fused multiply-add rounds its product with its sum, so no product passes through more than
+    m roundings, and for non-negative terms a tree of depth d is within gamma(d) of the exact sum
+    (Higham Lemma 3.1, Sec. 4.2). ``_dot`` sums on contiguous slices, which the compiler vectorizes."""
     unit = 2.0**-53
     last = reversed_b.size - 1
     lo = max(0, n - last)
     hi = min(n, a.size - 1)
     shift = last - n  # b[n - i] = reversed_b[i + shift]
-    s0 = 0.0
-    s1 = 0.0
-    s2 = 0.0
-    s3 = 0.0
-    i = lo
-    while i + 3 <= hi:
-        s0 += a[i] * reversed_b[i + shift]
-        s1 += a[i + 1] * reversed_b[i + 1 + shift]
-        s2 += a[i + 2] * reversed_b[i + 2 + shift]
-        s3 += a[i + 3] * reversed_b[i + 3 + shift]
-        i += 4
-    while i <= hi:
-        s0 += a[i] * reversed_b[i + shift]
-        i += 1
-    total = ((s0 + s1) + s2) + s3
+    total = _dot(a[lo:hi + 1], reversed_b[lo + shift:hi + 1 + shift])
     m = hi - lo + 1
     g = (m + 1) * unit / (1.0 - (m + 1) * unit)
     # PROOF Lemma 4: a direct sum and its underflow
