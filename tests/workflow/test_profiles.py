@@ -148,3 +148,14 @@ def test_local_profile_is_valid(tmp_path):
     result = snakemake(directory, "-n", "--profile", str(PROFILES / "local"), "--configfile", TINY)
     assert result.returncode == 0, result.stderr[-3000:]
     assert "rule report_html" in result.stdout + result.stderr
+
+
+def test_the_workflow_profile_wakes_the_scheduler_less_often_at_snakemakes_submission_rate():
+    """profiles/default's rate limit parses as Snakemake parses it, submits no faster than
+    Snakemake's default (100 jobs per second) and re-schedules at most every 5 s (not every second)."""
+    from snakemake.settings.types import MaxJobsPerTimespan
+
+    settings = yaml.safe_load((ROOT / "profiles" / "default" / "config.yaml").read_text())
+    limit = MaxJobsPerTimespan.parse_choice(settings["max-jobs-per-timespan"])
+    assert limit.timespan >= 5.0
+    assert limit.max_jobs / limit.timespan <= 100.0
