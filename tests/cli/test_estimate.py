@@ -34,7 +34,7 @@ class FixedRates(Rates):
         self.calibrated.append(key)
         return 0.5, "fixed"
 
-    def probed(self, key, run_at, coarsenings, model, first=1):
+    def probed(self, key, run_at, coarsenings, model, first=1, budget=None):
         self.calibrated.append(key)
         return 0.5, "fixed"
 
@@ -454,7 +454,7 @@ def test_every_timing_of_an_estimate_is_a_probe_ladder_or_a_fixed_size_kernel():
     seen = {"probed": [], "calibrate": []}
 
     class Recording(FixedRates):
-        def probed(self, key, run_at, coarsenings, model, first=1):
+        def probed(self, key, run_at, coarsenings, model, first=1, budget=None):
             seen["probed"].append(key.split(" ")[0])
             return super().probed(key, run_at, coarsenings, model, first)
 
@@ -467,11 +467,37 @@ def test_every_timing_of_an_estimate_is_a_probe_ladder_or_a_fixed_size_kernel():
                   "chua25_trunc", "lebeda24_rr", "lebeda24_substitution",  # closed forms, timed whole
                   "lebeda24_addremove",  # 1e5 draws
                   "bandmf26_bands",  # ~2e7 units of its Monte Carlo
-                  "sorting", "lebeda24_conj12", "lebeda24_sigma_vs_rate"}  # one cell / one bisection per curve
+                  "sorting", "lebeda24_conj12", "lebeda24_sigma_vs_rate",  # one cell / one bisection per curve
+                  "chua24_engine_first_use"}  # one sigma or two eps at the coarsest accuracy
     assert set(seen["calibrate"]) <= fixed_size, set(seen["calibrate"]) - fixed_size
     for name in ("chua24_fig1", "chua24_fig4", "chua24_fig3", "chua24_thm41", "chua25_b_vs_p", "chua25_fig2",
                  "chua25_epochs", "lebeda24_table1", "lebeda24_subst_gaussian"):
         assert name in seen["probed"], name
+
+
+def test_the_first_use_is_what_a_new_process_pays_once():
+    from dpsampling.pipeline.estimate import first_use_seconds
+
+    setup = "seen = []\ndef work():\n    t = time.process_time()\n    while not seen and time.process_time() - t < 0.3:\n        pass\n    seen.append(1)"
+    assert first_use_seconds(setup, "work()") > 0.2  # the busy first call, not the second
+    assert first_use_seconds("seen = [1]\n" + setup.split("\n", 1)[1], "work()") < 0.1  # nothing paid once
+
+
+def test_each_sigma_of_eps_vs_sigma_is_its_own_probe_ladder():
+    """The cheap sigmas reach the asked accuracy on their own ladders (a third of the budget each),
+    not scaled by the power law from the dearest one's coarse probe."""
+    ladders = []
+
+    class Recording(FixedRates):
+        def probed(self, key, run_at, coarsenings, model, first=1, budget=None):
+            ladders.append((key.rsplit(" ", 2)[-2:], budget))
+            return super().probed(key, run_at, coarsenings, model, first)
+
+    rates = Recording()
+    COSTS["chua24.fig1"]("chua24_fig1", QUICK, rates)
+    sigmas = QUICK["chua24"]["fig1"]["sigmas"]
+    ends = sorted({min(sigmas), sorted(sigmas)[len(sigmas) // 2], max(sigmas)})
+    assert ladders == [(["sigma", f"{sigma:g}"], rates.probe_budget / 3) for sigma in ends]
 
 
 def test_job_starts_are_timed_once_per_paper(monkeypatch):

@@ -134,7 +134,7 @@ class Rates:
                  probe_budget: float = PROBE_BUDGET_SECONDS):
         self.root = Path(root)
         self.probe_budget = probe_budget
-        """CPU seconds of probing per ladder (``probed``): an experiment with k ladders gives each 1/k."""
+        """CPU seconds of probing per ladder (``probed``): an experiment with k ladders may give each 1/k."""
         self.use_benchmarks = use_benchmarks
         self.progress = progress or (lambda message: None)
         self.gpu_benchmark_path = self.root / (gpu_benchmark or GPU_BENCHMARK)
@@ -197,16 +197,18 @@ class Rates:
         seconds, units = self.cached(key, timing)
         return seconds / units, f"calibration: {seconds:.2f} CPU s for {units:g} units"
 
-    def probed(self, key: str, run_at: Callable[[float], float], coarsenings, model, first: int = 1):
-        """(CPU seconds of the whole computation, source) from ``probe_ladder`` within the probing
-        budget, once per key; each probe's own CPU time is measured here (``run_at`` may return a
-        time scaled by a model factor: the budget counts what the probe spent)."""
+    def probed(self, key: str, run_at: Callable[[float], float], coarsenings, model, first: int = 1,
+               budget: float | None = None):
+        """(CPU seconds of the whole computation, source) from ``probe_ladder`` within ``budget`` (or
+        ``probe_budget``), once per key; each probe's own CPU time is measured here (``run_at`` may
+        return a time scaled by a model factor: the budget counts what the probe spent)."""
         def measured(coarsening: float):
             start = time.process_time()
             seconds = run_at(coarsening)
             return seconds, time.process_time() - start
 
-        whole, probes, _ = self.cached(key, lambda: probe_ladder(measured, coarsenings, self.probe_budget, model, first))
+        limit = self.probe_budget if budget is None else budget
+        whole, probes, _ = self.cached(key, lambda: probe_ladder(measured, coarsenings, limit, model, first))
         return whole, f"calibration: {describe_probes(probes, whole)}"
 
 
@@ -350,6 +352,17 @@ def start_seconds(module: str) -> float:
     _, status, usage = os.wait4(process.pid, 0)
     process.returncode = os.waitstatus_to_exitcode(status)
     return usage.ru_utime + usage.ru_stime
+
+
+def first_use_seconds(setup: str, statement: str) -> float:
+    """CPU seconds a new Python process spends on its first run of ``statement`` (after ``setup``)
+    beyond its second: what a job pays once for what its computation loads on first use (lazily
+    imported libraries, Numba kernels read from their cache), on top of ``start_seconds``."""
+    code = (f"import time\n{setup}\nfor _ in range(2):\n    start = time.process_time()\n    {statement}\n"
+            "    print(time.process_time() - start)\n")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    first, second = map(float, result.stdout.split()[-2:])
+    return max(first - second, 0.0)
 
 
 class JobStarts:

@@ -122,16 +122,19 @@ def _bounds_seconds_at(module, spec: dict, config: dict, eps: np.ndarray) -> flo
 
 def _bounds_seconds(experiment: str, module, spec: dict, config: dict, rates: Rates):
     """(CPU seconds, source) of the deterministic curves of ``module`` on its whole eps grid, from
-    probes within the probing budget (``Rates.probed``) on grids up to 16x sparser (the same range:
+    probes within the probing budget (``Rates.probed``) on sparser grids (the same range:
     the dearest eps, one can cost 30x the others, is usually at an end): a fixed part + a part per
-    eps point, fitted on the two finest probes (``affine_in_points``); the whole grid when the
-    budget reaches it."""
+    eps point, fitted on the two finest probes (``affine_in_points``); the whole grid when the budget
+    reaches it. The first two always run, the ends of the grid alone (2 eps) and 1/16 of it: from one
+    probe, the time in proportion to the points said 119 CPU s for quick Fig. 2's 27 (2026-11-29),
+    whose certified curves cost about the same on 4 eps as on 41."""
     from dpsampling.papers.chua25.privacy import epsilon_grid
 
     eps = epsilon_grid(spec)
+    ends = (float(len(eps)),) if len(eps) > GRID_THINNINGS[0] else ()  # else 1/16 is the ends already
     return rates.probed(f"{experiment} deterministic curves ({len(eps)} eps, probed on sparser grids)",
-                        lambda c: _bounds_seconds_at(module, spec, config, thinned_grid(eps, c)), GRID_THINNINGS,
-                        affine_in_points(lambda c: float(len(thinned_grid(eps, c)))))
+                        lambda c: _bounds_seconds_at(module, spec, config, thinned_grid(eps, c)),
+                        (*ends, *GRID_THINNINGS), affine_in_points(lambda c: float(len(thinned_grid(eps, c)))), first=2)
 
 
 def gpu_step_seconds(document: dict) -> dict[str, float]:
