@@ -16,7 +16,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import ballsbins as ballsbins_laws
-from .laws import Laws, MeansLaw, PointsLaw, _cut_charges, lower_keep, prune_means, prune_points
+from .laws import MeansLaw, PointsLaw, _cut_charges, lower_keep, prune_means, prune_points
+from .pair import Laws
 from .steps import log_sd, split_log, split_step, step_log_range, subsampled_step
 
 SPREAD_SCALE = 0.125

@@ -37,7 +37,8 @@ from ..frames import NoFiniteBound, Refused
 from ..relations import DIRECTION_NAMES
 from . import hockey
 from .compose import subsampled_laws
-from .laws import Laws, excess
+from .laws import excess
+from .pair import Laws
 
 ENGINE_VERSION = 4  # 2: heavy upper tails on a coarse grid (compose.TwoGrid), tilts exp(theta x); 3: FFT rounding charged per composed step, underflow-safe tails and folds; 4: every rounding charged by a proven bound (rounding), relative where the mass is tiny
 DELTA_FLOOR = 1e-17

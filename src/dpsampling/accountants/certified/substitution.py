@@ -64,7 +64,8 @@ from ..reference import rdp
 from . import rounding
 from .compose import STEP_POINTS, TAIL_BUDGET, TwoGrid, level_step, power
 from .engine import _refined
-from .laws import Laws, MeansLaw, PointsLaw, _merge_atoms, prune_points
+from .laws import MeansLaw, PointsLaw, _merge_atoms, prune_points
+from .pair import Laws
 from .steps import _cells_laws, _top_log_y, log_sd
 
 DISTANCE = 2.0  # a substitution moves a batch's sum by at most 2 (data in the unit ball)
