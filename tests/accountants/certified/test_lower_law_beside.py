@@ -1,4 +1,4 @@
-"""The lower law's products run in a second thread beside the upper law's (``pair._beside``) when
+"""The lower law's products run in a second thread beside the upper law's (``threads.beside``) when
 Numba may use two threads: the same operations in the same order, so the same bits as one thread;
 the caller's context (``lower_keep``) reaches the thread and its errors reach the caller.
 Deterministic: no false-failure probability to state."""
@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from dpsampling.accountants.accountant import Accountant
-from dpsampling.accountants.certified import laws, pair
+from dpsampling.accountants.certified import laws
+from dpsampling.accountants.certified import threads as side
 from dpsampling.accountants.run import Phase
 
 RUNS = {
@@ -42,11 +43,30 @@ def test_bounds_are_bit_identical_with_the_lower_law_beside(name, threads):
 def test_the_side_thread_sees_the_callers_lower_keep_and_raises_its_errors(threads):
     numba.set_num_threads(2)
     with laws.lower_keep(1.0):
-        seen = pair._result(pair._beside(laws._LOWER_KEEP.get))
+        seen = side.result_of(side.beside("moments", laws._LOWER_KEEP.get))
     assert seen == max(laws.LOWER_THRESHOLD, laws.LOWER_BUDGET)
 
     def fails():
         raise FloatingPointError("lost")
 
     with pytest.raises(FloatingPointError, match="lost"):
-        pair._result(pair._beside(fails))
+        side.result_of(side.beside("lower law", fails))
+
+
+def test_callers_in_several_threads_all_finish(threads):
+    """Several callers at once (each Laws.times waiting on its lower law, which waits on its
+    moments): every one finishes with the bounds of a call alone (no thread waits on a queue it holds)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    numba.set_num_threads(2)
+    run = RUNS["poisson"]
+    alone = Accountant(run).epsilon_bounds([1e-8])[["epsilon_lower", "epsilon_upper"]].to_numpy()
+    with ThreadPoolExecutor(max_workers=4) as callers:
+        answers = list(callers.map(lambda _: Accountant(run).epsilon_bounds([1e-8])[["epsilon_lower", "epsilon_upper"]].to_numpy(), range(4)))
+    for answer in answers:
+        assert np.array_equal(answer, alone)
+
+
+def test_an_unknown_kind_is_refused():
+    with pytest.raises(ValueError, match="kind must be one of lower law, moments; got 'masses'"):
+        side.beside("masses", print)

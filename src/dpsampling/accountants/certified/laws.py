@@ -36,6 +36,7 @@ from numba import njit
 
 from . import convolution, rounding
 from .convolution import TINY
+from .threads import beside, result_of
 
 # Mass (or first moment, for the upper tail) below which tails are folded in; every fold is
 # accounted for exactly (remove_excess / add_excess) or is a coarsening (lower bound).
@@ -437,6 +438,14 @@ def kept_entries(relative: np.ndarray, mass: np.ndarray, floor: float, cap: floa
     return relative <= r
 
 
+def _sharp_lower_convolve(a, b, h: float, threshold: float, log_g: np.ndarray):
+    """The lower law's convolution a * b (``convolution.lower_convolve``), its entries not known to
+    ``threshold`` summed directly (``convolution.sharpen``)."""
+    out, bound = convolution.lower_convolve(a, b, h)
+    convolution.sharpen(a, b, out, bound, threshold, log_g)
+    return out, bound
+
+
 def multiply_means(a: MeansLaw, b: MeansLaw | None, h: float) -> MeansLaw:
     """Lower law of X Z: one atom per index sum (two convolutions: masses, and first moments
     relative to the cell's lower end), merged per cell. An entry of either convolution whose
@@ -451,14 +460,13 @@ def multiply_means(a: MeansLaw, b: MeansLaw | None, h: float) -> MeansLaw:
         return law.lv - (law.k0 + np.arange(law.m.size)) * h
 
     off_a, off_b = offsets(a), offsets(other)
-    mass, bound = convolution.lower_convolve(a.m, None if b is None else b.m, h)
-    log_g = (a.k0 + other.k0 + np.arange(mass.size)) * h
     threshold = _LOWER_KEEP.get()
-    convolution.sharpen(a.m, None if b is None else b.m, mass, bound, threshold, log_g)
+    log_g = (a.k0 + other.k0 + np.arange(a.m.size + other.m.size - 1)) * h
     moment_a = a.m * np.exp(off_a)
     moment_b = None if b is None else b.m * np.exp(off_b)
-    moment, moment_bound = convolution.lower_convolve(moment_a, moment_b, h)
-    convolution.sharpen(moment_a, moment_b, moment, moment_bound, threshold, log_g)
+    moments = beside("moments", _sharp_lower_convolve, moment_a, moment_b, h, threshold, log_g)
+    mass, bound = _sharp_lower_convolve(a.m, None if b is None else b.m, h, threshold, log_g)
+    moment, moment_bound = result_of(moments)
     k0 = a.k0 + other.k0
     with np.errstate(divide="ignore", invalid="ignore"):
         relative = np.where((mass >= TINY) & (moment >= TINY),

@@ -1,35 +1,24 @@
 """The pair of laws the engine carries (``Laws``: the upper law ``PointsLaw`` and the lower law
 ``MeansLaw`` of ``laws`` on one grid) and what it does to both at once: coarsen, multiply (the lower
-law's products in a second thread beside the upper law's when Numba may use two threads: the same
-operations in the same order, so the same numbers), mix, split."""
+law's products in a thread beside the upper law's: ``threads.beside``), mix, split."""
 
 from __future__ import annotations
 
-import contextvars
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-import numba
 import numpy as np
 
 from . import rounding
-from .laws import MeansLaw, PointsLaw, _merge_atoms, coarsen_means, coarsen_points, multiply_means, multiply_points
-
-_SIDE: list[ThreadPoolExecutor] = []
-
-
-def _beside(function, *args):
-    """function(*args) in a second thread (in the caller's context: ``lower_keep``, numpy's errstate)
-    while the caller goes on, when Numba may use more than one thread; else now."""
-    if numba.get_num_threads() < 2:
-        return function(*args)
-    if not _SIDE:
-        _SIDE.append(ThreadPoolExecutor(max_workers=1, thread_name_prefix="lower-law"))
-    return _SIDE[0].submit(contextvars.copy_context().run, function, *args)
-
-
-def _result(value):
-    return value.result() if hasattr(value, "result") else value
+from .laws import (
+    MeansLaw,
+    PointsLaw,
+    _merge_atoms,
+    coarsen_means,
+    coarsen_points,
+    multiply_means,
+    multiply_points,
+)
+from .threads import beside, result_of
 
 
 @dataclass
@@ -52,12 +41,12 @@ class Laws:
         """Product with an independent ``other`` (None: with an independent copy of itself),
         on the coarser of the two grids."""
         if other is None:
-            means = None if self.means is None else _beside(multiply_means, self.means, None, self.h)
-            return Laws(multiply_points(self.points, None, self.h), _result(means), self.h)
+            means = None if self.means is None else beside("lower law", multiply_means, self.means, None, self.h)
+            return Laws(multiply_points(self.points, None, self.h), result_of(means), self.h)
         step = max(self.h, other.h)
         a, b = self.coarsen(step), other.coarsen(step)
-        means = None if a.means is None or b.means is None else _beside(multiply_means, a.means, b.means, step)
-        return Laws(multiply_points(a.points, b.points, step), _result(means), step)
+        means = None if a.means is None or b.means is None else beside("lower law", multiply_means, a.means, b.means, step)
+        return Laws(multiply_points(a.points, b.points, step), result_of(means), step)
 
     @property
     def size(self) -> int:

@@ -1,0 +1,35 @@
+"""Threads beside the caller's for the engine's independent products (``beside``). A thread changes
+no operation: each computation runs whole in one thread, so the same operations in the same order
+give the same numbers (docs/PROOF.md; tests/accountants/certified/test_lower_law_beside.py)."""
+
+from __future__ import annotations
+
+import contextvars
+from concurrent.futures import ThreadPoolExecutor
+
+import numba
+
+_POOLS: dict[str, ThreadPoolExecutor] = {}
+KINDS = ("lower law", "moments")
+"""The kinds of work ``beside`` runs, one thread each: the lower law's products beside the upper
+law's (``pair.Laws.times``), and in them the moments' convolution beside the masses'
+(``laws.multiply_means``). A task waits only on tasks of a later kind, which wait on nothing, so
+no thread ever waits on a queue it holds up (callers in several threads only queue)."""
+
+
+def beside(kind: str, function, *args):
+    """function(*args) in the thread of ``kind`` (one of KINDS) beside the caller's, in the
+    caller's context (``lower_keep``, numpy's errstate), when Numba may use more than one thread;
+    else now. Threads change no operation: each call runs whole in one thread (docs/PROOF.md)."""
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {', '.join(KINDS)}; got {kind!r}")
+    if numba.get_num_threads() < 2:
+        return function(*args)
+    if kind not in _POOLS:
+        _POOLS[kind] = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"beside {kind}")
+    return _POOLS[kind].submit(contextvars.copy_context().run, function, *args)
+
+
+def result_of(value):
+    """The value of ``beside``'s call (waiting for its thread)."""
+    return value.result() if hasattr(value, "result") else value
