@@ -308,6 +308,19 @@ rule plot_chua24_figure:
     assert count_benchmarked_jobs(dry_run) == {"chua25_fig4": 2, "chua24_fig3": 1}
 
 
+def _b_vs_p_probes(monkeypatch, budget):
+    """(settings and eps counts each probe of b_vs_p's cost entry ran, its Work) with free stubs."""
+    from dpsampling.papers.chua25 import b_vs_p
+
+    seen = []
+    monkeypatch.setattr(b_vs_p, "certified_bounds", lambda sigma, steps, epochs, eps, certified: None)
+    monkeypatch.setattr(b_vs_p, "poisson_bounds",
+                        lambda sigma, steps, epochs, eps, accuracy: seen.append(((sigma, steps, epochs), len(eps))))
+    monkeypatch.setattr(b_vs_p, "first_use_seconds", lambda setup, statement: 1.0)
+    work = b_vs_p.b_vs_p_work("chua25_b_vs_p", QUICK, Rates(use_benchmarks=False, probe_budget=budget))
+    return seen, work
+
+
 def test_b_vs_p_is_timed_on_its_whole_eps_grid(monkeypatch):
     """One eps can cost 30x the others (a PLD refined until its delta is resolved): every probe
     times every eps of the grid, not two of them; with a budget that allows it (the stubs cost
@@ -315,14 +328,24 @@ def test_b_vs_p_is_timed_on_its_whole_eps_grid(monkeypatch):
     from dpsampling.papers.chua25 import b_vs_p
     from dpsampling.papers.chua25.privacy import epsilon_grid
 
-    seen = []
-    monkeypatch.setattr(b_vs_p, "certified_bounds", lambda sigma, steps, epochs, eps, certified: seen.append(len(eps)))
-    monkeypatch.setattr(b_vs_p, "poisson_bounds", lambda sigma, steps, epochs, eps, accuracy: seen.append(len(eps)))
+    seen, work = _b_vs_p_probes(monkeypatch, 2.0)
     spec = QUICK["chua25"]["b_vs_p"]
-    work = b_vs_p.b_vs_p_work("chua25_b_vs_p", QUICK, Rates(use_benchmarks=False))
+    probes = [count for _, count in seen[1:]]  # the first: the engines' first use, on two eps
     settings = len(b_vs_p.settings(spec))
-    assert set(seen) == {len(epsilon_grid(spec))} and len(seen) > 2 * settings
-    assert work.units == len(b_vs_p.settings(spec))
+    assert seen[0][1] == 2 and set(probes) == {len(epsilon_grid(spec))} and len(probes) > 2 * settings
+    assert work.units == settings
+
+
+def test_b_vs_p_always_probes_its_dearest_setting(monkeypatch):
+    """The quick grid's (sigma 0.5, T 1000) is 16.9 of its 21 CPU s: even with no budget (only the
+    first probe of each ladder), it is probed, and no spread probe of the others reaches it."""
+    from dpsampling.papers.chua25 import b_vs_p
+
+    seen, _ = _b_vs_p_probes(monkeypatch, 0.0)
+    dear = b_vs_p.dearest_setting(b_vs_p.settings(QUICK["chua25"]["b_vs_p"]))
+    assert (dear["sigma"], dear["steps"], dear["epochs"]) == (0.5, 1000, 1)
+    probed = [setting for setting, _ in seen[1:]]
+    assert probed[0] == (0.5, 1000, 1) and (0.5, 1000, 1) not in probed[1:]
 
 
 def test_sigma_vs_rate_times_one_bisection_per_curve_at_rates_spread_over_the_grid():
@@ -468,7 +491,8 @@ def test_every_timing_of_an_estimate_is_a_probe_ladder_or_a_fixed_size_kernel():
                   "lebeda24_addremove",  # 1e5 draws
                   "bandmf26_bands",  # ~2e7 units of its Monte Carlo
                   "sorting", "lebeda24_conj12", "lebeda24_sigma_vs_rate",  # one cell / one bisection per curve
-                  "chua24_engine_first_use"}  # one sigma or two eps at the coarsest accuracy
+                  "chua24_engine_first_use",  # one sigma or two eps at the coarsest accuracy
+                  "chua25_engine_first_use"}  # b_vs_p's cheapest setting on two eps
     assert set(seen["calibrate"]) <= fixed_size, set(seen["calibrate"]) - fixed_size
     for name in ("chua24_fig1", "chua24_fig4", "chua24_fig3", "chua24_thm41", "chua25_b_vs_p", "chua25_fig2",
                  "chua25_epochs", "lebeda24_table1", "lebeda24_subst_gaussian"):

@@ -24,11 +24,19 @@ import pandas as pd
 
 from dpsampling.papers.accounting import delta_table, paper_phase
 from dpsampling.papers.chua25.cost import CERTIFIED_COARSENING, GRID_THINNINGS, coarse_certified, spread
-from dpsampling.papers.chua25.privacy import certified_bounds, epsilon_grid
+from dpsampling.papers.chua25.privacy import certified_bounds, certified_settings, epsilon_grid
 from dpsampling.papers.chua25.workflow import PRIVACY_RULES, chua25_tests
 from dpsampling.papers.experiment import Experiment, figure_files
 from dpsampling.pipeline.claims.base import Claim
-from dpsampling.pipeline.estimate import Rates, Work, cpu_seconds, in_proportion
+from dpsampling.pipeline.estimate import (
+    PLD_ACCURACY_EXPONENT,
+    Rates,
+    Work,
+    cpu_seconds,
+    first_use_seconds,
+    in_proportion,
+    power_law,
+)
 from dpsampling.samplers import POISSON
 
 B_BETTER, P_BETTER, UNDECIDED, BELOW_FLOOR = ("B certifiably better", "P certifiably better", "undecided",
@@ -179,28 +187,73 @@ CLAIMS = [
           "finding", "none stated", _p_better_finding, result_file="grid.parquet"),
 ]
 
+DEAR_COARSENINGS = (16.0, 4.0, 1.0)  # the dearest setting probed at 16x, 4x coarser accuracy, ... (b_vs_p_work)
+
+
+def dearest_setting(grid: list[dict]) -> dict:
+    """The grid's setting whose curves cost most by the privacy at stake: the smallest sigma at the
+    most steps T x epochs (quick grid: sigma 0.5, T 1000, 16.9 of the job's 21 CPU s, 2026-11-29)."""
+    return min(grid, key=lambda s: (s["sigma"], -s["steps"] * s["epochs"]))
+
+
+def _engine_first_use(rates: Rates, certified: dict) -> float:
+    """CPU seconds the engines' first use costs the job (``first_use_seconds`` of the cheapest
+    setting on two eps: 1.0 of its 1.1 CPU s in a new process, 2026-11-29); run here too, untimed,
+    so that no probe pays it (x 4 on the first probe made the quick estimate right by luck)."""
+    call = (f"certified_bounds(1.0, 2, 1, [0.0, 1.0], {certified!r}); "
+            f"poisson_bounds(1.0, 2, 1, [0.0, 1.0], {certified['accuracy']!r})")
+    setup = "from dpsampling.papers.chua25.b_vs_p import certified_bounds, poisson_bounds"
+
+    def timing():
+        certified_bounds(1.0, 2, 1, [0.0, 1.0], certified)
+        poisson_bounds(1.0, 2, 1, [0.0, 1.0], certified["accuracy"])
+        return first_use_seconds(setup, call), 1.0
+
+    return rates.calibrate("chua25_engine_first_use (b_vs_p, in a process of its own)", timing)[0]
+
+
 def b_vs_p_work(experiment: str, config: dict, rates: Rates) -> Work:
-    """Its cost model entry. Units: grid settings (sigma, T, epochs), each on its whole eps grid at
-    a 4x coarser certified accuracy (B and P), scaled back up; all of them when the probing budget
-    allows, otherwise predicted from settings spread over the grid (``spread``: 1/16, 1/8, ... of
-    them). The whole eps grid, not a few eps: one eps can cost 30x the others (P at sigma 0.5,
-    T 1000: eps 0.5 takes 7 CPU s at accuracy 0.04, each other eps 0.2 s; measured 2026-11-29), and
-    2 eps made the quick estimate 0.19x the run."""
+    """Its cost model entry. Units: grid settings (sigma, T, epochs), each on its whole eps grid.
+    The dearest setting (``dearest_setting``) on a ladder of its own: at 16x, then (budget allowing)
+    4x coarser accuracy and whole, ``PLD_ACCURACY_EXPONENT`` back; the spread probes never reached the quick
+    grid's (sigma 0.5, T 1000: 16.9 of the job's 21 CPU s) and said 0.29x. The others at a 4x
+    coarser certified accuracy (B and P), scaled by 4: all when the probing budget allows, otherwise
+    in proportion from settings spread over them (``spread``: 1/16, 1/8, ...). + the engines' first
+    use in the job. The whole eps grid, not a few eps: one eps can cost 30x the others (P at sigma
+    0.5, T 1000: eps 0.5 takes 7 CPU s at accuracy 0.04, each other eps 0.2 s; measured 2026-11-29),
+    and 2 eps made the quick estimate 0.19x the run."""
     spec = config["chua25"]["b_vs_p"]
     certified = coarse_certified(config, spec)
+    target = certified_settings(config["chua25"], spec)["accuracy"]
     eps = epsilon_grid(spec)
     grid = settings(spec)
+    dear = dearest_setting(grid)
+    others = [s for s in grid if s is not dear]
+    first_use = _engine_first_use(rates, certified)
 
-    def seconds_at(thinning: float) -> float:
-        some = spread(grid, thinning)
+    def seconds_of(some: list[dict]) -> float:
         b = cpu_seconds(lambda: [certified_bounds(s["sigma"], s["steps"], s["epochs"], eps, certified) for s in some])
         p = cpu_seconds(lambda: [poisson_bounds(s["sigma"], s["steps"], s["epochs"], eps, certified["accuracy"])
                                  for s in some])
         return (b + p) * CERTIFIED_COARSENING
 
-    seconds, source = rates.probed(f"{experiment} ({len(grid)} settings, certified accuracy {certified['accuracy']:g})",
-                                   seconds_at, GRID_THINNINGS, in_proportion(lambda c: float(len(spread(grid, c)))))
-    return Work(experiment, float(len(grid)), "grid settings (sigma, T, epochs)", seconds / len(grid), source)
+    def dear_seconds_at(coarsening: float) -> float:  # the dearest setting at a coarser accuracy, unscaled
+        accuracy = {**certified, "accuracy": min(target * coarsening, 0.5)}
+        return cpu_seconds(lambda: (certified_bounds(dear["sigma"], dear["steps"], dear["epochs"], eps, accuracy),
+                                    poisson_bounds(dear["sigma"], dear["steps"], dear["epochs"], eps,
+                                                   accuracy["accuracy"])))
+
+    name = f"sigma {dear['sigma']:g}, T {dear['steps']}, epochs {dear['epochs']}"
+    dear_seconds, dear_source = rates.probed(f"{experiment} dearest setting ({name}, certified accuracy {target:g})",
+                                             dear_seconds_at, DEAR_COARSENINGS, power_law(PLD_ACCURACY_EXPONENT))
+    seconds, source = rates.probed(f"{experiment} ({len(others)} other settings, certified accuracy "
+                                   f"{certified['accuracy']:g})", lambda c: seconds_of(spread(others, c)),
+                                   GRID_THINNINGS, in_proportion(lambda c: float(len(spread(others, c))))) \
+        if others else (0.0, "calibration: none")
+    source = (f"{dear_source} for {name}; the other {len(others)}: {source.removeprefix('calibration: ')}; "
+              f"+ {first_use:.2g} s the engines' first use in its job")
+    return Work(experiment, float(len(grid)), "grid settings (sigma, T, epochs)",
+                (dear_seconds + seconds + first_use) / len(grid), source)
 
 
 EXPERIMENT = Experiment("chua25_b_vs_p", __name__, PRIVACY_RULES,
