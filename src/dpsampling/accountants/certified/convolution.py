@@ -42,7 +42,7 @@ def _convolve(a: np.ndarray, b: np.ndarray | None, size: int) -> np.ndarray:
     return sfft.irfft(fa * fb, size, axis=-1, workers=-1)[..., :n]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _keep_best(winners, log_bound, tilted, log_shift, log_rounding, theta, h):
     """Entry i's winning tilt so far: the one whose rounding bound, log_rounding - theta offset_i in
     logs (offset_i = log g_i / g_last <= 0), is below the best so far (the first of equals);
@@ -59,7 +59,7 @@ def _keep_best(winners, log_bound, tilted, log_shift, log_rounding, theta, h):
             winners[2, i] = theta
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _untilt(winners, h):
     """The entries and their logs from their winning tilts (``_keep_best``): tilted_i exp(log_shift
     - theta offset_i); the log survives where the entry underflows (0 and -inf where none won)."""
@@ -88,7 +88,7 @@ def _normalised_tilts(log_a: np.ndarray, thetas: np.ndarray, h: float) -> tuple[
     return np.exp(log_tilted, out=log_tilted), tops.tolist()
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _log_tilts(log_a, thetas, h):
     """Rows log a_i + (theta (i - last)) h - top, top the row's largest (before the subtraction), and the tops."""
     last = log_a.size - 1
@@ -119,7 +119,7 @@ def _slope_tilts(a: np.ndarray, h: float) -> list[float]:
     return [float(t) for t in _spaced(-slope, np.sqrt(np.maximum(curvature, floor)) * TILT_SPACING)]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _gradient(f, x):
     """df/dx at the points x (increasing, at least 3), as np.gradient(f, x) (edge_order 1) computes it,
     bit for bit, without its overhead: one-sided differences at the ends; inside, with spacings
@@ -145,7 +145,7 @@ def _gradient(f, x):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _spaced(values, gaps):
     """values[i] (finite ones, in order) kept where more than gaps[i] from the last kept."""
     out = np.empty(values.size)
@@ -216,7 +216,7 @@ def tilted_convolve(a: np.ndarray, b: np.ndarray | None, h: float) -> tuple[np.n
         return best, (bound + absolute) * (1.0 + relative) + 3.0 * relative * best, logs
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _heads_times(heads, a, b, out, count):
     """out[i + j] += a_i b_j for i in ``heads`` and every j (a running sum of non-negative
     products per entry); count[n] += the products added to out[n]."""
@@ -280,7 +280,7 @@ def _direct_entries(a, b, indices, out, bound):
     kernel(a, b[::-1].copy(), indices, out, bound)
 
 
-@njit(cache=True, fastmath={"reassoc", "contract"})
+@njit(cache=True, nogil=True, fastmath={"reassoc", "contract"})
 def _dot(x, y):
     """sum_k x_k y_k in whatever order the compiler vectorizes it (reassociation and fused
     multiply-adds allowed, no other fast-math flag): PROOF.md Lemma 4 holds for every order."""
@@ -290,7 +290,7 @@ def _dot(x, y):
     return total
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _direct_entry(a, reversed_b, n):
     """(sum_i a_i b_(n - i), its error bound) for non-negative a, b (b given reversed): gamma(m + 1)
     times the sum for m products (relative: no FFT), plus 2^-1074 per product for underflow
@@ -311,13 +311,13 @@ def _direct_entry(a, reversed_b, n):
     return total, g * total * (1.0 + 4.0 * unit) + m * 2.0**-1074
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _direct_serial(a, reversed_b, indices, out, bound):
     for t in range(indices.size):
         out[indices[t]], bound[indices[t]] = _direct_entry(a, reversed_b, indices[t])
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, nogil=True, parallel=True)
 def _direct_parallel(a, reversed_b, indices, out, bound):
     for t in prange(indices.size):
         out[indices[t]], bound[indices[t]] = _direct_entry(a, reversed_b, indices[t])

@@ -100,7 +100,7 @@ class MeansLaw:
     rel_error: float = 0.0  # masses and first moments within a factor 1 +- rel_error of exact arithmetic's
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _points_mean(p, k0, h):
     total = 0.0
     for i in range(p.size):

@@ -44,7 +44,7 @@ def fft_size(n: int) -> int:
     return 1 << max(1, (n - 1).bit_length())
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _sums_of_squares(rows):
     """sum_j x_ij^2 for each row i, a running sum in one thread (BLAS's threaded dot stalls for
     milliseconds where the cores are busy, e.g. beside another job)."""
