@@ -13,7 +13,7 @@ from dpsampling.accountants.certified import threads as side
 from dpsampling.accountants.run import Phase
 
 RUNS = {
-    "poisson": [Phase("poisson", 0.8, sampling_rate=1e-3, steps=3_000)],
+    "poisson": [Phase("poisson", 0.8, sampling_rate=1e-5, steps=1_000_000)],  # arrays of 512 to 8,192 entries
     "wor then poisson": [Phase("wor", 1.0, sampling_rate=0.01, steps=200),
                          Phase("poisson", 1.2, sampling_rate=0.02, steps=500)],
 }
@@ -28,11 +28,14 @@ def threads():
 
 @pytest.mark.skipif(numba.config.NUMBA_NUM_THREADS < 2, reason="Numba has one thread here")
 @pytest.mark.parametrize("name", sorted(RUNS))
-def test_bounds_are_bit_identical_with_the_lower_law_beside(name, threads):
+def test_bounds_are_bit_identical_with_the_lower_law_beside(name, threads, monkeypatch):
     frames = []
     for count in (1, 2):
         numba.set_num_threads(count)
+        monkeypatch.setattr(side, "_POOLS", {})
         frames.append(Accountant(RUNS[name]).epsilon_bounds([1e-8, 1e-5]))
+    if name == "poisson":  # its products of >= MIN_ENTRIES ran beside: both kinds of thread started
+        assert set(side._POOLS) == set(side.KINDS)
     one, two = frames
     for column in one.columns:
         if one[column].dtype.kind == "f":
@@ -43,14 +46,14 @@ def test_bounds_are_bit_identical_with_the_lower_law_beside(name, threads):
 def test_the_side_thread_sees_the_callers_lower_keep_and_raises_its_errors(threads):
     numba.set_num_threads(2)
     with laws.lower_keep(1.0):
-        seen = side.result_of(side.beside("moments", laws._LOWER_KEEP.get))
+        seen = side.result_of(side.beside("moments", side.MIN_ENTRIES, laws._LOWER_KEEP.get))
     assert seen == max(laws.LOWER_THRESHOLD, laws.LOWER_BUDGET)
 
     def fails():
         raise FloatingPointError("lost")
 
     with pytest.raises(FloatingPointError, match="lost"):
-        side.result_of(side.beside("lower law", fails))
+        side.result_of(side.beside("lower law", side.MIN_ENTRIES, fails))
 
 
 def test_callers_in_several_threads_all_finish(threads):
@@ -69,4 +72,4 @@ def test_callers_in_several_threads_all_finish(threads):
 
 def test_an_unknown_kind_is_refused():
     with pytest.raises(ValueError, match="kind must be one of lower law, moments; got 'masses'"):
-        side.beside("masses", print)
+        side.beside("masses", side.MIN_ENTRIES, print)

@@ -464,7 +464,7 @@ def multiply_means(a: MeansLaw, b: MeansLaw | None, h: float) -> MeansLaw:
     log_g = (a.k0 + other.k0 + np.arange(a.m.size + other.m.size - 1)) * h
     moment_a = a.m * np.exp(off_a)
     moment_b = None if b is None else b.m * np.exp(off_b)
-    moments = beside("moments", _sharp_lower_convolve, moment_a, moment_b, h, threshold, log_g)
+    moments = beside("moments", a.m.size, _sharp_lower_convolve, moment_a, moment_b, h, threshold, log_g)
     mass, bound = _sharp_lower_convolve(a.m, None if b is None else b.m, h, threshold, log_g)
     moment, moment_bound = result_of(moments)
     k0 = a.k0 + other.k0

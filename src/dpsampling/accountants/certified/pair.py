@@ -41,11 +41,11 @@ class Laws:
         """Product with an independent ``other`` (None: with an independent copy of itself),
         on the coarser of the two grids."""
         if other is None:
-            means = None if self.means is None else beside("lower law", multiply_means, self.means, None, self.h)
+            means = None if self.means is None else beside("lower law", self.size, multiply_means, self.means, None, self.h)
             return Laws(multiply_points(self.points, None, self.h), result_of(means), self.h)
         step = max(self.h, other.h)
         a, b = self.coarsen(step), other.coarsen(step)
-        means = None if a.means is None or b.means is None else beside("lower law", multiply_means, a.means, b.means, step)
+        means = None if a.means is None or b.means is None else beside("lower law", a.size, multiply_means, a.means, b.means, step)
         return Laws(multiply_points(a.points, b.points, step), result_of(means), step)
 
     @property
