@@ -29,7 +29,7 @@ DIRECT_BUDGET = 10**8  # products of direct summation per convolution at most (`
 SHARPEN_FLOOR = 1e-30  # entries weighing less are not summed directly (``sharpen``)
 TILT_SPACING = 4.0  # consecutive tilts' modes at most this many local sds apart
 HEAD_ENTRIES = 32  # the lower law's convolutions sum these largest entries of each array directly
-BATCH_ENTRIES = 2**22  # a convolution's tilted arrays are transformed together up to this many entries
+BATCH_ENTRIES = 2**20  # a convolution's tilted arrays are transformed together up to this many entries (8 MB a stack; up to three convolutions run at once, threads.beside)
 
 
 def _convolve(a: np.ndarray, b: np.ndarray | None, size: int) -> np.ndarray:
