@@ -73,3 +73,23 @@ def test_callers_in_several_threads_all_finish(threads):
 def test_an_unknown_kind_is_refused():
     with pytest.raises(ValueError, match="kind must be one of lower law, moments; got 'masses'"):
         side.beside("masses", side.MIN_ENTRIES, print)
+
+
+@pytest.mark.skipif(numba.config.NUMBA_NUM_THREADS < 2 or not hasattr(__import__("os"), "fork"),
+                    reason="Numba has one thread here, or no fork")
+def test_a_forked_child_starts_threads_of_its_own(threads):
+    """A process forked after the pools started (multiprocessing's default on Linux) runs its work
+    beside in threads of its own, not queued for the parent's idle ones, which it does not have.
+    (The engine itself in such a child is another matter, not changed here: Numba's GNU OpenMP layer
+    terminates a child forked after the parent's first parallel region, with or without these threads.)"""
+    import multiprocessing
+
+    numba.set_num_threads(2)
+    assert side.result_of(side.beside("moments", side.MIN_ENTRIES, abs, -3)) == 3
+    assert "moments" in side._POOLS  # the parent's pool is running, its worker idle
+    with multiprocessing.get_context("fork").Pool(1) as pool:
+        assert pool.apply_async(_beside_in_child).get(timeout=60) == 7
+
+
+def _beside_in_child():
+    return side.result_of(side.beside("moments", side.MIN_ENTRIES, abs, -7))

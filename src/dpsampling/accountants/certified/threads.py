@@ -5,6 +5,7 @@ give the same numbers (docs/PROOF.md; tests/accountants/certified/test_lower_law
 from __future__ import annotations
 
 import contextvars
+import os
 from concurrent.futures import ThreadPoolExecutor
 
 import numba
@@ -22,6 +23,15 @@ MIN_ENTRIES = 1024
 holds at a time, and handing them over costs more than it saves (the products of two poisson
 calibrations, 2,316 of 32-1,024 entries, took 4.5 s with the thread beside and 3.5 s without; at 512
 entries the two were even)."""
+
+
+def _forget_pools() -> None:
+    """In a forked child: the parent's threads do not exist there, so its pools must not be used
+    (a task queued for an idle worker that was not copied would wait forever)."""
+    _POOLS.clear()
+
+
+os.register_at_fork(after_in_child=_forget_pools)
 
 
 def beside(kind: str, entries: int, function, *args):
