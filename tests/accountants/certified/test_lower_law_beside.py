@@ -46,14 +46,14 @@ def test_bounds_are_bit_identical_with_the_lower_law_beside(name, threads, monke
 def test_the_side_thread_sees_the_callers_lower_keep_and_raises_its_errors(threads):
     numba.set_num_threads(2)
     with laws.lower_keep(1.0):
-        seen = side.result_of(side.beside("moments", side.MIN_ENTRIES, laws._LOWER_KEEP.get))
+        seen = side.beside("moments", side.MIN_ENTRIES, laws._LOWER_KEEP.get).result()
     assert seen == max(laws.LOWER_THRESHOLD, laws.LOWER_BUDGET)
 
     def fails():
         raise FloatingPointError("lost")
 
     with pytest.raises(FloatingPointError, match="lost"):
-        side.result_of(side.beside("lower law", side.MIN_ENTRIES, fails))
+        side.beside("lower law", side.MIN_ENTRIES, fails).result()
 
 
 def test_callers_in_several_threads_all_finish(threads):
@@ -85,11 +85,11 @@ def test_a_forked_child_starts_threads_of_its_own(threads):
     import multiprocessing
 
     numba.set_num_threads(2)
-    assert side.result_of(side.beside("moments", side.MIN_ENTRIES, abs, -3)) == 3
+    assert side.beside("moments", side.MIN_ENTRIES, abs, -3).result() == 3
     assert "moments" in side._POOLS  # the parent's pool is running, its worker idle
     with multiprocessing.get_context("fork").Pool(1) as pool:
         assert pool.apply_async(_beside_in_child).get(timeout=60) == 7
 
 
 def _beside_in_child():
-    return side.result_of(side.beside("moments", side.MIN_ENTRIES, abs, -7))
+    return side.beside("moments", side.MIN_ENTRIES, abs, -7).result()

@@ -36,7 +36,7 @@ from numba import njit
 
 from . import convolution, rounding
 from .convolution import TINY
-from .threads import beside, result_of
+from .threads import beside
 
 # Mass (or first moment, for the upper tail) below which tails are folded in; every fold is
 # accounted for exactly (remove_excess / add_excess) or is a coarsening (lower bound).
@@ -466,7 +466,7 @@ def multiply_means(a: MeansLaw, b: MeansLaw | None, h: float) -> MeansLaw:
     moment_b = None if b is None else b.m * np.exp(off_b)
     moments = beside("moments", a.m.size, _sharp_lower_convolve, moment_a, moment_b, h, threshold, log_g)
     mass, bound = _sharp_lower_convolve(a.m, None if b is None else b.m, h, threshold, log_g)
-    moment, moment_bound = result_of(moments)
+    moment, moment_bound = moments.result()
     k0 = a.k0 + other.k0
     with np.errstate(divide="ignore", invalid="ignore"):
         relative = np.where((mass >= TINY) & (moment >= TINY),

@@ -18,7 +18,7 @@ from .laws import (
     multiply_means,
     multiply_points,
 )
-from .threads import beside, result_of
+from .threads import beside
 
 
 @dataclass
@@ -39,14 +39,14 @@ class Laws:
 
     def times(self, other: Laws | None) -> Laws:
         """Product with an independent ``other`` (None: with an independent copy of itself),
-        on the coarser of the two grids."""
-        if other is None:
-            means = None if self.means is None else beside("lower law", self.size, multiply_means, self.means, None, self.h)
-            return Laws(multiply_points(self.points, None, self.h), result_of(means), self.h)
-        step = max(self.h, other.h)
-        a, b = self.coarsen(step), other.coarsen(step)
-        means = None if a.means is None or b.means is None else beside("lower law", a.size, multiply_means, a.means, b.means, step)
-        return Laws(multiply_points(a.points, b.points, step), result_of(means), step)
+        on the coarser of the two grids; the lower laws' product in a thread beside the upper's."""
+        step = self.h if other is None else max(self.h, other.h)
+        a, b = self.coarsen(step), None if other is None else other.coarsen(step)
+        lower = None
+        if a.means is not None and (b is None or b.means is not None):
+            lower = beside("lower law", a.size, multiply_means, a.means, None if b is None else b.means, step)
+        points = multiply_points(a.points, None if b is None else b.points, step)
+        return Laws(points, None if lower is None else lower.result(), step)
 
     @property
     def size(self) -> int:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import contextvars
 import os
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 
 import numba
 
@@ -34,20 +34,17 @@ def _forget_pools() -> None:
 os.register_at_fork(after_in_child=_forget_pools)
 
 
-def beside(kind: str, entries: int, function, *args):
-    """function(*args) in the thread of ``kind`` (one of KINDS) beside the caller's, in the
-    caller's context (``lower_keep``, numpy's errstate), when Numba may use more than one thread
-    and the arrays have ``entries`` >= MIN_ENTRIES; else now. Threads change no operation: each
-    call runs whole in one thread (docs/PROOF.md)."""
+def beside(kind: str, entries: int, function, *args) -> Future:
+    """A future of function(*args), run in the thread of ``kind`` (one of KINDS) beside the
+    caller's, in the caller's context (``lower_keep``, numpy's errstate), when Numba may use more
+    than one thread and the arrays have ``entries`` >= MIN_ENTRIES; else run now (a future already
+    done). Threads change no operation: each call runs whole in one thread (docs/PROOF.md)."""
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {', '.join(KINDS)}; got {kind!r}")
     if entries < MIN_ENTRIES or numba.get_num_threads() < 2:
-        return function(*args)
+        done = Future()
+        done.set_result(function(*args))
+        return done
     if kind not in _POOLS:
         _POOLS[kind] = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"beside {kind}")
     return _POOLS[kind].submit(contextvars.copy_context().run, function, *args)
-
-
-def result_of(value):
-    """The value of ``beside``'s call (waiting for its thread)."""
-    return value.result() if hasattr(value, "result") else value
