@@ -88,3 +88,18 @@ def test_the_default_limit_leaves_the_frontier_queries_a_margin_of_four():
             upper = Accountant(run.build()).get_epsilon(run.delta)
         used = min(time.process_time() - cpu, time.monotonic() - wall)
         assert 0 < upper < float("inf") and used <= DEFAULT_TIME_LIMIT / 4, (run.name, used)
+
+
+def test_a_stop_wrapped_by_a_callback_from_c_is_still_the_limits_refusal():
+    """The handler can run inside a Python callback that compiled code makes (Numba's unpickling of
+    a constant), and CPython then raises SystemError from the handler's exception: the block still
+    ends in that TimeLimitExceeded, one line, and any other SystemError passes through as it is."""
+    stop = TimeLimitExceeded("time_limit 1 s passed (CPU and wall-clock time) before the test query was answered")
+    with pytest.raises(TimeLimitExceeded) as caught, time_limit(60.0, "the test query"):
+        try:
+            raise stop
+        except TimeLimitExceeded as error:
+            raise SystemError("<function _numba_unpickle> returned a result with an exception set") from error
+    assert caught.value is stop
+    with pytest.raises(SystemError, match="unrelated"), time_limit(60.0, "the test query"):
+        raise SystemError("unrelated")

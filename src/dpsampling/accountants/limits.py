@@ -16,7 +16,9 @@ by others' load), on many threads the wall-clock time is (threads add up their C
 query is not cut for running in parallel). A SIGPROF timer (CPU time) wakes the handler, which
 re-arms itself until both have passed (Unix, the main thread; elsewhere the block runs
 unbounded). The signal is handled between Python operations, so a single numpy or Numba call
-finishes first (seconds at most at the engine's grid sizes). Nothing of the engine is changed:
+finishes first (seconds at most at the engine's grid sizes); where it runs inside a Python callback
+of compiled code, CPython wraps its stop in a SystemError, which the block turns back into the stop.
+Nothing of the engine is changed:
 a query stopped is a query not answered, never a different answer.
 
 Progress (stderr, where progress is shown: a terminal, ``progress.enabled()``): after
@@ -153,6 +155,17 @@ class _Clock:
                 "finish)")
 
 
+def _stop_within(error: BaseException) -> TimeLimitExceeded | None:
+    """The TimeLimitExceeded that caused ``error`` (through its causes and contexts), if any."""
+    seen = set()
+    while error is not None and id(error) not in seen:
+        if isinstance(error, TimeLimitExceeded):
+            return error
+        seen.add(id(error))
+        error = error.__cause__ or error.__context__
+    return None
+
+
 @contextmanager
 def time_limit(seconds: float | None, what: str = "the query", flag: str = "time_limit"):
     """Stop the block's work after ``seconds`` (None or inf: no limit) with TimeLimitExceeded
@@ -187,6 +200,11 @@ def time_limit(seconds: float | None, what: str = "the query", flag: str = "time
     try:
         with progress.observed(clock.on_bar):
             yield
+    except SystemError as error:  # the handler ran inside a callback from C (Numba's), which wrapped what it raised
+        stopped = _stop_within(error)
+        if stopped is None:
+            raise
+        raise stopped from None
     finally:
         signal.setitimer(signal.ITIMER_PROF, 0)
         signal.signal(signal.SIGPROF, previous)
